@@ -1,0 +1,40 @@
+# The usual targets. Each creates the virtual environment it needs (.venv, pinned by
+# requirements.lock) the first time.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export RAY_AUTH_MODE ?= disabled
+export HF_HUB_OFFLINE ?= 1
+export TRANSFORMERS_OFFLINE ?= 1
+
+.PHONY: setup run test lint format bench clean
+
+$(STAMP): pyproject.toml requirements.lock
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	# torch first and pinned: 2.13.0 is the CPU wheel here; an unpinned torch pulls a CUDA build.
+	$(PY) -m pip install -q -c requirements.lock "torch==2.13.0"
+	$(PY) -m pip install -q -c requirements.lock -e ".[dev]"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/raychunk parse samples/
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check raychunk tests jobs benchmarks
+	$(VENV)/bin/ruff format --check raychunk tests jobs benchmarks
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix raychunk tests jobs benchmarks
+	$(VENV)/bin/ruff format raychunk tests jobs benchmarks
+
+bench: $(STAMP)
+	@ls benchmarks/*.py >/dev/null 2>&1 && for b in benchmarks/*.py; do $(PY) $$b; done || echo "no benchmarks yet"
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

@@ -1,0 +1,3 @@
+from raychunk.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,250 @@
+"""The parse stage: bytes in, a document record and its block stream out. It never raises.
+
+>>> doc = parse_document(b"# Title\\n\\nHello.\\n", "a.md")
+>>> [(b.kind, b.text) for b in doc.blocks]
+[('heading', 'Title'), ('paragraph', 'Hello.')]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import dataclasses
+import logging
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from raychunk.document import Document, ParsedDocument, content_hash
+from raychunk.parse.detect import BinaryContent, decode_text, format_from_name, sniff_content
+
+__all__ = ["ParseOptions", "ParseTimeout", "iter_input_files", "parse_document", "parse_path"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ParseOptions:
+    """Knobs of the parse stage.
+
+    ``pdf_tables``: ``auto`` runs pymupdf's table finder only on pages whose drawings look like a
+    table grid, ``always`` on every page, ``never`` not at all. The finder runs in a child process
+    and gets ``table_page_timeout_s`` per page and ``table_doc_budget_s`` per document.
+    ``timeout_s`` bounds the whole parse of one file.
+    """
+
+    pdf_tables: str = "auto"
+    table_page_timeout_s: float = 10.0
+    table_doc_budget_s: float = 60.0
+    timeout_s: float = 300.0
+
+    def __post_init__(self):
+        if self.pdf_tables not in ("auto", "always", "never"):
+            raise ValueError(f"pdf_tables={self.pdf_tables!r}: accepted values are auto, always, never")
+        for name in ("table_page_timeout_s", "table_doc_budget_s", "timeout_s"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+
+
+class ParseTimeout(Exception):
+    pass
+
+
+_DESCRIBE = {
+    "pdf": "a PDF", "docx": "a Word document", "pptx": "a PowerPoint deck", "xlsx": "an Excel workbook",
+    "epub": "an EPUB book", "odt": "an OpenDocument text", "ole": "a legacy Office (OLE) file",
+    "gzip": "gzip-compressed data", "image": "an image", "archive": "an archive", "zip": "a zip archive",
+    "rtf": "an RTF document", "html": "HTML", "text": "plain text",
+}
+_OLE_FORMATS = {"doc", "xls", "ppt", "msg"}
+_BINARY_FORMATS = {"pdf", "docx", "pptx", "xlsx", "epub", "odt", "doc", "xls", "ppt", "msg", "rtf"}
+
+
+def parse_path(path: str | Path, *, options: ParseOptions = ParseOptions()) -> ParsedDocument:
+    """Read and parse one file. An unreadable file becomes a ``failed`` record, not an exception."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        doc = Document(content_hash(str(path).encode()), str(path), format_from_name(path.name) or "unknown",
+                       "failed", f"cannot read file: {e.strerror or e}")
+        return ParsedDocument(doc)
+    return parse_document(data, str(path), options=options)
+
+
+def parse_document(data: bytes, source: str, *, options: ParseOptions = ParseOptions()) -> ParsedDocument:
+    """Parse one file's bytes. ``source`` is its path or URI; its extension is a hint, not the truth."""
+    by_name = format_from_name(source)
+    base = Document(content_hash(data), source, by_name or "unknown", "ok", bytes=len(data))
+    if not data:
+        return ParsedDocument(dataclasses.replace(base, status="empty", reason="zero-byte file"))
+    try:
+        with _deadline(options.timeout_s):
+            return _dispatch(data, source, by_name, base, options)
+    except ParseTimeout:
+        return _failed(base, f"parse timed out after {options.timeout_s:g} s")
+    except BinaryContent as e:
+        return _failed(base, f"{e} behind a {_ext(source)} extension" if by_name else str(e))
+    except ImportError as e:
+        return _failed(base, f"missing dependency: {e}")
+    except RecursionError:
+        return _failed(base, "document nested too deeply to parse")
+    except Exception as e:  # a parser bug or a library choking on hostile input: record, don't raise
+        log.warning("parse failed for %s", source, exc_info=True)
+        return _failed(base, f"{type(e).__name__}: {_one_line(str(e))}")
+
+
+def _dispatch(data: bytes, source: str, by_name: str | None, base: Document, options: ParseOptions):
+    by_content = sniff_content(data)
+    ext = _ext(source)
+    if by_content is not None:
+        fmt = _reconcile(by_name, by_content)
+        if fmt is None:
+            what = _DESCRIBE.get(by_content, by_content)
+            if by_name is None or by_name == "text" and by_content in ("gzip", "image", "archive", "zip"):
+                why = f"content is {what}, not a supported document" if by_name is None else \
+                    f"content is {what}, not text, behind a {ext} extension"
+                return _unsupported(base, why)
+            return _failed(base, f"content is {what}, not {_DESCRIBE.get(by_name, by_name)} as the {ext} extension says")
+    else:
+        if by_name in _BINARY_FORMATS:
+            looks = _text_kind(data)
+            return _failed(base, f"content is {looks}, not {_DESCRIBE.get(by_name, by_name)} as the {ext} extension says")
+        fmt = by_name or _text_format_of(data)
+        if fmt is None:
+            return _unsupported(base, f"unknown extension {ext or '(none)'} and content that is not text")
+    base = dataclasses.replace(base, format=fmt)
+    return _PARSERS[fmt](data, base, options)
+
+
+def _reconcile(by_name: str | None, by_content: str) -> str | None:
+    """The format to parse as, when the bytes announce a container; None on a mismatch."""
+    if by_content == "ole":
+        return by_name if by_name in _OLE_FORMATS else None
+    if by_content in ("pdf", "docx", "pptx", "xlsx", "epub", "odt", "rtf"):
+        if by_name in (None, by_content):
+            return by_content
+        return None
+    return None
+
+
+def _text_format_of(data: bytes) -> str | None:
+    """Format of an extension-less file judged by its content: html, text, or None for binary."""
+    try:
+        text, _ = decode_text(data[:65536])
+    except BinaryContent:
+        return None
+    head = text.lstrip()[:200].lower()
+    if head.startswith(("<!doctype html", "<html")):
+        return "html"
+    return "text"
+
+
+def _text_kind(data: bytes) -> str:
+    try:
+        text, _ = decode_text(data[:65536])
+    except BinaryContent:
+        return "unrecognised binary data"
+    head = text.lstrip()[:500].lower()
+    if head.startswith(("<!doctype html", "<html")) or "<body" in head:
+        return "HTML (an error page saved under the wrong name?)"
+    return "plain text"
+
+
+def _parse_text_format(parser_name: str):
+    def run(data: bytes, base: Document, options: ParseOptions) -> ParsedDocument:
+        text, encoding = decode_text(data, html=base.format == "html")
+        base = dataclasses.replace(base, encoding=encoding)
+        if not text.strip():
+            return ParsedDocument(dataclasses.replace(base, status="empty", reason="only whitespace"), text)
+        module, func = parser_name.rsplit(".", 1)
+        import importlib
+
+        return getattr(importlib.import_module(f"raychunk.parse.{module}"), func)(text, base)
+
+    return run
+
+
+def _parse_binary_format(parser_name: str):
+    def run(data: bytes, base: Document, options: ParseOptions) -> ParsedDocument:
+        module, func = parser_name.rsplit(".", 1)
+        import importlib
+
+        return getattr(importlib.import_module(f"raychunk.parse.{module}"), func)(data, base, options)
+
+    return run
+
+
+_PARSERS = {
+    "markdown": _parse_text_format("markdown.parse_markdown"),
+    "html": _parse_text_format("html.parse_html"),
+    "text": _parse_text_format("text.parse_text"),
+    "code": _parse_text_format("code.parse_code"),
+    "csv": _parse_text_format("records.parse_csv"),
+    "tsv": _parse_text_format("records.parse_csv"),
+    "jsonl": _parse_text_format("records.parse_jsonl"),
+    "pdf": _parse_binary_format("pdf.parse_pdf"),
+    **{fmt: _parse_binary_format("office.parse_office")
+       for fmt in ("docx", "pptx", "xlsx", "epub", "odt", "eml", "msg", "rtf", "rst", "org", "doc", "ppt", "xls")},
+}
+
+
+def iter_input_files(inputs: list[str | Path]) -> Iterator[Path]:
+    """Files named by ``inputs`` (files, folders walked recursively, globs), sorted, each once."""
+    seen: set[Path] = set()
+    for item in inputs:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(q for q in p.rglob("*") if q.is_file() and not _hidden(q.relative_to(p)))
+        elif p.exists():
+            found = [p]
+        else:
+            found = sorted(Path(q) for q in glob.glob(str(item), recursive=True) if Path(q).is_file())
+            if not found:
+                raise FileNotFoundError(f"no such file, folder or glob match: {item}")
+        for q in found:
+            if q not in seen:
+                seen.add(q)
+                yield q
+
+
+def _hidden(rel: Path) -> bool:
+    return any(part.startswith(".") for part in rel.parts)
+
+
+def _failed(base: Document, reason: str) -> ParsedDocument:
+    return ParsedDocument(dataclasses.replace(base, status="failed", reason=_one_line(reason)))
+
+
+def _unsupported(base: Document, reason: str) -> ParsedDocument:
+    return ParsedDocument(dataclasses.replace(base, status="unsupported", reason=_one_line(reason)))
+
+
+def _one_line(s: str, limit: int = 300) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def _ext(source: str) -> str:
+    return PurePosixPath(source).suffix.lower() or ""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float):
+    """Raise ParseTimeout in this thread after ``seconds`` (main thread only, where signals work)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise ParseTimeout()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -1,0 +1,120 @@
+"""Shared by the parsers: heading-path bookkeeping, extracted-text assembly, text cleanup."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from raychunk.document import Block, BlockKind, Document, ParsedDocument
+
+_OVERSTRIKE = re.compile(r".\x08")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_SPACES = re.compile(r"\s+")
+
+
+def clean_text(s: str) -> str:
+    """Drop nroff overstrikes (``_\\bI`` -> ``I``) and control characters; keep layout whitespace."""
+    if "\x08" in s:
+        s = _OVERSTRIKE.sub("", s)
+    return _CONTROL.sub("", s)
+
+
+def squash(s: str) -> str:
+    """Collapse runs of whitespace to one space and strip the ends."""
+    return _SPACES.sub(" ", s).strip()
+
+
+class BlockStream:
+    """Collects blocks in order and tracks the heading path each one sits under.
+
+    A heading of level L closes every open heading of level >= L, then opens itself.
+    """
+
+    def __init__(self, *, root: tuple[str, ...] = ()):
+        self.blocks: list[Block] = []
+        self._open: list[tuple[int, str]] = []
+        self._root = root
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return self._root + tuple(title for _, title in self._open)
+
+    def heading(self, text: str, level: int, start: int, end: int, **kw) -> Block | None:
+        text = squash(text)
+        if not text:
+            return None
+        level = max(1, int(level))
+        while self._open and self._open[-1][0] >= level:
+            self._open.pop()
+        block = Block("heading", text, start, end, heading_path=self.path, level=level, **kw)
+        self.blocks.append(block)
+        self._open.append((level, text))
+        return block
+
+    def add(self, kind: BlockKind, text: str, start: int, end: int, **kw) -> Block | None:
+        if kind != "page_break" and not text.strip() and not kw.get("rows"):
+            return None
+        block = Block(kind, text, start, end, heading_path=self.path, **kw)
+        self.blocks.append(block)
+        return block
+
+
+class TextAssembler:
+    """Builds a document text out of extracted pieces, returning each piece's span.
+
+    Pieces are joined by a blank line, so ``text[start:end]`` is exactly the piece appended.
+    """
+
+    def __init__(self, sep: str = "\n\n"):
+        self._parts: list[str] = []
+        self._len = 0
+        self._sep = sep
+
+    def append(self, piece: str) -> tuple[int, int]:
+        if self._parts:
+            self._parts.append(self._sep)
+            self._len += len(self._sep)
+        start = self._len
+        self._parts.append(piece)
+        self._len += len(piece)
+        return start, self._len
+
+    @property
+    def text(self) -> str:
+        return "".join(self._parts)
+
+
+def render_table(rows: tuple[tuple[str, ...], ...] | list, header_rows: int) -> str:
+    """A table as pipe-table text, header rows first, one line per row."""
+    lines = []
+    for i, row in enumerate(rows):
+        lines.append("| " + " | ".join(squash(c).replace("|", "\\|") for c in row) + " |")
+        if header_rows and i == header_rows - 1:
+            lines.append("|" + "---|" * max(1, len(row)))
+    return "\n".join(lines)
+
+
+def finish(base: Document, text: str, blocks: list[Block], **changes) -> ParsedDocument:
+    """Seal a parse: ``empty`` when nothing came out, a title from the first heading if none."""
+    if "title" not in changes and not base.title:
+        first = next((b for b in blocks if b.kind == "heading"), None)
+        if first is not None:
+            changes["title"] = first.text[:200]
+    doc = dataclasses.replace(base, **changes)
+    if doc.status == "ok" and not blocks:
+        doc = dataclasses.replace(doc, status="empty", reason=doc.reason or "no text found")
+    return ParsedDocument(doc, text, tuple(blocks))
+
+
+def line_offsets(text: str) -> list[int]:
+    """Start offset of every line, as markdown-it counts lines (\\r\\n, \\r and \\n all end one)."""
+    offsets = [0]
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n" or c == "\r":
+            if c == "\r" and i + 1 < n and text[i + 1] == "\n":
+                i += 1
+            offsets.append(i + 1)
+        i += 1
+    return offsets

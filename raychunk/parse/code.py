@@ -1,0 +1,153 @@
+"""Source code: one ``code`` block per top-level function or class, and one per run of other code.
+
+Python is parsed with :mod:`ast`; brace languages (JS/TS, Go, Rust, Java, C-family, ...) by a
+brace-depth scan that ignores strings and comments. Comments directly above a definition belong to it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import PurePosixPath
+
+from raychunk.document import Document, ParsedDocument
+from raychunk.parse._common import BlockStream, clean_text, finish, line_offsets
+
+__all__ = ["parse_code", "LANGUAGES"]
+
+LANGUAGES = {
+    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".tsx": "typescript", ".go": "go", ".rs": "rust", ".java": "java", ".c": "c",
+    ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".cs": "csharp", ".kt": "kotlin",
+    ".swift": "swift", ".rb": "ruby", ".php": "php", ".scala": "scala", ".sh": "bash", ".bash": "bash",
+}
+_COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--)")
+
+
+def parse_code(text: str, base: Document) -> ParsedDocument:
+    language = LANGUAGES.get(PurePosixPath(base.source).suffix.lower())
+    off = line_offsets(text)
+    n_lines = len(off)
+    off.append(len(text))
+    units = None
+    if language == "python":
+        units = _python_units(text)
+    if units is None:
+        units = _brace_units(text)
+    out = BlockStream()
+    lines = text.split("\n")
+    for kind, first, last in _fill_gaps(units, lines, n_lines):
+        s, e = off[first], off[last + 1]
+        while e > s and text[e - 1] in "\r\n":
+            e -= 1
+        body = text[s:e]
+        if not body.strip():
+            continue
+        if kind == "docstring":
+            out.add("paragraph", clean_text(body), s, e)
+        else:
+            out.add("code", clean_text(body), s, e, language=language)
+    return finish(base, text, out.blocks)
+
+
+def _python_units(text: str) -> list[tuple[str, int, int]] | None:
+    """(kind, first line, last line), 0-based inclusive, for each top-level def/class."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    units = []
+    for i, node in enumerate(tree.body):
+        if i == 0 and isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant) \
+                and isinstance(node.value.value, str):
+            units.append(("docstring", node.lineno - 1, node.end_lineno - 1))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+            units.append(("def", first, node.end_lineno - 1))
+    return units
+
+
+_DEF_START = re.compile(
+    r"^(?:export\s+|public\s+|private\s+|protected\s+|static\s+|async\s+|abstract\s+|final\s+|pub(?:\(\w+\))?\s+|"
+    r"default\s+|unsafe\s+|extern\s+\"C\"\s+|inline\s+)*"
+    r"(?:function\b|class\b|interface\b|struct\b|enum\b|impl\b|trait\b|fn\b|func\b|type\s+\w+\s+(?:struct|interface)\b|"
+    r"def\b|module\b|object\b|namespace\b|[A-Za-z_][\w<>\[\],\s\*&:]*\s+\**[A-Za-z_]\w*\s*\([^;]*$)"
+)
+
+
+def _brace_units(text: str) -> list[tuple[str, int, int]]:
+    """Top-level definitions of a brace language: from a definition line to where depth is 0 again."""
+    lines = text.split("\n")
+    units = []
+    depth = 0
+    current: int | None = None
+    in_block_comment = False
+    for no, line in enumerate(lines):
+        if depth == 0 and current is None and line[:1] not in (" ", "\t", "}", "") and _DEF_START.match(line):
+            current = no
+        opened = False
+        i, n = 0, len(line)
+        quote = None
+        while i < n:
+            c = line[i]
+            if in_block_comment:
+                if line.startswith("*/", i):
+                    in_block_comment = False
+                    i += 1
+            elif quote:
+                if c == "\\":
+                    i += 1
+                elif c == quote:
+                    quote = None
+            elif line.startswith("//", i) or c == "#" and i == 0:
+                break
+            elif line.startswith("/*", i):
+                in_block_comment = True
+                i += 1
+            elif c in "\"'`":
+                quote = c
+            elif c == "{":
+                depth += 1
+                opened = True
+            elif c == "}":
+                depth = max(0, depth - 1)
+            i += 1
+        if current is not None and depth == 0 and (opened or "}" in line):
+            units.append(("def", current, no))
+            current = None
+    if current is not None:
+        units.append(("def", current, len(lines) - 1))
+    return units
+
+
+def _fill_gaps(units, lines: list[str], n_lines: int):
+    """All lines covered: definitions (with the comments just above them) and the code between."""
+    result = []
+    pos = 0
+    for kind, first, last in units:
+        if first < pos:
+            continue
+        while first > pos and _COMMENT.match(lines[first - 1]):
+            first -= 1
+        if first > pos:
+            result.extend(_split_runs(pos, first - 1, lines))
+        result.append((kind, first, last))
+        pos = last + 1
+    if pos <= n_lines - 1:
+        result.extend(_split_runs(pos, n_lines - 1, lines))
+    return result
+
+
+def _split_runs(first: int, last: int, lines: list[str]):
+    """Code between definitions, one block per blank-line-separated run."""
+    runs, start = [], None
+    for no in range(first, last + 1):
+        blank = not lines[no].strip() if no < len(lines) else True
+        if not blank and start is None:
+            start = no
+        elif blank and start is not None:
+            runs.append(("code", start, no - 1))
+            start = None
+    if start is not None:
+        runs.append(("code", start, last))
+    return runs

@@ -1,0 +1,156 @@
+"""What a file really is: format from extension and magic bytes, and text decoding."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import re
+import zipfile
+from pathlib import PurePosixPath
+
+__all__ = ["BinaryContent", "decode_text", "format_from_name", "sniff_content", "TEXT_FORMATS"]
+
+EXTENSIONS = {
+    ".pdf": "pdf",
+    ".md": "markdown", ".markdown": "markdown", ".mdown": "markdown", ".mkd": "markdown",
+    ".html": "html", ".htm": "html", ".xhtml": "html",
+    ".txt": "text", ".text": "text", ".log": "text",
+    ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+    ".py": "code", ".pyi": "code", ".js": "code", ".mjs": "code", ".ts": "code", ".tsx": "code",
+    ".jsx": "code", ".go": "code", ".rs": "code", ".java": "code", ".c": "code", ".h": "code",
+    ".cc": "code", ".cpp": "code", ".hpp": "code", ".cs": "code", ".kt": "code", ".swift": "code",
+    ".rb": "code", ".php": "code", ".scala": "code", ".sh": "code", ".bash": "code",
+    ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".epub": "epub", ".odt": "odt",
+    ".eml": "eml", ".msg": "msg", ".rtf": "rtf", ".rst": "rst", ".org": "org",
+    ".doc": "doc", ".ppt": "ppt", ".xls": "xls",
+}
+TEXT_FORMATS = frozenset({"markdown", "html", "text", "csv", "tsv", "jsonl", "code", "rst", "org", "eml"})
+# Containers a sniff can name; a text format has no magic number.
+_ZIP_KINDS = {"word/": "docx", "ppt/": "pptx", "xl/": "xlsx"}
+_MIMETYPES = {
+    "application/epub+zip": "epub",
+    "application/vnd.oasis.opendocument.text": "odt",
+}
+
+
+class BinaryContent(ValueError):
+    """The bytes are not text in any encoding we accept."""
+
+
+def format_from_name(name: str) -> str | None:
+    return EXTENSIONS.get(PurePosixPath(name).suffix.lower())
+
+
+def sniff_content(data: bytes) -> str | None:
+    """The container format that the bytes announce, or None for text and unknown content."""
+    head = data[:2048]
+    if b"%PDF-" in data[:1024]:
+        return "pdf"
+    if head.startswith(b"PK\x03\x04"):
+        return _sniff_zip(data)
+    if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
+        return "ole"  # doc, xls, ppt, msg: told apart by extension
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith((b"\x89PNG", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"II*\x00", b"MM\x00*")):
+        return "image"
+    if head.startswith(b"{\\rtf"):
+        return "rtf"
+    if head.startswith((b"7z\xbc\xaf", b"Rar!", b"BZh")):
+        return "archive"
+    return None
+
+
+def _sniff_zip(data: bytes) -> str:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            names = zf.namelist()
+            if "mimetype" in names:
+                mime = zf.read("mimetype").decode("ascii", "replace").strip()
+                if mime in _MIMETYPES:
+                    return _MIMETYPES[mime]
+            for prefix, kind in _ZIP_KINDS.items():
+                if any(n.startswith(prefix) for n in names):
+                    return kind
+    except (zipfile.BadZipFile, OSError, ValueError, KeyError):
+        return "zip"
+    return "zip"
+
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+
+
+def decode_text(data: bytes, *, html: bool = False) -> tuple[str, str]:
+    """Decode bytes as text and return ``(text, encoding)``; raise BinaryContent if they are not.
+
+    Order: a BOM, strict UTF-8, UTF-16 without BOM (NUL-every-other-byte), an HTML meta charset,
+    charset detection, then cp1252. A BOM is not part of the text.
+    """
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(enc), enc
+            except UnicodeDecodeError as e:
+                raise BinaryContent(f"starts with a {enc} byte-order mark but does not decode: {e.reason}") from e
+    sample = data[:8192]
+    if len(sample) >= 4 and sample.count(0) * 3 > len(sample):
+        even, odd = sample[0::2].count(0), sample[1::2].count(0)
+        enc = "utf-16-le" if odd > even else "utf-16-be"
+        if max(even, odd) > len(sample) // 3:
+            try:
+                return data.decode(enc), enc
+            except UnicodeDecodeError:
+                pass
+    try:
+        text = data.decode("utf-8")
+        encoding = "utf-8"
+    except UnicodeDecodeError:
+        text, encoding = _decode_legacy(data, html=html)
+    if _looks_binary(text):
+        raise BinaryContent("binary content, not text")
+    return text, encoding
+
+
+def _decode_legacy(data: bytes, *, html: bool) -> tuple[str, str]:
+    if html:
+        m = _META_CHARSET.search(data[:4096])
+        if m:
+            enc = m.group(1).decode("ascii", "replace").lower()
+            try:
+                codecs.lookup(enc)
+                return data.decode(enc, errors="replace"), enc
+            except LookupError:
+                pass
+    try:
+        from charset_normalizer import from_bytes
+
+        matches = list(from_bytes(data[:65536]))
+        if matches:
+            best = min(matches, key=lambda m: m.chaos)
+            # On short samples detection can't tell Western from Central European; Western is likelier.
+            western = [m for m in matches if m.encoding in ("cp1252", "latin_1", "iso8859_15")]
+            if western and western[0].chaos <= best.chaos + 0.05:
+                best = western[0]
+            if best.encoding not in ("utf_8", "ascii"):
+                return data.decode(best.encoding, errors="replace"), best.encoding
+    except ImportError:
+        pass
+    try:
+        return data.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
+
+
+def _looks_binary(text: str) -> bool:
+    sample = text[:8192]
+    if not sample:
+        return False
+    bad = sum(1 for c in sample if (c < " " and c not in "\t\n\r\f\b") or c == "\ufffd" or "\x7f" <= c < "\xa0")
+    return bad / len(sample) > 0.10

@@ -1,0 +1,183 @@
+"""Markdown through a real CommonMark parser (markdown-it-py), with pipe tables and front matter.
+
+Spans come from markdown-it's line maps, so a ``#`` line inside a code fence is code, never a
+heading, and every block points at its own lines of the decoded file.
+"""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from raychunk.document import Document, ParsedDocument
+from raychunk.parse._common import BlockStream, clean_text, finish, line_offsets, render_table, squash
+
+__all__ = ["parse_markdown"]
+
+_MD = None
+
+
+def _parser():
+    global _MD
+    if _MD is None:
+        try:
+            from markdown_it import MarkdownIt
+            from mdit_py_plugins.front_matter import front_matter_plugin
+        except ImportError as e:
+            raise ImportError("markdown needs markdown-it-py: pip install markdown-it-py mdit-py-plugins") from e
+        _MD = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+    return _MD
+
+
+def parse_markdown(text: str, base: Document) -> ParsedDocument:
+    tokens = _parser().parse(text)
+    off = line_offsets(text)
+    off.append(len(text))
+    out = BlockStream()
+    metadata: dict[str, str] = {}
+    list_depth = -1
+    items: list[dict] = []  # open list items, innermost last: their own paragraphs so far
+    table: dict | None = None
+    cell: list[str] | None = None
+
+    def line_span(l0: int, l1: int) -> tuple[int, int]:
+        start, end = off[min(l0, len(off) - 1)], off[min(l1, len(off) - 1)]
+        while end > start and text[end - 1] in "\r\n":
+            end -= 1
+        return start, end
+
+    def content_span(l0: int, l1: int, content: str) -> tuple[int, int]:
+        """Locate ``content`` (container markers stripped) inside its source lines."""
+        lines = content.split("\n")
+        lo, hi = line_span(l0, l1)
+        first, last = lines[0].strip(), lines[-1].strip()
+        s = text.find(first, lo, hi) if first else -1
+        start = s if s >= 0 else lo
+        e = text.rfind(last, start, hi) if last else -1
+        end = e + len(last) if e >= 0 else hi
+        return start, max(start, end)
+
+    def flush_item():
+        item = items[-1]
+        if item["parts"]:
+            out.add("list_item", "\n".join(item["parts"]), item["start"], item["end"], level=list_depth)
+            item["parts"], item["start"] = [], None
+
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        kind = tok.type
+        if kind == "front_matter":
+            metadata = _front_matter(tok.content)
+        elif kind == "heading_open":
+            inline = tokens[i + 1]
+            start, end = content_span(tok.map[0], tok.map[1], inline.content)
+            out.heading(clean_text(inline.content), int(tok.tag[1]), start, end)
+            i += 2
+        elif kind in ("bullet_list_open", "ordered_list_open"):
+            if items:
+                flush_item()
+            list_depth += 1
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            list_depth -= 1
+        elif kind == "list_item_open":
+            items.append({"parts": [], "start": None, "end": None, "level": tok.level})
+        elif kind == "list_item_close":
+            flush_item()
+            items.pop()
+        elif kind == "paragraph_open":
+            inline = tokens[i + 1]
+            start, end = content_span(tok.map[0], tok.map[1], inline.content)
+            body = clean_text(inline.content)
+            if items and items[-1]["level"] == tok.level - 1:
+                item = items[-1]
+                item["parts"].append(body)
+                item["start"] = start if item["start"] is None else item["start"]
+                item["end"] = end
+            else:
+                out.add("paragraph", body, start, end)
+            i += 2
+        elif kind in ("fence", "code_block"):
+            if items:
+                flush_item()
+            start, end = _code_span(tok, text, off, line_span)
+            language = (tok.info.split() or [None])[0] if kind == "fence" else None
+            out.add("code", clean_text(tok.content.rstrip("\n")), start, end, language=language)
+        elif kind == "html_block":
+            body = _strip_tags(tok.content)
+            if body:
+                start, end = line_span(tok.map[0], tok.map[1])
+                out.add("paragraph", body, start, end)
+        elif kind == "table_open":
+            table = {"rows": [], "header_rows": 0, "map": tok.map}
+        elif kind == "tr_open" and table is not None:
+            table["rows"].append([])
+        elif kind in ("th_open", "td_open") and table is not None:
+            cell = []
+        elif kind == "inline" and cell is not None:
+            cell.append(clean_text(tok.content))
+        elif kind in ("th_close", "td_close") and table is not None and cell is not None:
+            table["rows"][-1].append(squash(" ".join(cell)))
+            cell = None
+        elif kind == "thead_close" and table is not None:
+            table["header_rows"] = len(table["rows"])
+        elif kind == "table_close" and table is not None:
+            rows = tuple(tuple(r) for r in table["rows"])
+            start, end = line_span(*table["map"])
+            out.add("table", render_table(rows, table["header_rows"]), start, end, rows=rows,
+                    header_rows=table["header_rows"])
+            table = None
+        i += 1
+
+    meta = tuple(sorted(metadata.items()))
+    changes = {"metadata": meta}
+    if metadata.get("title"):
+        changes["title"] = metadata["title"][:200]
+    return finish(base, text, out.blocks, **changes)
+
+
+def _code_span(tok, text: str, off: list[int], line_span) -> tuple[int, int]:
+    l0, l1 = tok.map
+    if tok.type == "code_block":
+        return line_span(l0, l1)
+    # A fence's map includes its opening line and, when present, its closing line.
+    last = text[off[l1 - 1] : off[l1]].strip() if l1 - 1 > l0 else ""
+    closed = bool(last) and last.startswith(tok.markup[0] * len(tok.markup)) and set(last) <= {tok.markup[0]}
+    return line_span(l0 + 1, l1 - 1 if closed else l1)
+
+
+def _front_matter(content: str) -> dict[str, str]:
+    try:
+        import yaml
+
+        data = yaml.safe_load(content)
+    except Exception:  # malformed front matter is metadata we cannot read, not a failed document
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): squash(str(v)) for k, v in data.items() if v is not None and not isinstance(v, (dict, list))}
+
+
+class _TextOnly(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self._skip += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.parts.append(data)
+
+
+def _strip_tags(fragment: str) -> str:
+    p = _TextOnly()
+    p.feed(fragment)
+    p.close()
+    return squash(" ".join(p.parts))

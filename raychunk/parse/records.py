@@ -1,0 +1,90 @@
+"""Records: CSV/TSV rows and JSONL lines, one ``record`` block each, carrying the header."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from raychunk.document import Document, ParsedDocument
+from raychunk.parse._common import BlockStream, clean_text, finish, squash
+
+__all__ = ["parse_csv", "parse_jsonl"]
+
+
+def _lines(text: str):
+    """Lines ending at \\n only (CSV fields may hold \\r or other separators), with offsets."""
+    pos = 0
+    for line in text.split("\n"):
+        yield pos, line
+        pos += len(line) + 1
+
+
+def parse_csv(text: str, base: Document) -> ParsedDocument:
+    if base.format == "tsv":
+        dialect: type[csv.Dialect] | csv.Dialect = csv.excel_tab
+    else:
+        try:
+            dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;|\t")
+        except csv.Error:
+            dialect = csv.excel
+    lines = list(_lines(text))
+    reader = csv.reader((line + "\n" for _, line in lines), dialect)
+    out = BlockStream()
+    header: tuple[str, ...] | None = None
+    consumed = 0
+    ragged = 0
+    try:
+        for row in reader:
+            first_line, consumed = consumed, reader.line_num
+            start = lines[first_line][0]
+            last_pos, last_line = lines[consumed - 1]
+            end = last_pos + len(last_line.rstrip("\r"))
+            cells = tuple(squash(clean_text(c)) for c in row)
+            if not any(cells):
+                continue
+            if header is None:
+                header = cells
+                continue
+            if len(cells) != len(header):
+                ragged += 1
+            names = header + tuple(f"column {i + 1}" for i in range(len(header), len(cells)))
+            body = "\n".join(f"{n}: {v}" for n, v in zip(names, cells) if v)
+            out.add("record", body, start, end, rows=(names[: len(cells)], cells), header_rows=1)
+    except csv.Error as e:
+        raise ValueError(f"malformed CSV at line {reader.line_num}: {e}") from e
+    reason = f"{ragged} rows do not have the header's {len(header)} columns" if ragged and header else ""
+    return finish(base, text, out.blocks, reason=reason)
+
+
+def parse_jsonl(text: str, base: Document) -> ParsedDocument:
+    out = BlockStream()
+    invalid = 0
+    for pos, line in _lines(text):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        start = pos + line.index(stripped[0])
+        end = start + len(stripped)
+        try:
+            value = json.loads(stripped)
+        except ValueError:
+            invalid += 1
+            out.add("record", clean_text(stripped), start, end)
+            continue
+        if isinstance(value, dict):
+            keys = tuple(str(k) for k in value)
+            cells = tuple(_scalar(v) for v in value.values())
+            body = "\n".join(f"{k}: {v}" for k, v in zip(keys, cells) if v)
+            out.add("record", body, start, end, rows=(keys, cells), header_rows=1)
+        else:
+            out.add("record", _scalar(value), start, end)
+    reason = f"{invalid} lines are not valid JSON and were kept as text" if invalid else ""
+    return finish(base, text, out.blocks, reason=reason)
+
+
+def _scalar(v) -> str:
+    if isinstance(v, str):
+        return squash(clean_text(v))
+    if v is None:
+        return ""
+    return json.dumps(v, ensure_ascii=False, sort_keys=True)

@@ -1,0 +1,155 @@
+"""Plain text: paragraphs at blank lines; headings only where the text plainly has them.
+
+A heading is recognised when it is underlined (``===``/``---``/``~~~``), numbered (``1.2 Title``),
+or wiki-style (``== Title ==``). Lines starting with a bullet become list items. A text made of
+``Q:``/``A:`` pairs becomes one record per pair.
+"""
+
+from __future__ import annotations
+
+import re
+
+from raychunk.document import Document, ParsedDocument
+from raychunk.parse._common import BlockStream, clean_text, finish, squash
+
+__all__ = ["parse_text", "iter_paragraphs"]
+
+_BLANK = re.compile(r"\n[ \t\f\v\r]*\n")
+_UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
+_UNDERLINE_LEVEL = {"=": 1, "#": 1, "*": 1, "-": 2, "~": 3, "^": 4}
+_WIKI = re.compile(r"^(={1,6})\s*(\S.*?)\s*\1\s*$")
+_NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+([A-Z\u00c0-\u024f].{0,80})$")
+_BULLET = re.compile(r"^(\s*)(?:[-*•‣◦▪]|\d{1,3}[.)])\s+\S")
+_SPEAKER = re.compile(r"^[A-Z][\w.'()\- ]{0,40}:\s+\S")
+_QUESTION = re.compile(r"^\s*(?:Q|Question)\s*[:.)]\s*\S", re.I)
+_ANSWER = re.compile(r"^\s*(?:A|Answer)\s*[:.)]\s*\S", re.I)
+
+
+def iter_paragraphs(text: str, start: int = 0, end: int | None = None):
+    """Yield ``(start, end)`` of each blank-line-separated paragraph, whitespace trimmed."""
+    end = len(text) if end is None else end
+    pos = start
+    for m in _BLANK.finditer(text, start, end):
+        yield from _trimmed(text, pos, m.start())
+        pos = m.end()
+    yield from _trimmed(text, pos, end)
+
+
+def _trimmed(text: str, s: int, e: int):
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    if e > s:
+        yield s, e
+
+
+def parse_text(text: str, base: Document) -> ParsedDocument:
+    paragraphs = list(iter_paragraphs(text))
+    if len(paragraphs) == 1 or any(e - s > 4000 and text.count("\n", s, e) > 20 for s, e in paragraphs):
+        paragraphs = _split_line_runs(text, paragraphs)
+    if _is_faq(text, paragraphs):
+        return finish(base, text, _faq_records(text))
+    out = BlockStream()
+    # Numbered sections under a document title ("Guide\n=====", then "1 Intro") nest below it.
+    numbered_offset = 0
+    for idx, (s, e) in enumerate(paragraphs):
+        para = text[s:e]
+        lines = para.split("\n")
+        first = lines[0].rstrip("\r")
+        if len(lines) >= 2 and len(first.strip()) <= 120 and _UNDERLINE.match(lines[1]):
+            level = _UNDERLINE_LEVEL[lines[1].strip()[0]]
+            out.heading(clean_text(first), level, s, s + len(first.rstrip()))
+            numbered_offset = numbered_offset or int(len(out.blocks) == 1 and level == 1)
+            rest = s + len(lines[0]) + 1 + len(lines[1]) + 1
+            for rs, re_ in _trimmed(text, rest, e):
+                _add_body(out, text, rs, re_)
+            continue
+        if len(lines) == 1:
+            if m := _WIKI.match(first):
+                out.heading(clean_text(m.group(2)), len(m.group(1)), s + m.start(2), s + m.end(2))
+                numbered_offset = numbered_offset or int(len(out.blocks) == 1 and len(m.group(1)) == 1)
+                continue
+            if (m := _NUMBERED.match(first)) and _numbered_heading(m, text, paragraphs, idx):
+                out.heading(clean_text(first), m.group(1).count(".") + 1 + numbered_offset, s, e)
+                continue
+        _add_body(out, text, s, e)
+    return finish(base, text, out.blocks)
+
+
+def _split_line_runs(text: str, paragraphs: list) -> list:
+    """Text with no blank lines (logs, scraped pages): each line of a long run is its own paragraph."""
+    result = []
+    for s, e in paragraphs:
+        if text.count("\n", s, e) < 4 or (len(paragraphs) > 1 and e - s <= 4000):
+            result.append((s, e))
+            continue
+        pos = s
+        for line in text[s:e].split("\n"):
+            result.extend(_trimmed(text, pos, pos + len(line)))
+            pos += len(line) + 1
+    return result
+
+
+def _numbered_heading(m: re.Match, text: str, paragraphs: list, idx: int) -> bool:
+    title = m.group(2)
+    if title.rstrip()[-1:] in ".,;:" or len(title.split()) > 12:
+        return False
+    if "." in m.group(1):
+        return True
+    # "1 Title" is a heading unless its neighbours are numbered one-liners too (a list of steps).
+    for j in (idx - 1, idx + 1):
+        if 0 <= j < len(paragraphs):
+            s, e = paragraphs[j]
+            if "\n" not in text[s:e] and _NUMBERED.match(text[s:e]) and "." not in _NUMBERED.match(text[s:e]).group(1):
+                return False
+    return True
+
+
+def _add_body(out: BlockStream, text: str, s: int, e: int) -> None:
+    """A paragraph; list items when every line starts with a bullet; one paragraph per speaker turn."""
+    para = text[s:e]
+    lines = para.split("\n")
+    turns = [i for i, line in enumerate(lines) if _SPEAKER.match(line)]
+    if len(turns) >= 3 and turns[0] == 0:
+        starts = [s + sum(len(x) + 1 for x in lines[:i]) for i in turns] + [e + 1]
+        for ts, te in zip(starts, starts[1:]):
+            for ps, pe in _trimmed(text, ts, te - 1):
+                out.add("paragraph", clean_text(text[ps:pe]), ps, pe)
+        return
+    if len(lines) > 1 and all(_BULLET.match(line) for line in lines if line.strip()):
+        pos = s
+        base_indent = len(_BULLET.match(lines[0]).group(1))
+        for line in lines:
+            if line.strip():
+                indent = len(_BULLET.match(line).group(1))
+                ls = pos + indent
+                out.add("list_item", clean_text(line.strip()), ls, ls + len(line.strip()),
+                        level=1 if indent > base_indent else 0)
+            pos += len(line) + 1
+        return
+    out.add("paragraph", clean_text(para), s, e)
+
+
+def _is_faq(text: str, paragraphs: list) -> bool:
+    questions = answers = 0
+    for s, e in paragraphs:
+        for line in text[s:e].split("\n"):
+            questions += bool(_QUESTION.match(line))
+            answers += bool(_ANSWER.match(line))
+    return questions >= 2 and answers >= questions * 0.8
+
+
+def _faq_records(text: str):
+    """One record per Q/A pair: from a question line up to the next question line."""
+    out = BlockStream()
+    starts = [m.start() for m in re.finditer(r"(?m)^[ \t]*(?:Q|Question)\s*[:.)]", text)]
+    preface_end = starts[0]
+    for s, e in _trimmed(text, 0, preface_end):
+        out.add("paragraph", clean_text(text[s:e]), s, e)
+    for i, qs in enumerate(starts):
+        for s, e in _trimmed(text, qs, starts[i + 1] if i + 1 < len(starts) else len(text)):
+            body = clean_text(text[s:e])
+            question = squash(re.sub(r"^\s*(?:Q|Question)\s*[:.)]\s*", "", body.split("\n")[0], flags=re.I))
+            out.add("record", body, s, e, rows=(("question",), (question,)), header_rows=1)
+    return out.blocks

@@ -1,0 +1,110 @@
+"""Every bad input gets a document record with a status and a one-line reason; nothing raises."""
+
+import gzip
+import os
+
+import pytest
+
+from raychunk.parse import ParseOptions, iter_input_files, parse_document, parse_path
+
+
+def check(doc, status: str, *words: str):
+    d = doc.document
+    assert d.status == status, d
+    assert d.reason and "\n" not in d.reason
+    for w in words:
+        assert w.lower() in d.reason.lower(), d.reason
+    assert d.doc_id and len(d.doc_id) == 32
+
+
+def test_zero_byte_file():
+    check(parse_document(b"", "empty.pdf"), "empty", "zero-byte")
+    check(parse_document(b"", "empty.md"), "empty", "zero-byte")
+
+
+def test_whitespace_only_text():
+    check(parse_document(b"  \n\n\t \n", "blank.txt"), "empty", "whitespace")
+
+
+def test_binary_garbage_behind_text_extension():
+    check(parse_document(os.urandom(4096), "notes.txt"), "failed", "binary", ".txt")
+
+
+def test_gzip_behind_text_extension():
+    check(parse_document(gzip.compress(b"hello world" * 100), "data.txt"), "unsupported", "gzip")
+
+
+def test_unknown_extension_binary():
+    check(parse_document(os.urandom(512) + b"\x00" * 100, "blob.xyz"), "unsupported", "unknown extension")
+
+
+def test_unknown_extension_text_is_parsed_as_text():
+    doc = parse_document(b"Just some words.\n", "README")
+    assert doc.document.status == "ok" and doc.document.format == "text"
+
+
+def test_html_named_pdf_is_not_parsed_as_pdf():
+    check(parse_document(b"<!DOCTYPE html><html><body><h1>404 Not Found</h1></body></html>", "report.pdf"),
+          "failed", "HTML", "not a PDF")
+
+
+def test_text_named_pdf():
+    check(parse_document(b"Plain words in a file.\n", "report.pdf"), "failed", "plain text")
+
+
+def test_png_named_pdf():
+    check(parse_document(b"\x89PNG\r\n\x1a\n" + os.urandom(100), "scan.pdf"), "failed", "image")
+
+
+def test_pdf_named_docx():
+    check(parse_document(b"%PDF-1.7\n" + os.urandom(100), "memo.docx"), "failed", "PDF", ".docx")
+
+
+def test_latin1_and_utf16_decoded():
+    text = "Café crème, déjà vu.\n"
+    for enc in ("latin-1", "utf-16"):
+        doc = parse_document(text.encode(enc), "menu.txt")
+        assert doc.document.status == "ok"
+        assert doc.blocks[0].text == text.strip()
+
+
+def test_unreadable_path(tmp_path):
+    check(parse_path(tmp_path / "missing.md"), "failed", "cannot read")
+
+
+def test_parser_exception_becomes_failed(monkeypatch):
+    import raychunk.parse.markdown as md
+
+    def boom(text, base):
+        raise RuntimeError("kaboom\nsecond line")
+
+    monkeypatch.setattr(md, "parse_markdown", boom)
+    check(parse_document(b"# hi", "x.md"), "failed", "RuntimeError", "kaboom second line")
+
+
+def test_timeout_becomes_failed(monkeypatch):
+    import time
+
+    import raychunk.parse.text as text
+
+    def slow(text_, base):
+        time.sleep(5)
+
+    monkeypatch.setattr(text, "parse_text", slow)
+    check(parse_document(b"words", "x.txt", options=ParseOptions(timeout_s=0.2)), "failed", "timed out")
+
+
+def test_bad_option_names_accepted_values():
+    with pytest.raises(ValueError, match="auto, always, never"):
+        ParseOptions(pdf_tables="sometimes")
+
+
+def test_iter_input_files(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.md").write_text("x")
+    (tmp_path / "b.txt").write_text("y")
+    (tmp_path / ".hidden").write_text("z")
+    found = [p.relative_to(tmp_path).as_posix() for p in iter_input_files([tmp_path])]
+    assert found == ["a/x.md", "b.txt"]
+    with pytest.raises(FileNotFoundError, match="nope"):
+        list(iter_input_files([tmp_path / "nope"]))

@@ -1,0 +1,126 @@
+from raychunk.parse import parse_document
+
+from tests.spans import assert_spans_match
+
+DOC = """---
+title: Widget Manual
+owner: docs-team
+---
+Widget Manual
+=============
+
+Intro paragraph
+that wraps.
+
+## Install
+
+```python
+# this is a comment, not a heading
+pip_install("widget")
+```
+
+- first item
+  continues here
+  - nested item
+- second item
+
+1. step one
+2. step two
+
+### Proxy
+
+| Setting | Default |
+|---------|---------|
+| proxy   | none    |
+| port    | 8080    |
+
+> A quoted
+> note.
+
+Setext two
+----------
+
+Final words.
+"""
+
+
+def parse(src: str, name: str = "manual.md"):
+    return parse_document(src.encode("utf-8"), name)
+
+
+def test_block_kinds_headings_and_paths():
+    doc = parse(DOC)
+    assert doc.document.status == "ok"
+    assert doc.document.format == "markdown"
+    assert doc.document.title == "Widget Manual"
+    assert dict(doc.document.metadata) == {"title": "Widget Manual", "owner": "docs-team"}
+    headings = [(b.text, b.level, b.heading_path) for b in doc.blocks if b.kind == "heading"]
+    assert headings == [
+        ("Widget Manual", 1, ()),
+        ("Install", 2, ("Widget Manual",)),
+        ("Proxy", 3, ("Widget Manual", "Install")),
+        ("Setext two", 2, ("Widget Manual",)),
+    ]
+    final = doc.blocks[-1]
+    assert (final.kind, final.text, final.heading_path) == ("paragraph", "Final words.", ("Widget Manual", "Setext two"))
+
+
+def test_hash_inside_code_fence_is_code_not_heading():
+    doc = parse(DOC)
+    code = [b for b in doc.blocks if b.kind == "code"]
+    assert len(code) == 1
+    assert code[0].language == "python"
+    assert code[0].text == '# this is a comment, not a heading\npip_install("widget")'
+    assert code[0].heading_path == ("Widget Manual", "Install")
+    assert not any("comment" in b.text for b in doc.blocks if b.kind == "heading")
+
+
+def test_nested_lists_have_depth_and_own_text():
+    doc = parse(DOC)
+    items = [(b.text, b.level) for b in doc.blocks if b.kind == "list_item"]
+    assert items == [
+        ("first item\ncontinues here", 0),
+        ("nested item", 1),
+        ("second item", 0),
+        ("step one", 0),
+        ("step two", 0),
+    ]
+
+
+def test_pipe_table_keeps_rows_and_header():
+    doc = parse(DOC)
+    (table,) = [b for b in doc.blocks if b.kind == "table"]
+    assert table.rows == (("Setting", "Default"), ("proxy", "none"), ("port", "8080"))
+    assert table.header_rows == 1
+    assert table.heading_path == ("Widget Manual", "Install", "Proxy")
+    assert doc.text[table.char_start : table.char_end].startswith("| Setting | Default |")
+    assert doc.text[table.char_start : table.char_end].endswith("| port    | 8080    |")
+
+
+def test_spans_match_source_text():
+    doc = parse(DOC)
+    assert_spans_match(doc, exact=False)
+    # Top-level blocks are the source slice itself.
+    for b in doc.blocks:
+        if b.kind in ("heading", "paragraph") and b.text != "A quoted\nnote.":
+            assert doc.text[b.char_start : b.char_end] == b.text
+
+
+def test_bom_and_crlf():
+    src = "\ufeff# Deploying\r\n\r\nText one.\r\nText two.\r\n\r\n## Next\r\n\r\nMore.\r\n"
+    doc = parse_document(src.encode("utf-8"), "crlf.md")
+    assert [(b.kind, b.text) for b in doc.blocks if b.kind == "heading"] == [("heading", "Deploying"), ("heading", "Next")]
+    assert doc.document.encoding == "utf-8-sig"
+    assert_spans_match(doc, exact=False)
+    para = doc.blocks[1]
+    assert doc.text[para.char_start : para.char_end] == "Text one.\r\nText two."
+
+
+def test_unclosed_fence_keeps_the_rest_as_code():
+    doc = parse("# T\n\n```\ncode\n# not a heading\n")
+    assert [b.kind for b in doc.blocks] == ["heading", "code"]
+    assert doc.blocks[1].text == "code\n# not a heading"
+
+
+def test_deterministic():
+    assert parse(DOC) == parse(DOC)

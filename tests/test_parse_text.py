@@ -1,0 +1,101 @@
+from raychunk.parse import parse_document
+
+from tests.spans import assert_spans_match, kinds
+
+
+def parse(src: str, name: str = "notes.txt"):
+    return parse_document(src.encode("utf-8"), name)
+
+
+def test_paragraphs_split_at_blank_lines():
+    doc = parse("First paragraph\nstill first.\n\n  \nSecond one.\n")
+    assert kinds(doc) == [("paragraph", "First paragraph\nstill first."), ("paragraph", "Second one.")]
+    assert_spans_match(doc)
+
+
+def test_plain_headings_only():
+    src = (
+        "User Guide\n==========\n\nIntro text.\n\n"
+        "1 Getting started\n\nSome text.\n\n"
+        "1.2 Configuration\n\nMore text.\n\n"
+        "== Appendix ==\n\nLast.\n\n"
+        "This line ends with a period.\n\n"
+        "Sub part\n--------\nbody right under it\n"
+    )
+    doc = parse(src)
+    headings = [(b.text, b.level, b.heading_path) for b in doc.blocks if b.kind == "heading"]
+    assert headings == [
+        ("User Guide", 1, ()),
+        ("1 Getting started", 2, ("User Guide",)),
+        ("1.2 Configuration", 3, ("User Guide", "1 Getting started")),
+        ("Appendix", 2, ("User Guide",)),
+        ("Sub part", 2, ("User Guide",)),
+    ]
+    assert ("paragraph", "This line ends with a period.") in kinds(doc)
+    assert kinds(doc)[-1] == ("paragraph", "body right under it")
+    assert_spans_match(doc)
+
+
+def test_numbered_steps_are_not_headings():
+    doc = parse("1. Open the lid\n\n2. Pour water\n\n3. Close the lid\n")
+    assert [b.kind for b in doc.blocks] == ["paragraph"] * 3
+
+
+def test_bullets_become_list_items():
+    doc = parse("Shopping:\n\n- milk\n- bread\n  - rye\n")
+    assert [(b.kind, b.text, b.level) for b in doc.blocks] == [
+        ("paragraph", "Shopping:", 0),
+        ("list_item", "- milk", 0),
+        ("list_item", "- bread", 0),
+        ("list_item", "- rye", 1),
+    ]
+    assert_spans_match(doc)
+
+
+def test_faq_pairs_become_records():
+    src = "Billing FAQ\n\nQ: Can I pay by card?\nA: Yes, all plans.\n\nQ: Refunds?\nA: Within 30 days.\nNo questions asked.\n"
+    doc = parse(src, "faq.txt")
+    records = [b for b in doc.blocks if b.kind == "record"]
+    assert [r.text for r in records] == [
+        "Q: Can I pay by card?\nA: Yes, all plans.",
+        "Q: Refunds?\nA: Within 30 days.\nNo questions asked.",
+    ]
+    assert records[0].rows == (("question",), ("Can I pay by card?",))
+    assert doc.blocks[0].kind == "paragraph"
+
+
+def test_text_without_blank_lines_splits_per_line():
+    src = "\n".join(f"2026-11-29 12:00:{i:02d} INFO worker {i} started" for i in range(30))
+    doc = parse(src, "app.log")
+    assert len(doc.blocks) == 30
+    assert_spans_match(doc)
+
+
+def test_overstrikes_and_control_characters_are_cleaned():
+    doc = parse("_\bI_\bm_\bp_\bo_\br_\bt_\ba_\bn_\bt note\x00 here\n")
+    assert doc.blocks[0].text == "Important note here"
+
+
+def test_encodings_detected():
+    text = "Grüße aus Köln. Ça va très bien, merci.\n\nZweiter Absatz über Öl.\n"
+    for enc, expect in (("utf-16", "utf-16"), ("latin-1", None), ("utf-8", "utf-8")):
+        doc = parse_document(text.encode(enc), f"x-{enc}.txt")
+        assert doc.document.status == "ok", doc.document
+        assert doc.blocks[0].text == "Grüße aus Köln. Ça va très bien, merci."
+        if expect:
+            assert doc.document.encoding == expect
+    bom = parse_document(b"\xff\xfe" + "BOM text".encode("utf-16-le"), "bom.txt")
+    assert bom.blocks[0].text == "BOM text"
+    assert bom.document.encoding == "utf-16"
+
+
+def test_speaker_turns_become_paragraphs():
+    src = "Standup notes.\n\nPriya: Let's start.\nMarco: The rollout is\nhalfway done.\nPriya: Thanks.\n"
+    doc = parse(src, "standup.txt")
+    assert kinds(doc) == [
+        ("paragraph", "Standup notes."),
+        ("paragraph", "Priya: Let's start."),
+        ("paragraph", "Marco: The rollout is\nhalfway done."),
+        ("paragraph", "Priya: Thanks."),
+    ]
+    assert_spans_match(doc)
