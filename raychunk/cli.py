@@ -10,6 +10,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+STRATEGIES = ("structure", "records", "fixed", "code", "unstructured_by_title")
 SAMPLE_CORPUS = Path(__file__).resolve().parent.parent / "samples"
 
 
@@ -22,13 +23,37 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("inputs", nargs="*", help="files, folders or globs (default: the shipped sample corpus)")
     p.add_argument("--json", action="store_true", help="one JSON object per line: documents and blocks")
     p.add_argument("--width", type=int, default=60, help="characters of block text to show (default 60)")
-    p.add_argument("--pdf-tables", choices=("auto", "always", "never"), default="auto",
-                   help="when to run pymupdf's table finder (default auto: pages that look tabular)")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds allowed to parse one file")
+    p.add_argument("--config", help="YAML config (default: configs/default.yaml)")
+    p.add_argument(
+        "--pdf-tables",
+        choices=("auto", "always", "never"),
+        help="when to run pymupdf's table finder (config default: auto, pages that look tabular)",
+    )
+    p.add_argument("--timeout", type=float, help="seconds allowed to parse one file (config default: 300)")
     p.set_defaults(func=cmd_parse)
 
+    c = sub.add_parser("chunk", help="print the chunks exactly as the retriever sees them")
+    c.add_argument("inputs", nargs="*", help="files, folders or globs (default: the shipped sample corpus)")
+    c.add_argument("--json", action="store_true", help="one JSON object per chunk")
+    c.add_argument("--strategy", choices=STRATEGIES, help="override the document type's strategy")
+    c.add_argument("--max-tokens", type=int, help="override the type's max_tokens")
+    c.add_argument("--overlap", type=float, help="overlap: a fraction of max_tokens (<1) or tokens (>=1)")
+    c.add_argument("--min-tokens", type=int, help="let sections under this join their next sibling")
+    c.add_argument("--table-max-tokens", type=int, help="the table cap")
+    c.add_argument("--doc-type", help="force a document type for every input")
+    c.add_argument(
+        "--tokenizer",
+        default=None,
+        help="all-MiniLM-L6-v2 (default), a model folder, tiktoken:cl100k_base, or words",
+    )
+    c.add_argument("--doc-types", help="doc types YAML (default: configs/doc_types.yaml)")
+    c.add_argument("--config", help="YAML config (default: configs/default.yaml)")
+    c.set_defaults(func=cmd_chunk)
+
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="%(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.ERROR, format="%(levelname)s %(message)s"
+    )
     try:
         return args.func(args)
     except (FileNotFoundError, ValueError) as e:
@@ -39,9 +64,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_parse(args) -> int:
-    from raychunk.parse import ParseOptions, iter_input_files, parse_path
+    from raychunk.config import load_config, parse_options_from
+    from raychunk.parse import iter_input_files, parse_path
 
-    options = ParseOptions(pdf_tables=args.pdf_tables, timeout_s=args.timeout)
+    config = load_config(args.config)
+    options = parse_options_from(config.get("parse"), pdf_tables=args.pdf_tables, timeout_s=args.timeout)
     inputs = args.inputs or [SAMPLE_CORPUS]
     statuses: Counter[str] = Counter()
     n_blocks = 0
@@ -55,16 +82,111 @@ def cmd_parse(args) -> int:
         statuses[doc.status] += 1
         n_blocks += len(parsed.blocks)
         if args.json:
-            out.write(json.dumps({"type": "document", **doc.to_dict(), "blocks": len(parsed.blocks),
-                                  "seconds": round(elapsed, 3)}, ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "type": "document",
+                        **doc.to_dict(),
+                        "blocks": len(parsed.blocks),
+                        "seconds": round(elapsed, 3),
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
             for i, b in enumerate(parsed.blocks):
-                out.write(json.dumps({"type": "block", "doc_id": doc.doc_id, "index": i, **b.to_dict()},
-                                     ensure_ascii=False) + "\n")
+                out.write(
+                    json.dumps(
+                        {"type": "block", "doc_id": doc.doc_id, "index": i, **b.to_dict()}, ensure_ascii=False
+                    )
+                    + "\n"
+                )
             continue
         _print_document(out, parsed, elapsed, args.width)
     summary = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
-    print(f"parsed {sum(statuses.values())} files into {n_blocks} blocks in {time.perf_counter() - t0:.1f} s: "
-          f"{summary}", file=sys.stderr)
+    print(
+        f"parsed {sum(statuses.values())} files into {n_blocks} blocks in {time.perf_counter() - t0:.1f} s: "
+        f"{summary}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_chunk(args) -> int:
+    import dataclasses
+
+    from raychunk.chunking import chunk_document
+    from raychunk.classify import DOC_TYPES, classify
+    from raychunk.config import ConfigError, load_config, load_doc_types, parse_options_from
+    from raychunk.parse import iter_input_files, parse_path
+    from raychunk.tokens import DEFAULT_TOKENIZER, load_counter
+
+    config = load_config(args.config)
+    options = parse_options_from(config.get("parse"))
+    types = load_doc_types(args.doc_types)
+    if args.doc_type and args.doc_type not in DOC_TYPES:
+        raise ConfigError(f"--doc-type {args.doc_type!r}: accepted values are {', '.join(DOC_TYPES)}")
+    counter = load_counter(args.tokenizer or DEFAULT_TOKENIZER)
+    changes = {
+        k: v
+        for k, v in (
+            ("strategy", args.strategy),
+            ("max_tokens", args.max_tokens),
+            ("overlap", args.overlap),
+            ("min_tokens", args.min_tokens),
+            ("table_max_tokens", args.table_max_tokens),
+        )
+        if v is not None
+    }
+    out = sys.stdout
+    totals: Counter[str] = Counter()
+    for path in iter_input_files(args.inputs or [SAMPLE_CORPUS]):
+        parsed = parse_path(path, options=options)
+        doc = parsed.document
+        if args.doc_type:
+            doc_type, why = args.doc_type, "forced by --doc-type"
+        else:
+            cls = classify(parsed, types.thresholds, types.overrides)
+            doc_type, why = cls.doc_type, cls.reason
+        try:
+            profile = dataclasses.replace(types.profiles[doc_type], **changes)
+        except ValueError as e:
+            raise ConfigError(str(e)) from e
+        chunks = chunk_document(parsed, profile, counter, doc_type=doc_type)
+        totals["documents"] += 1
+        totals["chunks"] += len(chunks)
+        totals["over_limit"] += sum(c.over_limit for c in chunks)
+        if args.json:
+            for ch in chunks:
+                out.write(json.dumps(ch.to_dict(), ensure_ascii=False) + "\n")
+            continue
+        out.write(
+            f"\n=== {doc.source}  [{doc.status}] type={doc_type} ({why})  {profile.label}  "
+            f"{len(chunks)} chunks\n"
+        )
+        if doc.status != "ok":
+            out.write(f"    {doc.reason}\n")
+        for ch in chunks:
+            facts = [f"#{ch.chunk_index}", f"{ch.n_tokens} tokens"]
+            if ch.page_start:
+                facts.append(
+                    f"p{ch.page_start}" + (f"-{ch.page_end}" if ch.page_end != ch.page_start else "")
+                )
+            facts.append(",".join(ch.block_kinds))
+            if ch.overlap_tokens:
+                facts.append(f"overlap {ch.overlap_tokens}")
+            if ch.table_part is not None:
+                facts.append(f"table part {ch.table_part}")
+            if ch.continuation:
+                facts.append("continued")
+            if ch.over_limit:
+                facts.append(f"OVER EMBEDDER LIMIT ({counter.max_input}): would be truncated")
+            out.write(f"--- {' · '.join(facts)} ---\n{ch.text}\n")
+    print(
+        f"chunked {totals['documents']} files into {totals['chunks']} chunks "
+        f"({totals['over_limit']} over the embedder's input limit) with {counter.name}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -101,12 +223,14 @@ def _print_document(out, parsed, elapsed: float, width: int) -> None:
         if len(text) > width:
             text = text[: width - 1] + "…"
         indent = "  " * b.level if b.kind == "list_item" else ""
-        out.write(f"   {b.kind:<10} {tag:<11} {page:<6} {b.char_start:>7}-{b.char_end:<7} "
-                  f"{_clip(path, 40):<40} {indent}{text}\n")
+        out.write(
+            f"   {b.kind:<10} {tag:<11} {page:<6} {b.char_start:>7}-{b.char_end:<7} "
+            f"{_clip(path, 40):<40} {indent}{text}\n"
+        )
 
 
 def _clip(s: str, n: int) -> str:
-    return s if len(s) <= n else "…" + s[-(n - 1):]
+    return s if len(s) <= n else "…" + s[-(n - 1) :]
 
 
 if __name__ == "__main__":

@@ -44,8 +44,12 @@ def test_unknown_extension_text_is_parsed_as_text():
 
 
 def test_html_named_pdf_is_not_parsed_as_pdf():
-    check(parse_document(b"<!DOCTYPE html><html><body><h1>404 Not Found</h1></body></html>", "report.pdf"),
-          "failed", "HTML", "not a PDF")
+    check(
+        parse_document(b"<!DOCTYPE html><html><body><h1>404 Not Found</h1></body></html>", "report.pdf"),
+        "failed",
+        "HTML",
+        "not a PDF",
+    )
 
 
 def test_text_named_pdf():

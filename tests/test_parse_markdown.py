@@ -1,5 +1,4 @@
 from raychunk.parse import parse_document
-
 from tests.spans import assert_spans_match
 
 DOC = """---
@@ -62,7 +61,11 @@ def test_block_kinds_headings_and_paths():
         ("Setext two", 2, ("Widget Manual",)),
     ]
     final = doc.blocks[-1]
-    assert (final.kind, final.text, final.heading_path) == ("paragraph", "Final words.", ("Widget Manual", "Setext two"))
+    assert (final.kind, final.text, final.heading_path) == (
+        "paragraph",
+        "Final words.",
+        ("Widget Manual", "Setext two"),
+    )
 
 
 def test_hash_inside_code_fence_is_code_not_heading():
@@ -109,7 +112,10 @@ def test_spans_match_source_text():
 def test_bom_and_crlf():
     src = "\ufeff# Deploying\r\n\r\nText one.\r\nText two.\r\n\r\n## Next\r\n\r\nMore.\r\n"
     doc = parse_document(src.encode("utf-8"), "crlf.md")
-    assert [(b.kind, b.text) for b in doc.blocks if b.kind == "heading"] == [("heading", "Deploying"), ("heading", "Next")]
+    assert [(b.kind, b.text) for b in doc.blocks if b.kind == "heading"] == [
+        ("heading", "Deploying"),
+        ("heading", "Next"),
+    ]
     assert doc.document.encoding == "utf-8-sig"
     assert_spans_match(doc, exact=False)
     para = doc.blocks[1]

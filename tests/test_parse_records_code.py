@@ -1,5 +1,4 @@
 from raychunk.parse import parse_document
-
 from tests.spans import assert_spans_match
 
 
@@ -68,7 +67,7 @@ def test_python_one_block_per_top_level_def():
 
 
 def test_brace_language_functions():
-    src = "package main\n\nimport \"fmt\"\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a + b // {\n}\n\ntype T struct {\n\tX int\n}\n"
+    src = 'package main\n\nimport "fmt"\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a + b // {\n}\n\ntype T struct {\n\tX int\n}\n'
     doc = parse_document(src.encode(), "main.go")
     texts = [b.text for b in doc.blocks]
     assert texts == [

@@ -1,5 +1,4 @@
 from raychunk.parse import parse_document
-
 from tests.spans import assert_spans_match, kinds
 
 

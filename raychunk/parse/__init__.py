@@ -8,8 +8,8 @@
 from __future__ import annotations
 
 import contextlib
-import glob
 import dataclasses
+import glob
 import logging
 import signal
 import threading
@@ -53,10 +53,20 @@ class ParseTimeout(Exception):
 
 
 _DESCRIBE = {
-    "pdf": "a PDF", "docx": "a Word document", "pptx": "a PowerPoint deck", "xlsx": "an Excel workbook",
-    "epub": "an EPUB book", "odt": "an OpenDocument text", "ole": "a legacy Office (OLE) file",
-    "gzip": "gzip-compressed data", "image": "an image", "archive": "an archive", "zip": "a zip archive",
-    "rtf": "an RTF document", "html": "HTML", "text": "plain text",
+    "pdf": "a PDF",
+    "docx": "a Word document",
+    "pptx": "a PowerPoint deck",
+    "xlsx": "an Excel workbook",
+    "epub": "an EPUB book",
+    "odt": "an OpenDocument text",
+    "ole": "a legacy Office (OLE) file",
+    "gzip": "gzip-compressed data",
+    "image": "an image",
+    "archive": "an archive",
+    "zip": "a zip archive",
+    "rtf": "an RTF document",
+    "html": "HTML",
+    "text": "plain text",
 }
 _OLE_FORMATS = {"doc", "xls", "ppt", "msg"}
 _BINARY_FORMATS = {"pdf", "docx", "pptx", "xlsx", "epub", "odt", "doc", "xls", "ppt", "msg", "rtf"}
@@ -68,8 +78,13 @@ def parse_path(path: str | Path, *, options: ParseOptions = ParseOptions()) -> P
     try:
         data = path.read_bytes()
     except OSError as e:
-        doc = Document(content_hash(str(path).encode()), str(path), format_from_name(path.name) or "unknown",
-                       "failed", f"cannot read file: {e.strerror or e}")
+        doc = Document(
+            content_hash(str(path).encode()),
+            str(path),
+            format_from_name(path.name) or "unknown",
+            "failed",
+            f"cannot read file: {e.strerror or e}",
+        )
         return ParsedDocument(doc)
     return parse_document(data, str(path), options=options)
 
@@ -104,14 +119,21 @@ def _dispatch(data: bytes, source: str, by_name: str | None, base: Document, opt
         if fmt is None:
             what = _DESCRIBE.get(by_content, by_content)
             if by_name is None or by_name == "text" and by_content in ("gzip", "image", "archive", "zip"):
-                why = f"content is {what}, not a supported document" if by_name is None else \
-                    f"content is {what}, not text, behind a {ext} extension"
+                why = (
+                    f"content is {what}, not a supported document"
+                    if by_name is None
+                    else f"content is {what}, not text, behind a {ext} extension"
+                )
                 return _unsupported(base, why)
-            return _failed(base, f"content is {what}, not {_DESCRIBE.get(by_name, by_name)} as the {ext} extension says")
+            return _failed(
+                base, f"content is {what}, not {_DESCRIBE.get(by_name, by_name)} as the {ext} extension says"
+            )
     else:
         if by_name in _BINARY_FORMATS:
             looks = _text_kind(data)
-            return _failed(base, f"content is {looks}, not {_DESCRIBE.get(by_name, by_name)} as the {ext} extension says")
+            return _failed(
+                base, f"content is {looks}, not {_DESCRIBE.get(by_name, by_name)} as the {ext} extension says"
+            )
         fmt = by_name or _text_format_of(data)
         if fmt is None:
             return _unsupported(base, f"unknown extension {ext or '(none)'} and content that is not text")
@@ -122,7 +144,10 @@ def _dispatch(data: bytes, source: str, by_name: str | None, base: Document, opt
 def _reconcile(by_name: str | None, by_content: str) -> str | None:
     """The format to parse as, when the bytes announce a container; None on a mismatch."""
     if by_content == "ole":
-        return by_name if by_name in _OLE_FORMATS else None
+        # An encrypted docx/xlsx/pptx is an OLE container: the office parser says it needs a password.
+        return by_name if by_name in _OLE_FORMATS | {"docx", "xlsx", "pptx"} else None
+    if by_content == "zip" and by_name in ("docx", "xlsx", "pptx", "epub", "odt"):
+        return by_name  # a truncated or odd package: the office parser gives the precise reason
     if by_content in ("pdf", "docx", "pptx", "xlsx", "epub", "odt", "rtf"):
         if by_name in (None, by_content):
             return by_content
@@ -186,8 +211,24 @@ _PARSERS = {
     "tsv": _parse_text_format("records.parse_csv"),
     "jsonl": _parse_text_format("records.parse_jsonl"),
     "pdf": _parse_binary_format("pdf.parse_pdf"),
-    **{fmt: _parse_binary_format("office.parse_office")
-       for fmt in ("docx", "pptx", "xlsx", "epub", "odt", "eml", "msg", "rtf", "rst", "org", "doc", "ppt", "xls")},
+    **{
+        fmt: _parse_binary_format("office.parse_office")
+        for fmt in (
+            "docx",
+            "pptx",
+            "xlsx",
+            "epub",
+            "odt",
+            "eml",
+            "msg",
+            "rtf",
+            "rst",
+            "org",
+            "doc",
+            "ppt",
+            "xls",
+        )
+    },
 }
 
 

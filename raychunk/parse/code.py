@@ -16,10 +16,29 @@ from raychunk.parse._common import BlockStream, clean_text, finish, line_offsets
 __all__ = ["parse_code", "LANGUAGES"]
 
 LANGUAGES = {
-    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".jsx": "javascript",
-    ".ts": "typescript", ".tsx": "typescript", ".go": "go", ".rs": "rust", ".java": "java", ".c": "c",
-    ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".cs": "csharp", ".kt": "kotlin",
-    ".swift": "swift", ".rb": "ruby", ".php": "php", ".scala": "scala", ".sh": "bash", ".bash": "bash",
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".hpp": "cpp",
+    ".cs": "csharp",
+    ".kt": "kotlin",
+    ".swift": "swift",
+    ".rb": "ruby",
+    ".php": "php",
+    ".scala": "scala",
+    ".sh": "bash",
+    ".bash": "bash",
 }
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--)")
 
@@ -58,8 +77,12 @@ def _python_units(text: str) -> list[tuple[str, int, int]] | None:
         return None
     units = []
     for i, node in enumerate(tree.body):
-        if i == 0 and isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant) \
-                and isinstance(node.value.value, str):
+        if (
+            i == 0
+            and isinstance(node, ast.Expr)
+            and isinstance(getattr(node, "value", None), ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
             units.append(("docstring", node.lineno - 1, node.end_lineno - 1))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1

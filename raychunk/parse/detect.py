@@ -12,17 +12,56 @@ __all__ = ["BinaryContent", "decode_text", "format_from_name", "sniff_content", 
 
 EXTENSIONS = {
     ".pdf": "pdf",
-    ".md": "markdown", ".markdown": "markdown", ".mdown": "markdown", ".mkd": "markdown",
-    ".html": "html", ".htm": "html", ".xhtml": "html",
-    ".txt": "text", ".text": "text", ".log": "text",
-    ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-    ".py": "code", ".pyi": "code", ".js": "code", ".mjs": "code", ".ts": "code", ".tsx": "code",
-    ".jsx": "code", ".go": "code", ".rs": "code", ".java": "code", ".c": "code", ".h": "code",
-    ".cc": "code", ".cpp": "code", ".hpp": "code", ".cs": "code", ".kt": "code", ".swift": "code",
-    ".rb": "code", ".php": "code", ".scala": "code", ".sh": "code", ".bash": "code",
-    ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".epub": "epub", ".odt": "odt",
-    ".eml": "eml", ".msg": "msg", ".rtf": "rtf", ".rst": "rst", ".org": "org",
-    ".doc": "doc", ".ppt": "ppt", ".xls": "xls",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdown": "markdown",
+    ".mkd": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".txt": "text",
+    ".text": "text",
+    ".log": "text",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".py": "code",
+    ".pyi": "code",
+    ".js": "code",
+    ".mjs": "code",
+    ".ts": "code",
+    ".tsx": "code",
+    ".jsx": "code",
+    ".go": "code",
+    ".rs": "code",
+    ".java": "code",
+    ".c": "code",
+    ".h": "code",
+    ".cc": "code",
+    ".cpp": "code",
+    ".hpp": "code",
+    ".cs": "code",
+    ".kt": "code",
+    ".swift": "code",
+    ".rb": "code",
+    ".php": "code",
+    ".scala": "code",
+    ".sh": "code",
+    ".bash": "code",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+    ".epub": "epub",
+    ".odt": "odt",
+    ".eml": "eml",
+    ".msg": "msg",
+    ".rtf": "rtf",
+    ".rst": "rst",
+    ".org": "org",
+    ".doc": "doc",
+    ".ppt": "ppt",
+    ".xls": "xls",
 }
 TEXT_FORMATS = frozenset({"markdown", "html", "text", "csv", "tsv", "jsonl", "code", "rst", "org", "eml"})
 # Containers a sniff can name; a text format has no magic number.
@@ -98,7 +137,9 @@ def decode_text(data: bytes, *, html: bool = False) -> tuple[str, str]:
             try:
                 return data.decode(enc), enc
             except UnicodeDecodeError as e:
-                raise BinaryContent(f"starts with a {enc} byte-order mark but does not decode: {e.reason}") from e
+                raise BinaryContent(
+                    f"starts with a {enc} byte-order mark but does not decode: {e.reason}"
+                ) from e
     sample = data[:8192]
     if len(sample) >= 4 and sample.count(0) * 3 > len(sample):
         even, odd = sample[0::2].count(0), sample[1::2].count(0)
@@ -152,5 +193,7 @@ def _looks_binary(text: str) -> bool:
     sample = text[:8192]
     if not sample:
         return False
-    bad = sum(1 for c in sample if (c < " " and c not in "\t\n\r\f\b") or c == "\ufffd" or "\x7f" <= c < "\xa0")
+    bad = sum(
+        1 for c in sample if (c < " " and c not in "\t\n\r\f\b") or c == "\ufffd" or "\x7f" <= c < "\xa0"
+    )
     return bad / len(sample) > 0.10

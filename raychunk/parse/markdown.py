@@ -23,7 +23,9 @@ def _parser():
             from markdown_it import MarkdownIt
             from mdit_py_plugins.front_matter import front_matter_plugin
         except ImportError as e:
-            raise ImportError("markdown needs markdown-it-py: pip install markdown-it-py mdit-py-plugins") from e
+            raise ImportError(
+                "markdown needs markdown-it-py: pip install markdown-it-py mdit-py-plugins"
+            ) from e
         _MD = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
     return _MD
 
@@ -123,8 +125,14 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
         elif kind == "table_close" and table is not None:
             rows = tuple(tuple(r) for r in table["rows"])
             start, end = line_span(*table["map"])
-            out.add("table", render_table(rows, table["header_rows"]), start, end, rows=rows,
-                    header_rows=table["header_rows"])
+            out.add(
+                "table",
+                render_table(rows, table["header_rows"]),
+                start,
+                end,
+                rows=rows,
+                header_rows=table["header_rows"],
+            )
             table = None
         i += 1
 
@@ -154,7 +162,9 @@ def _front_matter(content: str) -> dict[str, str]:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {str(k): squash(str(v)) for k, v in data.items() if v is not None and not isinstance(v, (dict, list))}
+    return {
+        str(k): squash(str(v)) for k, v in data.items() if v is not None and not isinstance(v, (dict, list))
+    }
 
 
 class _TextOnly(HTMLParser):

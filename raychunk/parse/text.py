@@ -101,7 +101,11 @@ def _numbered_heading(m: re.Match, text: str, paragraphs: list, idx: int) -> boo
     for j in (idx - 1, idx + 1):
         if 0 <= j < len(paragraphs):
             s, e = paragraphs[j]
-            if "\n" not in text[s:e] and _NUMBERED.match(text[s:e]) and "." not in _NUMBERED.match(text[s:e]).group(1):
+            if (
+                "\n" not in text[s:e]
+                and _NUMBERED.match(text[s:e])
+                and "." not in _NUMBERED.match(text[s:e]).group(1)
+            ):
                 return False
     return True
 
@@ -124,8 +128,13 @@ def _add_body(out: BlockStream, text: str, s: int, e: int) -> None:
             if line.strip():
                 indent = len(_BULLET.match(line).group(1))
                 ls = pos + indent
-                out.add("list_item", clean_text(line.strip()), ls, ls + len(line.strip()),
-                        level=1 if indent > base_indent else 0)
+                out.add(
+                    "list_item",
+                    clean_text(line.strip()),
+                    ls,
+                    ls + len(line.strip()),
+                    level=1 if indent > base_indent else 0,
+                )
             pos += len(line) + 1
         return
     out.add("paragraph", clean_text(para), s, e)

@@ -1,0 +1,99 @@
+"""The chunker's records: a chunk profile (the setting) and the chunk it produces."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+__all__ = ["STRATEGIES", "Chunk", "Profile", "chunk_id"]
+
+STRATEGIES = ("structure", "records", "fixed", "code", "unstructured_by_title")
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A chunking setting.
+
+    ``overlap`` below 1 is a fraction of ``max_tokens``, from 1 up a token count. ``table_max_tokens``
+    is the table cap: a table up to it is one chunk, a bigger one is split by rows. ``min_tokens``
+    lets a tiny section join its next sibling under the same parent heading (0 = never).
+    """
+
+    strategy: str = "structure"
+    max_tokens: int = 256
+    min_tokens: int = 0
+    overlap: float = 0.0
+    table_max_tokens: int | None = None
+
+    def __post_init__(self):
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy={self.strategy!r}: accepted values are {', '.join(STRATEGIES)}")
+        if not isinstance(self.max_tokens, int) or self.max_tokens < 16:
+            raise ValueError(f"max_tokens must be an integer >= 16, got {self.max_tokens!r}")
+        if self.min_tokens < 0 or self.min_tokens >= self.max_tokens:
+            raise ValueError(
+                f"min_tokens must be >= 0 and < max_tokens ({self.max_tokens}), got {self.min_tokens!r}"
+            )
+        if self.overlap < 0 or self.overlap_tokens >= self.max_tokens // 2:
+            raise ValueError(
+                f"overlap must be a fraction in [0, 0.5) or a token count below max_tokens/2, got {self.overlap!r}"
+            )
+        if self.table_max_tokens is not None and self.table_max_tokens < 16:
+            raise ValueError(f"table_max_tokens must be >= 16, got {self.table_max_tokens!r}")
+
+    @property
+    def overlap_tokens(self) -> int:
+        return int(round(self.overlap * self.max_tokens)) if self.overlap < 1 else int(self.overlap)
+
+    @property
+    def table_cap(self) -> int:
+        return self.table_max_tokens or self.max_tokens
+
+    @property
+    def label(self) -> str:
+        """A short name for reports: ``structure/256/o26``."""
+        return f"{self.strategy}/{self.max_tokens}/o{self.overlap_tokens}"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One unit of retrieval. ``text`` is exactly what gets embedded: the header line, a blank line,
+    then the body. ``char_start``/``char_end`` span the body in the document text; ``overlap_tokens``
+    of the body repeat the end of the previous chunk."""
+
+    chunk_id: str
+    doc_id: str
+    source: str
+    doc_type: str
+    strategy: str
+    max_tokens: int
+    overlap: int
+    chunk_index: int
+    text: str
+    header: str
+    heading_path: tuple[str, ...]
+    char_start: int
+    char_end: int
+    page_start: int | None
+    page_end: int | None
+    n_tokens: int
+    header_tokens: int
+    overlap_tokens: int
+    block_kinds: tuple[str, ...]
+    parent_id: str
+    table_id: str | None = None
+    table_part: int | None = None
+    continuation: bool = False
+    over_limit: bool = False
+
+    def to_dict(self) -> dict:
+        return {
+            f: getattr(self, f) if not isinstance(getattr(self, f), tuple) else list(getattr(self, f))
+            for f in self.__slots__
+        }
+
+
+def chunk_id(doc_id: str, profile: Profile, char_start: int, char_end: int, part: int | None = None) -> str:
+    """Deterministic: a hash of the document, the setting and the span (and table piece)."""
+    key = f"{doc_id}|{profile.strategy}|{profile.max_tokens}|{profile.overlap_tokens}|{char_start}|{char_end}|{part}"
+    return hashlib.sha256(key.encode()).hexdigest()[:32]

@@ -1,0 +1,51 @@
+"""Sentence boundaries as offsets, for splitting a block that is over the size cap.
+
+>>> text = "Dr. Smith went home. It rained! Then: nothing?"
+>>> [text[s:e] for s, e in sentence_spans(text)]
+['Dr. Smith went home.', 'It rained!', 'Then: nothing?']
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["sentence_spans", "word_spans"]
+
+# A sentence ends at . ! ? … (plus closing quotes/brackets) before whitespace and an upper-case
+# letter, digit, quote or bracket; or at a line break followed by a speaker turn or a bullet.
+_END = re.compile(
+    r"""(?:[.!?…]["'”’)\]]*)(\s+)(?=["'“‘(\[]?[A-Z0-9\u00c0-\u024f\u0400-\u04ff])|(\n)(?=\s*(?:[-*•]|\w[\w .'()-]{0,40}:)\s)"""
+)
+_ABBREV = re.compile(
+    r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|vs|etc|e\.g|i\.e|Fig|No|Vol|pp|cf|Inc|Ltd|Jr|Sr)|\b[A-Z])\.$"
+)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each sentence, whitespace trimmed; together they cover every non-space char."""
+    spans, start = [], 0
+    for m in _END.finditer(text):
+        cut = m.start(1) if m.group(1) is not None else m.start(2)
+        if text[cut - 1] == "." and _ABBREV.search(text, max(0, cut - 6), cut):
+            continue
+        spans.extend(_trim(text, start, cut))
+        start = m.end()
+    spans.extend(_trim(text, start, len(text)))
+    return spans
+
+
+def word_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    end = len(text) if end is None else end
+    return (
+        [(m.start(), m.end()) for m in re.finditer(r"\S+", text[start:end])]
+        if start == 0 and end == len(text)
+        else [(start + m.start(), start + m.end()) for m in re.finditer(r"\S+", text[start:end])]
+    )
+
+
+def _trim(text: str, s: int, e: int):
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return [(s, e)] if e > s else []

@@ -1,0 +1,866 @@
+"""HTML: a streaming parse of the decoded source into headings, paragraphs, list items, code and tables.
+
+Invariant: ``doc.text`` is the decoded HTML source, and a block's span ``text[char_start:char_end]``
+is the source of its element: from the start of its opening tag to the end of its closing tag, or
+to the end of its last content where the element ends implicitly (tag soup, end of file) or where a
+nested block splits it (an ``li`` stops where its nested list starts; text after the nested list is
+a block of its own). Loose text in a container (``<div>text</div>``) spans its text and inline tags.
+``block.text`` is the visible text of the span: tags, comments and dropped boilerplate removed,
+character references decoded, whitespace collapsed, ``<br>`` a line break; ``pre`` keeps its layout
+and a table's text is ``render_table`` of its cells. So for a paragraph,
+``squash(strip_tags(text[start:end]))`` with entities decoded equals ``squash(block.text)``.
+
+It is built on the stdlib's streaming ``html.parser`` rather than a tree builder: lxml silently
+drops everything below ~255 nesting levels, and a tree walk can hit the recursion limit, while a
+stream of events has neither problem. Nothing is fetched and no entity is resolved (an internal DTD
+subset is blanked out before parsing, so its ``]>`` does not leak into the text).
+
+>>> doc = parse_html("<h1>T</h1><p>a &amp; b<ul><li>x</ul>", Document("id", "a.html", "html", "ok"))
+>>> [(b.kind, b.text, b.heading_path) for b in doc.blocks]
+[('heading', 'T', ()), ('paragraph', 'a & b', ('T',)), ('list_item', 'x', ('T',))]
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from raychunk.document import Document, ParsedDocument
+from raychunk.parse._common import BlockStream, clean_text, finish, render_table, squash
+
+__all__ = ["parse_html"]
+
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# fmt: off
+_VOID = frozenset({
+    "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "img", "input", "keygen",
+    "link", "meta", "param", "source", "track", "wbr",
+})
+# Dropped with everything inside them. header/footer only outside article/main/section; form is
+# judged when it closes (ASP.NET pages wrap the whole body in one).
+_BOILERPLATE = frozenset({
+    "script", "style", "noscript", "template", "svg", "nav", "aside", "button", "select", "iframe",
+    "textarea", "object", "applet", "frameset",
+})
+_BOILERPLATE_ROLES = frozenset({"navigation", "banner", "contentinfo", "search"})
+_BOILERPLATE_CLASSES = frozenset({
+    "mw-editsection", "navbox", "sr-only", "visually-hidden", "screen-reader-text", "mw-jump-link",
+    "headerlink", "copiable-link", "nav-panel",
+})
+# Block-level elements: they end the text run they interrupt and are tracked on the element stack.
+_BLOCK = frozenset({
+    "address", "article", "aside", "blockquote", "caption", "center", "details", "dialog", "dd", "dir",
+    "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5",
+    "h6", "header", "hgroup", "hr", "li", "listing", "main", "menu", "nav", "ol", "p", "pre", "section",
+    "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul", "legend", "xmp", "plaintext",
+    "noframes",
+})
+# fmt: on
+_TRACKED = _BLOCK | {"title"}
+# Start tags that close an open <p> (HTML spec, "close a p element" in button scope).
+_CLOSES_P = _BLOCK - {"caption", "td", "th", "tr", "tbody", "thead", "tfoot", "legend", "noframes"}
+# Elements that bound the scope in which an end tag or an implicit close may find its element.
+_SCOPE = frozenset({"table", "td", "th", "caption", "template", "object", "applet", "marquee", "button"})
+# "Special" elements that stop an <li>/<dd> start tag from closing an outer <li>/<dd>.
+_LI_BARRIER = (_BLOCK - {"div", "p", "address", "li", "dd", "dt"}) | _SCOPE
+_TABLE_PARTS = frozenset({"tr", "td", "th", "thead", "tbody", "tfoot", "caption"})
+_CONTENT = frozenset({"article", "main", "section"})
+_LANG_CLASS = re.compile(r"(?:^|\s)(?:language-|lang-|highlight-source-|highlight-|brush:\s*)([\w+#.-]+)")
+# Bare class names taken as a language on <pre>/<code> (class="javascript").
+# fmt: off
+_LANGUAGES = frozenset({
+    "bash", "c", "cpp", "csharp", "css", "go", "haskell", "html", "java", "javascript", "js", "json",
+    "kotlin", "lua", "perl", "php", "python", "ruby", "rust", "scala", "shell", "sh", "sql", "swift",
+    "typescript", "ts", "xml", "yaml",
+})
+# fmt: on
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\r?\n)+")
+_TAGLIKE = re.compile(r"<[A-Za-z!/?]")
+_DOCTYPE_SUBSET = re.compile(r"<!DOCTYPE[^>\[]*\[.*?\]\s*>", re.IGNORECASE | re.DOTALL)
+_META_NAMES = ("description", "author", "keywords", "og:title", "og:description", "og:site_name")
+
+_PARA = ("paragraph", 0, None)
+# Elements whose own span a block takes: the run of text they open starts at their opening tag.
+_ANCHORED = _HEADINGS | {
+    "p",
+    "li",
+    "dt",
+    "dd",
+    "blockquote",
+    "caption",
+    "figcaption",
+    "summary",
+    "legend",
+    "pre",
+}
+_LINK_SCOPE = frozenset({"p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6"})
+_CURRENCY = frozenset({"$", "€", "£", "¥"})
+_CLOSERS = frozenset({")", "%", ")%"})
+_NUMBER_START = re.compile(r"[(\-\u2014\u2013]?\s*[\d.,]|[\u2014\u2013-]$")
+_NUMBER = re.compile(r"[$€£¥]?\(?[-\u2013\u2014]?\s*\d[\d.,]*\s*\Z")
+
+# An output op: (kind, text, start, end, level, language, rows, header_rows, link_chars), replayed into a
+# BlockStream at the end so that tables can decide late (data or layout) what they emit.
+
+
+class _Frame:
+    """An open element. Index fields point at the nearest open element of a sort within its scope."""
+
+    __slots__ = (
+        "tag", "start", "ctx", "anchor", "lists", "content", "lang", "p", "li", "dd", "h",
+        "tbl", "sect", "tr", "cell", "table", "sink", "skip", "inner", "hidden", "cdata", "sink_mark",
+    )  # fmt: skip
+
+    def __init__(self, tag: str, start: int, parent: _Frame | None):
+        self.tag = tag
+        self.start = start
+        if parent is None:
+            self.ctx, self.anchor, self.lists, self.content, self.lang = None, None, 0, False, None
+            self.p = self.li = self.dd = self.h = self.tbl = self.sect = self.tr = self.cell = -1
+        else:
+            self.ctx, self.anchor, self.lists = parent.ctx, parent.anchor, parent.lists
+            self.content, self.lang = parent.content, parent.lang
+            self.p, self.li, self.dd, self.h = parent.p, parent.li, parent.dd, parent.h
+            self.tbl, self.sect, self.tr, self.cell = parent.tbl, parent.sect, parent.tr, parent.cell
+        self.table = None
+        self.sink = None
+        self.skip = False
+        self.inner: dict[str, int] | None = None
+        self.hidden = 0
+        self.cdata = False
+        self.sink_mark: tuple[list, int] | None = None
+
+
+class _Run:
+    """The text block being collected: pieces of decoded text, None marking a <br>."""
+
+    __slots__ = ("start", "end", "ctx", "anchor", "lang", "pieces", "has_text", "brs", "before_br", "links")
+
+    def __init__(self, start: int, end: int, ctx: tuple, anchor: _Frame | None):
+        self.start, self.end, self.ctx, self.anchor = start, end, ctx, anchor
+        self.lang = ctx[2]
+        self.pieces: list[str | None] = []
+        self.has_text = False
+        self.brs = 0
+        self.before_br = end
+        self.links = 0  # characters of text inside <a>, to spot link lists (menus, language lists)
+
+
+class _Table:
+    __slots__ = ("role", "rows", "stray", "caption")
+
+    def __init__(self, role: str):
+        self.role = role
+        self.rows: list[_Row] = []
+        self.stray: list[tuple] = []
+        self.caption: list[tuple] = []
+
+
+class _Row:
+    __slots__ = ("cells", "head")
+
+    def __init__(self, head: bool):
+        self.cells: list[_Cell] = []
+        self.head = head
+
+
+class _Cell:
+    __slots__ = ("ops", "th", "span")
+
+    def __init__(self, th: bool, span: int):
+        self.ops: list[tuple] = []
+        self.th = th
+        self.span = span
+
+
+def parse_html(text: str, base: Document) -> ParsedDocument:
+    """Parse decoded HTML ``text`` into blocks whose spans point into ``text`` itself."""
+    fed = _blank_doctype_subset(text)
+    cut = text.rfind("<")
+    truncated = cut >= 0 and ">" not in text[cut:] and _TAGLIKE.match(text, cut) is not None
+    if truncated:
+        fed = fed[:cut]  # a tag cut off by the end of the file is not text
+    keep: set[int] = set()
+    for _ in range(4):
+        events = _Events(text, keep)
+        events.run(fed)
+        # An unclosed boilerplate element (say an <aside> never closed) hides the rest of the page,
+        # which a browser would show; parse again with that element kept.
+        lost = events.unclosed_skip
+        if lost is None or lost.start in keep or lost.cdata or lost.hidden < 2000:
+            break
+        keep.add(lost.start)
+
+    stream = BlockStream()
+    for kind, btext, start, end, level, language, rows, header_rows, _ in events.ops:
+        if kind == "heading":
+            stream.heading(btext, level, start, end)
+            continue
+        kw: dict = {}
+        if level:
+            kw["level"] = level
+        if language:
+            kw["language"] = language
+        if rows:
+            kw["rows"], kw["header_rows"] = rows, header_rows
+        stream.add(kind, btext, start, end, **kw)
+
+    changes: dict = {}
+    title = squash(clean_text("".join(events.title_parts))) if events.title_parts else ""
+    if not title:
+        title = next((b.text for b in stream.blocks if b.kind == "heading" and b.level == 1), "")
+    if title:
+        changes["title"] = title[:200]
+    if events.metadata:
+        changes["metadata"] = tuple(events.metadata.items())
+    reasons = []
+    if truncated:
+        reasons.append(f"truncated: the file ends inside a tag at offset {cut}")
+    if not stream.blocks:
+        reasons.append("no visible text outside markup and boilerplate")
+    if reasons:
+        changes["reason"] = "; ".join(reasons)
+    return finish(base, text, stream.blocks, **changes)
+
+
+def _blank_doctype_subset(text: str) -> str:
+    """Replace a DOCTYPE with an internal subset (``<!ENTITY ...>``) by spaces, keeping offsets."""
+    head = text[:65536]
+    m = _DOCTYPE_SUBSET.search(head)
+    if m is None:
+        return text
+    blank = re.sub(r"[^\n]", " ", m.group())
+    return text[: m.start()] + blank + text[m.end() :]
+
+
+def _language(attrs: dict, *, bare: bool = False) -> str | None:
+    """The language a class="language-x" / "lang-x" (or, on pre/code, a bare "python") names."""
+    cls = attrs.get("class")
+    if cls:
+        m = _LANG_CLASS.search(cls)
+        if m:
+            return m.group(1).lower()
+        if bare:
+            for token in cls.lower().split():
+                if token in _LANGUAGES:
+                    return token
+    lang = attrs.get("data-lang") or attrs.get("data-language")
+    return lang.lower() if lang else None
+
+
+def _op_text(op: tuple) -> str:
+    if op[0] == "table":
+        return " ".join(c for row in op[6] for c in row if c)
+    return squash(op[1])
+
+
+class _Events(HTMLParser):
+    """Turns parser events into output ops, keeping an element stack of block-level elements only."""
+
+    def __init__(self, text: str, keep: set[int]):
+        super().__init__(convert_charrefs=True)
+        self.text = text
+        self.keep = keep
+        self.lines = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.root = _Frame("#root", 0, None)
+        self.stack: list[_Frame] = []
+        self.count: dict[str, int] = {}
+        self.ops: list[tuple] = []
+        self.sinks: list[list[tuple]] = [self.ops]
+        self.run_: _Run | None = None
+        self.inline_start: int | None = None
+        self.pending = False
+        self.last_end = 0
+        self.skip: _Frame | None = None
+        self.in_title = False
+        self.title_parts: list[str] = []
+        self.have_title = False
+        self.metadata: dict[str, str] = {}
+        self.closing = False
+        self.unclosed_skip: _Frame | None = None
+        self.in_link = False
+
+    # -- driving ---------------------------------------------------------------------------------
+
+    def run(self, fed: str) -> None:
+        self.feed(fed)
+        self.closing = True
+        self.close()
+        self._settle(len(self.text))
+        self.unclosed_skip = self.skip
+        while self.stack:
+            self._pop(None)
+        self._flush()
+
+    def _pos(self) -> int:
+        line, col = self.getpos()
+        return self.lines[line - 1] + col
+
+    def _settle(self, p: int) -> None:
+        """Text data ends where the next event starts."""
+        if self.pending:
+            self.pending = False
+            if self.run_ is not None:
+                self.run_.end = p
+        self.last_end = max(self.last_end, p)
+
+    @property
+    def top(self) -> _Frame:
+        return self.stack[-1] if self.stack else self.root
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def handle_starttag(self, tag, attrs):
+        p = self._pos()
+        self._settle(p)
+        end = p + len(self.get_starttag_text() or "")
+        self._start(tag, attrs, p, end)
+        self.last_end = end
+
+    def handle_startendtag(self, tag, attrs):
+        # <x/>: XHTML's empty element. Taking it as open-and-closed never swallows what follows.
+        p = self._pos()
+        self._settle(p)
+        end = p + len(self.get_starttag_text() or "")
+        self._start(tag, attrs, p, end)
+        if tag not in _VOID:
+            self._end(tag, end)
+        self.last_end = end
+
+    def handle_endtag(self, tag):
+        p = self._pos()
+        self._settle(p)
+        gt = self.text.find(">", p)
+        end = gt + 1 if gt >= 0 else len(self.text)
+        self._end(tag, end)
+        self.last_end = end
+
+    def handle_data(self, data):
+        p = self._pos()
+        self._settle(p)
+        if self.skip is not None:
+            if not self.skip.cdata:
+                self.skip.hidden += len(data)
+            return
+        if self.in_title:
+            self.title_parts.append(data)
+            return
+        if self.closing and len(data) > 1 and _TAGLIKE.match(data):
+            return  # an unterminated tag or comment at end of file, handed back as text
+        blank = data.isspace()
+        run = self.run_
+        if run is None:
+            if blank:
+                return
+            top = self.top
+            start = self.inline_start if self.inline_start is not None else p
+            run = self.run_ = _Run(start, p, top.ctx or _PARA, top.anchor)
+        run.pieces.append(data)
+        if not blank:
+            run.has_text = True
+            run.brs = 0
+            if self.in_link:
+                run.links += len(data.strip())
+        self.pending = True
+
+    def handle_comment(self, data):
+        self._settle(self._pos())
+
+    def handle_decl(self, decl):
+        self._settle(self._pos())
+
+    def handle_pi(self, data):
+        self._settle(self._pos())
+
+    def unknown_decl(self, data):
+        self._settle(self._pos())
+
+    # -- start tags ------------------------------------------------------------------------------
+
+    def _start(self, tag: str, attrs: list, p: int, end: int) -> None:
+        sk = self.skip
+        if sk is not None:
+            if tag in _VOID:
+                return
+            if not self._implicitly_closes(sk.tag, tag) or (
+                sk.inner and any(n and t in _BLOCK for t, n in sk.inner.items())
+            ):
+                if sk.inner is None:
+                    sk.inner = {}
+                sk.inner[tag] = sk.inner.get(tag, 0) + 1
+                return
+            self._pop(None)
+        if self.in_title and tag in _BLOCK:
+            while self.in_title:
+                self._pop(None)
+
+        if tag in ("html", "body", "head"):
+            if tag == "html":
+                lang = dict(attrs).get("lang")
+                if lang:
+                    self.metadata.setdefault("lang", lang)
+            return
+        if tag in _VOID:
+            self._void(tag, attrs, p, end)
+            return
+
+        top = self.top
+        # Implicit closes, as a browser does them.
+        if tag == "li" and top.li >= 0:
+            self._pop_to(top.li)
+        elif (tag == "dt" or tag == "dd") and top.dd >= 0:
+            self._pop_to(top.dd)
+        elif tag in _TABLE_PARTS:
+            if self.top.tbl < 0:
+                self._flush()
+                return  # a cell or row outside any table: browsers ignore the tag
+            self._close_for_table_part(tag, p)
+        elif tag == "table":
+            t = self.top
+            if t.tbl >= 0 and t.cell < t.tbl:
+                self._pop_to(t.tbl)  # <table> straight inside a table (not in a cell) ends the outer one
+        if tag in _CLOSES_P and self.top.p >= 0:
+            self._pop_to(self.top.p)
+        if tag in _HEADINGS and self.stack and self.stack[-1].tag in _HEADINGS:
+            self._pop(None)
+
+        amap = dict(attrs) if attrs else {}
+        if amap and self._hidden(tag, amap, p) or tag in _BOILERPLATE and p not in self.keep:
+            self._begin_skip(tag, p)
+            return
+        if tag in ("header", "footer") and not self.top.content and p not in self.keep:
+            self._begin_skip(tag, p)
+            return
+
+        if tag not in _TRACKED:
+            run = self.run_
+            if tag == "a":
+                self.in_link = True  # <a> does not nest: a new one ends the last
+            elif tag == "code" and run is not None and run.ctx[0] == "code" and run.lang is None:
+                run.lang = _language(amap, bare=True)
+            if run is not None:
+                run.end = end
+            elif self.inline_start is None:
+                self.inline_start = p
+            return
+        if tag == "title":
+            if self.have_title or self.run_ is not None:
+                return
+            self._push(tag, p)
+            self.in_title = True
+            return
+
+        self._flush()
+        f = self._push(tag, p)
+        if amap:
+            lang = _language(amap, bare=tag == "pre")
+            if lang:
+                f.lang = lang
+        parent_ctx = f.ctx
+        if tag in _HEADINGS:
+            f.ctx = ("heading", int(tag[1]), None)
+            f.h = len(self.stack) - 1
+        elif tag == "p" or tag in ("dt", "dd", "blockquote", "summary", "legend", "figcaption"):
+            if parent_ctx is None or parent_ctx[0] == "paragraph":
+                f.ctx = _PARA
+        elif tag == "li":
+            f.ctx = ("list_item", max(0, f.lists - 1), None)
+        elif tag in ("pre", "listing", "xmp", "plaintext"):
+            f.ctx = ("code", 0, f.lang)
+        elif tag in ("ul", "ol", "menu", "dir"):
+            f.lists += 1
+            f.sink_mark = (self.sinks[-1], len(self.sinks[-1]))
+        elif tag in _CONTENT:
+            f.content = True
+        elif tag == "table":
+            f.table = _Table((amap.get("role") or "").lower())
+            f.sink = f.table.stray
+        elif tag in ("td", "th"):
+            f.ctx = None
+            try:
+                span = max(1, min(50, int(str(amap.get("colspan") or "1").strip() or 1)))
+            except ValueError:
+                span = 1
+            cell = _Cell(tag == "th", span)
+            self.stack[f.tr].table.cells.append(cell)  # the row object hangs on the tr frame
+            f.sink = cell.ops
+        elif tag == "caption":
+            f.ctx = _PARA
+            f.sink = self.stack[f.tbl].table.caption
+        elif tag == "tr":
+            sect = self.stack[f.sect] if f.sect > f.tbl else None
+            row = _Row(sect is not None and sect.tag == "thead")
+            self.stack[f.tbl].table.rows.append(row)
+            f.table = row
+        elif tag == "form":
+            f.sink = []
+        if f.sink is not None:
+            self.sinks.append(f.sink)
+        if tag in _ANCHORED:
+            f.anchor = f
+            self.run_ = _Run(p, end, f.ctx or _PARA, f)
+        else:
+            f.anchor = None
+
+    def _void(self, tag: str, attrs: list, p: int, end: int) -> None:
+        if tag == "br":
+            self._br(end)
+        elif tag == "hr":
+            self._flush()
+        elif tag == "meta":
+            amap = dict(attrs)
+            name = (amap.get("name") or amap.get("property") or "").lower()
+            content = amap.get("content")
+            if name in _META_NAMES and content:
+                self.metadata.setdefault(name, squash(content)[:1000])
+        elif self.run_ is not None:
+            self.run_.end = end
+
+    def _hidden(self, tag: str, amap: dict, p: int) -> bool:
+        if p in self.keep:
+            return False
+        if "hidden" in amap or (amap.get("aria-hidden") or "").lower() == "true":
+            return True
+        role = amap.get("role")
+        if role and role.lower() in _BOILERPLATE_ROLES:
+            return True
+        style = amap.get("style")
+        if style and "none" in style or style and "hidden" in style:
+            s = style.replace(" ", "").lower()
+            if "display:none" in s or "visibility:hidden" in s:
+                return True
+        cls = amap.get("class")
+        return bool(cls) and not _BOILERPLATE_CLASSES.isdisjoint(cls.split())
+
+    def _begin_skip(self, tag: str, p: int) -> None:
+        if tag in _BLOCK:
+            self._flush()
+        f = self._push(tag, p)
+        f.skip = True
+        f.cdata = tag in ("script", "style")
+        self.skip = f
+
+    def _close_for_table_part(self, tag: str, p: int) -> None:
+        """Close what a new row, cell, section or caption ends; open an implied <tr>."""
+        t = self.top
+        if tag in ("thead", "tbody", "tfoot", "caption"):
+            self._pop_above(t.tbl)
+        elif tag == "tr":
+            self._pop_above(max(t.tbl, t.sect))
+        else:  # td, th
+            target = max(t.tbl, t.sect, t.tr)
+            self._pop_above(target)
+            if self.stack[target].tag != "tr":
+                self._flush()
+                f = self._push("tr", p)
+                f.ctx, f.anchor = None, None
+                row = _Row(self.stack[target].tag == "thead")
+                self.stack[f.tbl].table.rows.append(row)
+                f.table = row
+
+    @staticmethod
+    def _implicitly_closes(open_tag: str, tag: str) -> bool:
+        if open_tag == "p":
+            return tag in _CLOSES_P
+        if open_tag == "li":
+            return tag == "li"
+        if open_tag in ("dt", "dd"):
+            return tag in ("dt", "dd")
+        if open_tag in ("td", "th"):
+            return tag in ("td", "th", "tr", "tbody", "thead", "tfoot")
+        if open_tag == "tr":
+            return tag in ("tr", "tbody", "thead", "tfoot")
+        return False
+
+    # -- end tags --------------------------------------------------------------------------------
+
+    def _end(self, tag: str, end: int) -> None:
+        sk = self.skip
+        if sk is not None:
+            if sk.inner and sk.inner.get(tag):
+                sk.inner[tag] -= 1
+                return
+            if tag == sk.tag:
+                self._pop(end)
+                return
+            if tag not in _TRACKED or self._find(tag, below=len(self.stack) - 1) < 0:
+                return
+            self._pop(None)  # an ancestor's end tag ends the skipped element too
+
+        if tag == "br":  # </br> is read as <br> by browsers
+            self._br(end)
+            return
+        if tag not in _TRACKED:
+            if tag == "a":
+                self.in_link = False
+            if tag not in ("html", "body", "head") and self.run_ is not None:
+                self.run_.end = end
+            return
+        if tag in _HEADINGS:
+            i = self.top.h
+        elif not self.count.get(tag):
+            i = -1
+        else:
+            i = self._find(tag)
+        if i < 0:
+            if tag == "p":  # a stray </p> is an empty paragraph to a browser: a break
+                self._flush()
+            return
+        self._pop_to(i, end)
+
+    def _find(self, tag: str, below: int | None = None) -> int:
+        """Index of the open ``tag`` this end tag closes, or -1 when a scope boundary hides it."""
+        if not self.count.get(tag):
+            return -1
+        if tag in _TABLE_PARTS:
+            barrier = {"table"}
+        elif tag == "table":
+            barrier = set()
+        elif tag in ("li", "dt", "dd"):
+            barrier = _SCOPE | {"ul", "ol", "dl", "menu"}
+        else:
+            barrier = _SCOPE
+        for i in range((len(self.stack) if below is None else below) - 1, -1, -1):
+            t = self.stack[i].tag
+            if t == tag:
+                return i
+            if t in barrier:
+                return -1
+        return -1
+
+    # -- the stack -------------------------------------------------------------------------------
+
+    def _push(self, tag: str, p: int) -> _Frame:
+        f = _Frame(tag, p, self.stack[-1] if self.stack else None)
+        i = len(self.stack)
+        self.stack.append(f)
+        self.count[tag] = self.count.get(tag, 0) + 1
+        if tag in _SCOPE:
+            f.p = f.li = f.dd = f.h = -1
+        elif tag in _LI_BARRIER:
+            f.li = f.dd = -1
+        if tag == "p":
+            f.p = i
+        elif tag == "li":
+            f.li = i
+        elif tag in ("dt", "dd"):
+            f.dd = i
+        elif tag == "table":
+            f.tbl, f.sect, f.tr, f.cell = i, -1, -1, -1
+        elif tag in ("thead", "tbody", "tfoot"):
+            f.sect = i
+        elif tag == "tr":
+            f.tr = i
+        elif tag in ("td", "th", "caption"):
+            f.cell = i
+        return f
+
+    def _pop_above(self, i: int) -> None:
+        while len(self.stack) > i + 1:
+            self._pop(None)
+
+    def _pop_to(self, i: int, end: int | None = None) -> None:
+        while len(self.stack) > i + 1:
+            self._pop(None)
+        self._pop(end)
+
+    def _pop(self, end: int | None) -> None:
+        """Close the innermost open element; ``end`` is its end tag's end, None if implied."""
+        f = self.stack.pop()
+        self.count[f.tag] -= 1
+        if f.skip:
+            self.skip = None
+            if f.tag in _BLOCK:
+                self.inline_start = None
+            return
+        if f.tag == "title":
+            self.in_title = False
+            self.have_title = bool(squash("".join(self.title_parts)))
+            return
+        run = self.run_
+        if run is not None:
+            if run.anchor is f:
+                if end is not None:
+                    run.end = end
+                self._flush()
+            elif f.tag in _BLOCK:
+                self._flush()
+        self.inline_start = None
+        if f.tag in _LINK_SCOPE:
+            self.in_link = False
+        if f.sink_mark is not None:
+            sink, mark = f.sink_mark
+            # Judged at the outermost list, and at inner ones while small (5,000 nested lists stay linear).
+            if f.lists == 1 or len(sink) - mark <= 200:
+                _drop_link_list(sink, mark)
+        if f.sink is not None:
+            ops = self.sinks.pop()
+            if f.tag == "table":
+                self._finish_table(f, end if end is not None else self.last_end)
+            elif f.tag == "form" and (
+                any(op[0] == "heading" for op in ops) or sum(len(op[1]) for op in ops) >= 500
+            ):
+                self.sinks[-1].extend(ops)  # a form wrapping the page (ASP.NET), not a search box
+
+    # -- text runs -------------------------------------------------------------------------------
+
+    def _br(self, end: int) -> None:
+        run = self.run_
+        if run is None:
+            return
+        if run.ctx[0] == "code":
+            run.pieces.append("\n")
+            run.end = end
+            return
+        if run.brs == 0:
+            run.before_br = run.end  # the end of the content before this run of breaks
+        run.end = end
+        run.brs += 1
+        run.pieces.append(None)
+        if run.brs >= 2 and run.has_text and run.ctx[0] == "paragraph":
+            # <br><br> separates paragraphs (essays laid out with breaks, not <p>).
+            run.end = run.before_br
+            while run.pieces and (run.pieces[-1] is None or run.pieces[-1].isspace()):
+                run.pieces.pop()
+            self._flush()
+
+    def _flush(self) -> None:
+        run = self.run_
+        self.run_ = None
+        self.inline_start = None
+        self.pending = False
+        if run is None or not run.has_text:
+            return
+        kind, level, _ = run.ctx
+        if kind == "code":
+            body = clean_text("".join(p for p in run.pieces if p is not None))
+            body = _LEADING_BLANK_LINES.sub("", body).rstrip()  # the newline after <pre> is not content
+            if not body.strip():
+                return
+            self.sinks[-1].append(("code", body, run.start, run.end, 0, run.lang, (), 0, 0))
+            return
+        lines, cur = [], []
+        for piece in run.pieces:
+            if piece is None:
+                lines.append("".join(cur))
+                cur = []
+            else:
+                cur.append(piece)
+        lines.append("".join(cur))
+        sep = " " if kind == "heading" else "\n"
+        body = sep.join(s for s in (squash(clean_text(line)) for line in lines) if s)
+        if body:
+            self.sinks[-1].append((kind, body, run.start, run.end, level, None, (), 0, run.links))
+
+    # -- tables ----------------------------------------------------------------------------------
+
+    def _finish_table(self, f: _Frame, end: int) -> None:
+        t: _Table = f.table
+        out = self.sinks[-1]
+        out.extend(t.stray)
+        grid: list[list[str]] = []
+        spans: list[tuple[int, int, int]] = []  # (row, first column, colspan) of spanning cells
+        heads: list[bool] = []
+        longest = 0
+        any_heading = nested = any_th = False
+        for row in t.rows:
+            texts: list[str] = []
+            for cell in row.cells:
+                s = " ".join(x for x in (_op_text(op) for op in cell.ops) if x)
+                longest = max(longest, len(s))
+                any_th = any_th or cell.th
+                for op in cell.ops:
+                    any_heading = any_heading or op[0] == "heading"
+                    nested = nested or op[0] == "table"
+                if cell.span > 1 and s:
+                    spans.append((len(grid), len(texts), cell.span))
+                texts.append(s)
+                texts.extend([""] * (cell.span - 1))
+            if any(texts):
+                grid.append(texts)
+                heads.append(row.head or (bool(row.cells) and all(c.th for c in row.cells)))
+            else:
+                spans = [sp for sp in spans if sp[0] != len(grid)]
+        rows = _tidy_grid(grid, spans)
+        header_rows = 0
+        while header_rows < len(heads) and heads[header_rows]:
+            header_rows += 1
+        ncols = len(rows[0]) if rows else 0
+        # A layout table (a page, a sidebar, a bullet laid out as a row) gives up its content as
+        # ordinary blocks; only a grid of short cells with several rows and columns is data.
+        layout = (
+            t.role in ("presentation", "none")
+            or len(rows) <= 1
+            or ncols <= 1
+            or any_heading
+            or longest > 2000
+            or (nested and not any_th)
+        )
+        ops = [op for row in t.rows for cell in row.cells for op in cell.ops]
+        if _is_menu(ops, minimum=4):
+            return  # a navigation bar laid out as a table
+        out.extend(t.caption)
+        if layout:
+            for row in t.rows:
+                out.extend(_layout_row(row))
+        elif rows:
+            out.append(
+                ("table", render_table(rows, header_rows), f.start, end, 0, None, rows, header_rows, 0)
+            )
+
+
+def _drop_link_list(sink: list[tuple], mark: int) -> None:
+    """Drop a just-closed list that is a menu: many short items that are all link text."""
+    ops = sink[mark:]
+    if all(op[0] == "list_item" for op in ops) and _is_menu(ops, minimum=8):
+        del sink[mark:]
+
+
+def _is_menu(ops: list[tuple], *, minimum: int) -> bool:
+    """Many short blocks that are (almost) all link text."""
+    if len(ops) < minimum or any(op[0] not in ("list_item", "paragraph") for op in ops):
+        return False
+    chars = sum(len(op[1]) for op in ops)
+    return chars <= 40 * len(ops) and sum(op[8] for op in ops) >= 0.9 * chars
+
+
+def _tidy_grid(grid: list[list[str]], spans: list[tuple[int, int, int]]) -> tuple[tuple[str, ...], ...]:
+    """Square the grid, glue SEC-style "$" / ")" / "%" cells to their numbers, put each spanning
+    cell's text over the column of its span that holds the most values, and drop empty columns."""
+    width = max((len(r) for r in grid), default=0)
+    for r in grid:
+        r.extend([""] * (width - len(r)))
+        for j, c in enumerate(r):
+            if c in _CURRENCY:
+                k = next((k for k in range(j + 1, width) if r[k]), None)
+                if k is not None and _NUMBER_START.match(r[k]):
+                    r[k] = c + r[k]
+                    r[j] = ""
+            elif c in _CLOSERS:
+                k = next((k for k in range(j - 1, -1, -1) if r[k]), None)
+                if (
+                    k is not None
+                    and _NUMBER.match(r[k])
+                    and (c[0] != ")" or r[k].count("(") > r[k].count(")"))
+                ):
+                    r[k] = r[k] + c
+                    r[j] = ""
+    if spans:
+        spanning = {(i, j) for i, j, _ in spans}
+        filled = [sum(1 for i, r in enumerate(grid) if r[j] and (i, j) not in spanning) for j in range(width)]
+        for i, j, n in spans:
+            best = max(range(j, min(width, j + n)), key=lambda k: (filled[k], -k))
+            if best != j and not grid[i][best]:
+                grid[i][best], grid[i][j] = grid[i][j], ""
+    used = [j for j in range(width) if any(r[j] for r in grid)]
+    return tuple(tuple(r[j] for j in used) for r in grid)
+
+
+def _layout_row(row: _Row) -> list[tuple]:
+    """A layout table row's blocks; a row of one-paragraph cells (a bullet and its text, a label
+    and its value) reads as one paragraph."""
+    ops = [op for cell in row.cells for op in cell.ops]
+    if len(ops) > 1 and all(len(c.ops) <= 1 for c in row.cells) and all(op[0] == "paragraph" for op in ops):
+        text = " ".join(op[1] for op in ops)
+        return [("paragraph", text, ops[0][2], ops[-1][3], 0, None, (), 0, sum(op[8] for op in ops))]
+    return ops

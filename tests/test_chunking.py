@@ -1,0 +1,237 @@
+"""Known-answer cases for each chunking rule."""
+
+import pymupdf
+import pytest
+
+from raychunk.chunking import Profile, chunk_document, header_line
+from raychunk.document import Block, Document, ParsedDocument
+from raychunk.parse import parse_document
+from raychunk.tokens import WordCounter, load_counter
+
+WORDS = WordCounter(max_input=254)
+
+
+def md(src: str, name: str = "guide.md"):
+    return parse_document(src.encode(), name)
+
+
+def body(chunk) -> str:
+    return chunk.text[len(chunk.header) + 2 :] if chunk.header else chunk.text
+
+
+def sentences(n: int, word: str) -> str:
+    return " ".join(f"{word.capitalize()} number {i} is here." for i in range(n))
+
+
+def test_header_line_starts_with_title_and_skips_repeats():
+    assert header_line("Acme Cloud", ("Billing", "Refunds")) == "Acme Cloud > Billing > Refunds"
+    assert header_line("Acme Cloud", ("Acme Cloud", "Billing")) == "Acme Cloud > Billing"
+
+
+def test_sections_bound_chunks_and_carry_heading_path():
+    doc = md(
+        "# Acme Cloud\n\nIntro.\n\n## Billing\n\n### Refunds\n\nRefunds take 30 days.\n\nPaid to the card.\n\n"
+        "## Support\n\nEmail us.\n"
+    )
+    chunks = chunk_document(doc, Profile(max_tokens=64), WORDS)
+    assert [(c.heading_path, body(c)) for c in chunks] == [
+        (("Acme Cloud",), "Intro."),
+        (("Acme Cloud", "Billing", "Refunds"), "Refunds take 30 days.\n\nPaid to the card."),
+        (("Acme Cloud", "Support"), "Email us."),
+    ]
+    assert chunks[1].text == "Acme Cloud > Billing > Refunds\n\nRefunds take 30 days.\n\nPaid to the card."
+    assert chunks[1].header_tokens == WORDS.count("Acme Cloud > Billing > Refunds")
+    assert chunks[1].n_tokens == WORDS.count(chunks[1].text)
+    assert len({c.parent_id for c in chunks}) == 3
+
+
+def test_block_is_never_cut_while_it_fits():
+    para1, para2 = sentences(4, "alpha"), sentences(4, "beta")  # 24 words each
+    doc = md(f"# T\n\n{para1}\n\n{para2}\n")
+    chunks = chunk_document(doc, Profile(max_tokens=40), WORDS)
+    assert [body(c) for c in chunks] == [para1, para2]
+
+
+def test_block_over_cap_splits_at_sentence_ends_and_is_marked():
+    para = sentences(12, "gamma")
+    doc = md(f"# T\n\n{para}\n")
+    chunks = chunk_document(doc, Profile(max_tokens=40), WORDS)
+    assert len(chunks) > 1
+    assert all(body(c).endswith(".") for c in chunks)
+    assert [c.continuation for c in chunks] == [False] + [True] * (len(chunks) - 1)
+    assert " ".join(body(c) for c in chunks) == para
+    for c in chunks:
+        assert doc.text[c.char_start : c.char_end] == body(c)
+
+
+def test_table_over_cap_splits_by_rows_with_header_repeated():
+    rows = "\n".join(f"| plan{i} | {i * 10} seats | {i} TB |" for i in range(30))
+    doc = md(f"# Plans\n\nIntro text.\n\n| Plan | Seats | Storage |\n|---|---|---|\n{rows}\n\nAfter table.\n")
+    chunks = chunk_document(doc, Profile(max_tokens=256, table_max_tokens=60), WORDS)
+    tables = [c for c in chunks if c.table_id]
+    assert len(tables) > 2
+    assert len({c.table_id for c in tables}) == 1
+    assert [c.table_part for c in tables] == list(range(len(tables)))
+    for c in tables:
+        lines = body(c).split("\n")
+        assert lines[:2] == ["| Plan | Seats | Storage |", "|---|---|---|"]
+        assert c.block_kinds == ("table",)
+        assert c.n_tokens <= 60
+    seen = [line for c in tables for line in body(c).split("\n")[2:]]
+    assert seen == [f"| plan{i} | {i * 10} seats | {i} TB |" for i in range(30)]
+    # Tables never mix with prose.
+    assert body(chunks[0]) == "Intro text." and body(chunks[-1]) == "After table."
+
+
+def test_small_table_is_one_chunk():
+    doc = md("# T\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+    (c,) = chunk_document(doc, Profile(max_tokens=64), WORDS)
+    assert body(c) == "| a | b |\n|---|---|\n| 1 | 2 |" and c.table_part == 0
+
+
+def test_overlap_within_a_section_never_across_a_heading():
+    a = "\n\n".join(sentences(3, f"apple{i}") for i in range(6))
+    b = "\n\n".join(sentences(3, f"berry{i}") for i in range(6))
+    doc = md(f"# Fruit\n\n## Apples\n\n{a}\n\n## Berries\n\n{b}\n")
+    chunks = chunk_document(doc, Profile(max_tokens=64, overlap=10), WORDS)
+    apples = [c for c in chunks if c.heading_path[-1] == "Apples"]
+    berries = [c for c in chunks if c.heading_path[-1] == "Berries"]
+    assert len(apples) > 1 and len(berries) > 1
+    assert apples[0].overlap_tokens == 0 and berries[0].overlap_tokens == 0
+    assert all(c.overlap_tokens > 0 for c in apples[1:] + berries[1:])
+    assert "apple" not in berries[0].text.lower()
+    for prev, nxt in zip(apples, apples[1:]):
+        repeated = body(nxt).split("\n\n")[0]
+        assert body(prev).endswith(repeated)
+        assert WORDS.count(repeated) == nxt.overlap_tokens <= 10
+
+
+def test_overlap_never_into_or_out_of_a_table():
+    prose = "\n\n".join(sentences(3, f"word{i}") for i in range(4))
+    doc = md(f"# T\n\n{prose}\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n{prose}\n")
+    chunks = chunk_document(doc, Profile(max_tokens=40, overlap=8), WORDS)
+    for i, c in enumerate(chunks):
+        if c.table_id or (i and chunks[i - 1].table_id):
+            assert c.overlap_tokens == 0
+
+
+def test_overlap_as_fraction_of_max_tokens():
+    assert Profile(max_tokens=200, overlap=0.1).overlap_tokens == 20
+    assert Profile(max_tokens=200, overlap=15).overlap_tokens == 15
+    with pytest.raises(ValueError, match="overlap"):
+        Profile(max_tokens=100, overlap=0.6)
+    with pytest.raises(ValueError, match="accepted values are structure"):
+        Profile(strategy="semantic")
+
+
+def _two_page_pdf() -> bytes:
+    doc = pymupdf.open()
+    text1 = " ".join(f"The first page sentence {i} continues." for i in range(18))
+    text2 = " ".join(f"The second page sentence {i} continues." for i in range(18))
+    for i, text in enumerate((text1, text2)):
+        page = doc.new_page()
+        if i == 0:
+            page.insert_text((72, 60), "Long Section", fontsize=20)
+        page.insert_textbox(pymupdf.Rect(72, 90, 520, 700), text, fontsize=11)
+    return doc.tobytes()
+
+
+def test_continuation_across_a_page_break_gets_overlap():
+    parsed = parse_document(_two_page_pdf(), "report.pdf")
+    assert parsed.document.status == "ok", parsed.document
+    chunks = chunk_document(parsed, Profile(max_tokens=160, overlap=20), WORDS)
+    crossing = [c for c in chunks if c.page_start == 1 and c.page_end == 2]
+    assert crossing, [(c.page_start, c.page_end) for c in chunks]
+    assert all(c.overlap_tokens > 0 for c in crossing)
+    assert crossing[0].heading_path[-1] == "Long Section"
+
+
+def test_one_chunk_per_faq_pair():
+    src = "Billing FAQ.\n\n" + "\n\n".join(f"Q: Question {i}?\nA: Answer {i}." for i in range(4))
+    doc = parse_document(src.encode(), "faq.txt")
+    chunks = chunk_document(doc, Profile(strategy="records", max_tokens=64), WORDS)
+    assert [body(c) for c in chunks] == ["Billing FAQ."] + [
+        f"Q: Question {i}?\nA: Answer {i}." for i in range(4)
+    ]
+    assert all(c.header == "faq.txt" for c in chunks)
+
+
+def test_code_splits_at_def_and_class():
+    funcs = "\n\n\n".join(
+        f"def f{i}(x):\n" + "\n".join(f"    x = x + {j}" for j in range(20)) + "\n    return x"
+        for i in range(3)
+    )
+    doc = parse_document(f"import os\n\n\n{funcs}\n\n\nclass K:\n    pass\n".encode(), "mod.py")
+    chunks = chunk_document(doc, Profile(strategy="code", max_tokens=200), WORDS)
+    firsts = [body(c).split("\n")[0] for c in chunks]
+    assert firsts[1:4] == ["def f0(x):", "def f1(x):", "def f2(x):"]
+    assert all(c.block_kinds == ("code",) for c in chunks)
+
+
+def test_long_function_splits_at_blank_lines():
+    fn = "def big():\n" + "\n\n".join("\n".join(f"    v{k}_{j} = {j}" for j in range(8)) for k in range(10))
+    doc = parse_document(fn.encode(), "big.py")
+    chunks = chunk_document(doc, Profile(strategy="code", max_tokens=60), WORDS)
+    assert len(chunks) > 1
+    assert all(body(c).split("\n")[0].strip().startswith(("def big", "v")) for c in chunks)
+    assert all(c.n_tokens <= 60 for c in chunks)
+
+
+def test_fixed_windows_cut_at_sentence_ends_with_overlap():
+    turns = "\n".join(f"Speaker{i % 3}: line number {i} of the meeting." for i in range(40))
+    doc = parse_document(turns.encode(), "meeting.txt")
+    chunks = chunk_document(doc, Profile(strategy="fixed", max_tokens=50, overlap=10), WORDS)
+    assert len(chunks) > 3
+    for c in chunks:
+        assert body(c).endswith("meeting.")
+        assert c.n_tokens <= 50
+    assert all(c.overlap_tokens > 0 for c in chunks[1:])
+
+
+def test_chunk_over_embedder_limit_is_reported():
+    counter = load_counter()
+    cell = " ".join(f"token{i}" for i in range(200))
+    doc = md(f"# T\n\n| a | b |\n|---|---|\n| {cell} | {cell} |\n")
+    (c,) = chunk_document(doc, Profile(max_tokens=256), counter)
+    assert c.n_tokens > counter.max_input == 254
+    assert c.over_limit
+
+
+def test_min_tokens_joins_tiny_sibling_sections_only_under_same_parent():
+    src = "# Doc\n\n## A\n\n### A1\n\nTiny.\n\n### A2\n\nAlso tiny.\n\n## B\n\n### B1\n\nSmall too.\n"
+    chunks = chunk_document(md(src), Profile(max_tokens=64, min_tokens=10), WORDS)
+    assert [(c.heading_path, body(c)) for c in chunks] == [
+        (("Doc", "A"), "A1\n\nTiny.\n\nA2\n\nAlso tiny."),
+        (("Doc", "B", "B1"), "Small too."),
+    ]
+    plain = chunk_document(md(src), Profile(max_tokens=64), WORDS)
+    assert len(plain) == 3
+
+
+def test_ids_are_deterministic_and_depend_on_setting():
+    doc = md("# T\n\n" + "\n\n".join(sentences(3, f"w{i}") for i in range(10)))
+    a = chunk_document(doc, Profile(max_tokens=40), WORDS)
+    b = chunk_document(
+        md("# T\n\n" + "\n\n".join(sentences(3, f"w{i}") for i in range(10))), Profile(max_tokens=40), WORDS
+    )
+    assert a == b
+    c = chunk_document(doc, Profile(max_tokens=48), WORDS)
+    assert {x.chunk_id for x in a}.isdisjoint({x.chunk_id for x in c})
+    assert len({x.chunk_id for x in a}) == len(a)
+
+
+def test_failed_documents_give_no_chunks():
+    bad = ParsedDocument(Document("x" * 32, "x.pdf", "pdf", "failed", "corrupt"))
+    assert chunk_document(bad, Profile(), WORDS) == []
+
+
+def test_block_spans_and_pages_on_hand_built_document():
+    text = "Intro line.\n\nSecond para."
+    blocks = (
+        Block("paragraph", "Intro line.", 0, 11, pages=(1,)),
+        Block("paragraph", "Second para.", 13, 25, pages=(2,)),
+    )
+    doc = ParsedDocument(Document("d" * 32, "r.pdf", "pdf", "ok", title="Report", pages=2), text, blocks)
+    (c,) = chunk_document(doc, Profile(max_tokens=64), WORDS)
+    assert (c.char_start, c.char_end, c.page_start, c.page_end) == (0, 25, 1, 2)
+    assert c.text == "Report\n\nIntro line.\n\nSecond para."

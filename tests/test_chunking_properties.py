@@ -1,0 +1,155 @@
+"""Property tests of the chunker's invariants on generated markdown documents."""
+
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from raychunk.chunking import Profile, chunk_document
+from raychunk.parse import parse_document
+from raychunk.tokens import WordCounter
+
+WORDS = WordCounter(max_input=10_000)
+
+
+VOCAB = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "rho",
+    "sigma",
+    "tau",
+    "omega",
+    "acme",
+    "cloud",
+    "seat",
+    "plan",
+    "refund",
+    "token",
+]
+
+
+def _words(seed: int, n: int) -> str:
+    return " ".join(VOCAB[(seed * 7 + i * 13 + i * i) % len(VOCAB)] for i in range(n))
+
+
+def _sentence(seed: int, n: int) -> str:
+    return _words(seed, n).capitalize() + ".!?"[seed % 3]
+
+
+@st.composite
+def markdown_doc(draw):
+    """Headings, paragraphs, lists, tables and code, from a small list of integers (fast to draw)."""
+    parts = ["# " + VOCAB[draw(st.integers(0, len(VOCAB) - 1))].capitalize()]
+    for kind, a, b in draw(
+        st.lists(
+            st.tuples(st.integers(0, 6), st.integers(1, 30), st.integers(1, 12)), min_size=1, max_size=12
+        )
+    ):
+        if kind == 0:
+            parts.append("#" * (2 + a % 3) + " " + _words(a, 1 + b % 4))
+        elif kind in (1, 2, 3):
+            parts.append(" ".join(_sentence(a + i, 1 + (a * i + b) % 30) for i in range(b)))
+        elif kind == 4:
+            parts.append("\n".join("- " + _sentence(a + i, 1 + (b + i) % 15) for i in range(1 + b % 5)))
+        elif kind == 5:
+            cols = 1 + b % 4
+            head = "| " + " | ".join(f"h{i}" for i in range(cols)) + " |\n|" + "---|" * cols
+            rows = [
+                "| " + " | ".join(_words(a + r + c, 1 + (r * c + a) % 5) for c in range(cols)) + " |"
+                for r in range(a)
+            ]
+            parts.append(head + "\n" + "\n".join(rows))
+        else:
+            parts.append("```\n" + "\n".join(_words(a + i, (b * i) % 8) for i in range(a)) + "\n```")
+    return "\n\n".join(parts) + "\n"
+
+
+profiles = st.builds(
+    Profile,
+    strategy=st.sampled_from(["structure", "structure", "fixed", "records"]),
+    max_tokens=st.integers(48, 160),
+    overlap=st.sampled_from([0, 0.1, 0.2, 8]),
+    min_tokens=st.sampled_from([0, 0, 12]),
+    table_max_tokens=st.sampled_from([None, 48, 100]),
+)
+
+SETTINGS = settings(
+    max_examples=int(__import__("os").environ.get("HYPOTHESIS_EXAMPLES", 150)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+def body(c):
+    return c.text[len(c.header) + 2 :] if c.header else c.text
+
+
+def _strip_list_marker(seg: str) -> str:
+    return re.sub(r"^\s*- ", "", seg)
+
+
+@SETTINGS
+@given(markdown_doc(), profiles)
+def test_body_pieces_are_spans_of_the_source(src, profile):
+    doc = parse_document(src.encode(), "gen.md")
+    for c in chunk_document(doc, profile, WORDS):
+        span = doc.text[c.char_start : c.char_end]
+        if c.table_id:
+            assert any(
+                b.kind == "table" and (b.char_start, b.char_end) == (c.char_start, c.char_end)
+                for b in doc.blocks
+            )
+            continue
+        for seg in re.split(r"\n\n|\n(?=\s*- )", body(c)):
+            assert _strip_list_marker(seg) in span, (seg, span)
+
+
+@SETTINGS
+@given(markdown_doc(), profiles)
+def test_chunks_cover_every_block_and_repeat_only_declared_overlap(src, profile):
+    doc = parse_document(src.encode(), "gen.md")
+    chunks = chunk_document(doc, profile, WORDS)
+    bodies = "\n\n".join(body(c) for c in chunks)
+    for b in doc.blocks:
+        if b.kind == "table" and profile.strategy != "fixed":
+            for row in b.rows[b.header_rows :]:
+                assert " | ".join(row) in bodies
+        elif b.kind not in ("heading", "page_break"):
+            for w in b.text.replace("|", " ").split():
+                assert w in bodies
+    if profile.strategy != "fixed":
+        prose = [b for b in doc.blocks if b.kind not in ("heading", "table", "page_break")]
+        rendered = [("  " * b.level + "- " + b.text) if b.kind == "list_item" else b.text for b in prose]
+        expected = sum(WORDS.count_batch(rendered))
+        merged_headings = sum(
+            WORDS.count(h) for c in chunks if not c.table_id for h in _merged_headings(c, doc)
+        )
+        got = sum(c.n_tokens - c.header_tokens - c.overlap_tokens for c in chunks if not c.table_id)
+        assert got == expected + merged_headings
+
+
+def _merged_headings(c, doc):
+    """Headings that a min_tokens merge put into a chunk's body as text."""
+    return [b.text for b in doc.blocks if b.kind == "heading" and c.char_start <= b.char_start < c.char_end]
+
+
+@SETTINGS
+@given(markdown_doc(), profiles)
+def test_no_chunk_exceeds_max_tokens_unless_unsplittable(src, profile):
+    doc = parse_document(src.encode(), "gen.md")
+    for c in chunk_document(doc, profile, WORDS):
+        cap = profile.table_cap if c.table_id else profile.max_tokens
+        if c.n_tokens > cap:
+            # only a table piece holding a single row (plus its header) may be over
+            assert c.table_id and len(body(c).split("\n")) <= 3, (c.n_tokens, cap, c.text)
+
+
+@SETTINGS
+@given(markdown_doc(), profiles)
+def test_identical_input_gives_identical_output(src, profile):
+    a = chunk_document(parse_document(src.encode(), "gen.md"), profile, WORDS)
+    b = chunk_document(parse_document(src.encode(), "gen.md"), profile, WORDS)
+    assert a == b
+    assert len({c.chunk_id for c in a}) == len(a)

@@ -1,0 +1,348 @@
+"""The HTML parser: block kinds, heading paths, tables, boilerplate, tag soup, and source spans."""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from raychunk.document import Document
+from raychunk.parse import parse_document
+from raychunk.parse._common import squash
+from raychunk.parse.html import parse_html
+
+BASE = Document("id", "t.html", "html", "ok")
+
+# Tags that separate words when a browser renders them; any other tag joins its neighbours.
+_SEPARATING = re.compile(
+    r"<(?:br|/?(?:td|th|tr|p|li|div|table|caption|h[1-6]|dt|dd|ul|ol|pre|blockquote|section))\b[^>]*>", re.I
+)
+
+
+def strip_tags(s: str) -> str:
+    s = re.sub(r"<!--.*?(?:-->|\Z)", "", s, flags=re.S)
+    s = re.sub(r"<(script|style)\b.*?</\1\s*>", "", s, flags=re.S | re.I)
+    s = _SEPARATING.sub(" ", s)
+    return re.sub(r"<[^>]*>", "", s)
+
+
+def span_text(doc, block) -> str:
+    # Tags are stripped before entities are decoded, so "&lt;b&gt;" stays text.
+    return squash(html.unescape(strip_tags(doc.text[block.char_start : block.char_end])))
+
+
+def assert_spans(doc) -> None:
+    for b in doc.blocks:
+        assert 0 <= b.char_start <= b.char_end <= len(doc.text)
+        want = " ".join(c for row in b.rows for c in row if c) if b.kind == "table" else b.text
+        assert span_text(doc, b) == squash(want), b
+
+
+def parse(text: str):
+    doc = parse_html(text, BASE)
+    assert doc.text == text
+    return doc
+
+
+def kinds(doc) -> list[tuple[str, str]]:
+    return [(b.kind, b.text) for b in doc.blocks]
+
+
+def test_headings_and_heading_paths():
+    doc = parse(
+        "<html><head><title>The title</title></head><body>"
+        "<h1>Guide</h1><p>Intro.</p><h2>Install</h2><p>Run it.</p><h3>Linux</h3><p>apt.</p>"
+        "<h2>Use</h2><p>Call it.</p></body></html>"
+    )
+    assert [(b.kind, b.text, b.heading_path) for b in doc.blocks] == [
+        ("heading", "Guide", ()),
+        ("paragraph", "Intro.", ("Guide",)),
+        ("heading", "Install", ("Guide",)),
+        ("paragraph", "Run it.", ("Guide", "Install")),
+        ("heading", "Linux", ("Guide", "Install")),
+        ("paragraph", "apt.", ("Guide", "Install", "Linux")),
+        ("heading", "Use", ("Guide",)),
+        ("paragraph", "Call it.", ("Guide", "Use")),
+    ]
+    assert [b.level for b in doc.blocks if b.kind == "heading"] == [1, 2, 3, 2]
+    assert doc.document.title == "The title"
+    h1 = doc.blocks[0]
+    assert doc.text[h1.char_start : h1.char_end] == "<h1>Guide</h1>"
+    assert_spans(doc)
+
+
+def test_title_falls_back_to_first_h1_and_meta_goes_to_metadata():
+    doc = parse('<meta name="description" content="About  things"><h2>Sub</h2><h1>Main</h1><p>x</p>')
+    assert doc.document.title == "Main"
+    assert dict(doc.document.metadata)["description"] == "About things"
+
+
+def test_table_with_thead():
+    doc = parse(
+        "<p>Before</p><table><thead><tr><th>Name</th><th>Qty</th></tr></thead>"
+        "<tbody><tr><td>apple</td><td>3</td></tr><tr><td>pear &amp; fig</td><td>5</td></tr></tbody></table>"
+    )
+    table = doc.blocks[1]
+    assert table.kind == "table"
+    assert table.rows == (("Name", "Qty"), ("apple", "3"), ("pear & fig", "5"))
+    assert table.header_rows == 1
+    assert table.text == "| Name | Qty |\n|---|---|\n| apple | 3 |\n| pear & fig | 5 |"
+    assert doc.text[table.char_start : table.char_end].startswith("<table>")
+    assert doc.text[table.char_start : table.char_end].endswith("</table>")
+    assert_spans(doc)
+
+
+def test_table_with_th_first_row_and_implicit_cell_ends():
+    doc = parse("<table><tr><th>k<th>v<tr><td>a<td>1<tr><td>b<td>2</table><p>after</p>")
+    table = doc.blocks[0]
+    assert table.rows == (("k", "v"), ("a", "1"), ("b", "2"))
+    assert table.header_rows == 1
+    assert kinds(doc)[1] == ("paragraph", "after")
+    assert_spans(doc)
+
+
+def test_table_without_header_rows_and_colspan():
+    doc = parse(
+        "<table><tr><td colspan=2>wide</td><td>x</td></tr><tr><td>a</td><td>b</td><td>c</td></tr></table>"
+    )
+    table = doc.blocks[0]
+    assert table.header_rows == 0
+    assert table.rows == (("wide", "", "x"), ("a", "b", "c"))
+
+
+def test_sec_style_table_glues_currency_cells_and_aligns_spanning_headers():
+    doc = parse(
+        "<table><tr><td></td><td colspan=3>2021</td><td colspan=3>2020</td></tr>"
+        "<tr><td>Net income</td><td>$</td><td>2,111</td><td></td><td>$</td><td>(2,208</td><td>)</td></tr>"
+        "<tr><td>Margin</td><td></td><td>4.2</td><td>%</td><td></td><td>N/mm 2</td><td>%</td></tr></table>"
+    )
+    # "%" joins a number, not a unit: "N/mm 2" keeps its "%" in a column of its own.
+    assert doc.blocks[0].rows == (
+        ("", "2021", "2020", ""),
+        ("Net income", "$2,111", "$(2,208)", ""),
+        ("Margin", "4.2%", "N/mm 2", "%"),
+    )
+
+
+def test_nested_table_text_goes_into_the_cell():
+    doc = parse(
+        "<table><tr><th>k</th><th>v</th></tr><tr><td>outer</td>"
+        "<td><table><tr><td>in1</td><td>in2</td></tr><tr><td>in3</td><td>in4</td></tr></table></td></tr></table>"
+    )
+    assert [b.kind for b in doc.blocks] == ["table"]
+    assert doc.blocks[0].rows == (("k", "v"), ("outer", "in1 in2 in3 in4"))
+
+
+def test_layout_table_gives_up_its_headings_and_paragraphs():
+    doc = parse(
+        "<table width=100%><tr><td><h1>Site</h1><p>First para.</p><h2>Part</h2><p>Second para.</p>"
+        "<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table></td></tr></table>"
+    )
+    assert [(b.kind, b.text) for b in doc.blocks if b.kind != "table"] == [
+        ("heading", "Site"),
+        ("paragraph", "First para."),
+        ("heading", "Part"),
+        ("paragraph", "Second para."),
+    ]
+    inner = doc.blocks[-1]
+    assert inner.kind == "table" and inner.rows == (("a", "b"), ("c", "d"))
+    assert inner.heading_path == ("Site", "Part")
+    assert_spans(doc)
+
+
+def test_nested_lists_have_depths_and_their_own_text():
+    doc = parse(
+        "<ul><li>one<ul><li>one.a</li><li>one.b<ol><li>deep</li></ol></li></ul>tail</li>"
+        "<li>two</li></ul><ol><li>first</ol>"
+    )
+    assert [(b.kind, b.text, b.level) for b in doc.blocks] == [
+        ("list_item", "one", 0),
+        ("list_item", "one.a", 1),
+        ("list_item", "one.b", 1),
+        ("list_item", "deep", 2),
+        ("list_item", "tail", 0),
+        ("list_item", "two", 0),
+        ("list_item", "first", 0),
+    ]
+    assert_spans(doc)
+
+
+def test_unclosed_p_and_li_end_implicitly():
+    doc = parse("<body><p>one<p>two<ul><li>a<li>b</ul><p>three<h2>Head</h2>four")
+    assert kinds(doc) == [
+        ("paragraph", "one"),
+        ("paragraph", "two"),
+        ("list_item", "a"),
+        ("list_item", "b"),
+        ("paragraph", "three"),
+        ("heading", "Head"),
+        ("paragraph", "four"),
+    ]
+    first = doc.blocks[0]
+    assert doc.text[first.char_start : first.char_end] == "<p>one"
+    assert_spans(doc)
+
+
+def test_pre_code_keeps_whitespace_and_language():
+    doc = parse(
+        '<pre><code class="language-python">def f(x):\n    return x &lt; 1\n</code></pre>'
+        '<pre class="lang-sh">ls  -l\n  cd /</pre><pre>plain</pre>'
+    )
+    assert [(b.kind, b.text, b.language) for b in doc.blocks] == [
+        ("code", "def f(x):\n    return x < 1", "python"),
+        ("code", "ls  -l\n  cd /", "sh"),
+        ("code", "plain", None),
+    ]
+    assert_spans(doc)
+
+
+def test_boilerplate_is_dropped():
+    doc = parse(
+        "<html><head><style>p { color: red }</style><script>var x = '<p>no</p>';</script></head><body>"
+        "<header><a href=/>Home</a></header><nav><ul><li>Menu</li></ul></nav>"
+        "<div role=navigation>Crumbs</div><aside>Ads</aside><noscript>Enable JS</noscript>"
+        "<article><header><h1>Title</h1></header><p>Body <span aria-hidden=true>icon</span>text.</p>"
+        "<div hidden>secret</div><form><input name=q><button>Search</button></form></article>"
+        "<footer>Copyright</footer><script>track()</script></body></html>"
+    )
+    assert kinds(doc) == [("heading", "Title"), ("paragraph", "Body text.")]
+
+
+def test_form_wrapping_the_page_is_kept():
+    body = "<p>" + "Real content. " * 50 + "</p>"
+    doc = parse(f"<form id=aspnetForm><h1>Page</h1>{body}</form>")
+    assert [b.kind for b in doc.blocks] == ["heading", "paragraph"]
+
+
+def test_entities_decoded_and_external_entities_not_resolved():
+    doc = parse(
+        '<!DOCTYPE html [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n'
+        "<p>Fish &amp; chips &lt;b&gt; &#169; &eacute; &xxe;</p>"
+    )
+    assert kinds(doc) == [("paragraph", "Fish & chips <b> © é &xxe;")]
+    assert_spans(doc)
+
+
+def test_br_is_a_line_break_and_double_br_splits_paragraphs():
+    doc = parse("<p>line one<br>line two<br/><br>next para</p>")
+    assert kinds(doc) == [("paragraph", "line one\nline two"), ("paragraph", "next para")]
+    assert_spans(doc)
+
+
+def test_loose_text_and_upper_case_tags():
+    doc = parse("<BODY><DIV>Loose <B>bold</B> text<DIV>inner</DIV>after</DIV><H2>Up</H2></BODY>")
+    assert kinds(doc) == [
+        ("paragraph", "Loose bold text"),
+        ("paragraph", "inner"),
+        ("paragraph", "after"),
+        ("heading", "Up"),
+    ]
+    loose = doc.blocks[0]
+    assert doc.text[loose.char_start : loose.char_end] == "Loose <B>bold</B> text"
+    assert_spans(doc)
+
+
+def test_stray_end_tags_and_misnesting_lose_no_text():
+    # A stray end tag is ignored, as a browser does, so it joins what it stands between.
+    doc = parse("</div></p>alpha<p>beta</span></td> <b>gamma</p></b>delta</li></ul></table>")
+    assert " ".join(b.text for b in doc.blocks) == "alpha beta gamma delta"
+    assert_spans(doc)
+
+
+def test_truncated_mid_tag_is_reported_and_no_markup_leaks():
+    doc = parse('<h1>T</h1><p>Complete.</p><p>Cut <a href="http://exa')
+    assert kinds(doc) == [("heading", "T"), ("paragraph", "Complete."), ("paragraph", "Cut")]
+    assert doc.document.status == "ok"
+    assert "truncated" in doc.document.reason
+
+
+def test_only_boilerplate_is_empty():
+    doc = parse("<html><head><script>x()</script></head><body><nav>menu</nav></body></html>")
+    assert doc.document.status == "empty"
+    assert doc.blocks == ()
+
+
+def test_unclosed_boilerplate_element_does_not_hide_the_page():
+    text = "<aside>Related<h1>Article</h1>" + "<p>Paragraph of real text here.</p>" * 100
+    doc = parse(text)
+    assert kinds(doc)[:3] == [
+        ("paragraph", "Related"),
+        ("heading", "Article"),
+        ("paragraph", "Paragraph of real text here."),
+    ]
+    assert [b.kind for b in doc.blocks].count("paragraph") == 101
+
+
+def test_link_menus_are_dropped():
+    menu = "<ul>" + "".join(f'<li><a href="/{i}">Section {i}</a></li>' for i in range(10)) + "</ul>"
+    doc = parse(f"<h1>T</h1>{menu}<ul><li>a real item</li><li><a href=x>a link</a> with text</li></ul>")
+    assert kinds(doc) == [
+        ("heading", "T"),
+        ("list_item", "a real item"),
+        ("list_item", "a link with text"),
+    ]
+
+
+def test_5000_levels_of_nesting_survive():
+    depth = 5000
+    text = (
+        "<!DOCTYPE html><html><body><h1>Top</h1>"
+        + "<div>" * depth
+        + "<h2>Deep heading</h2><p>Deep paragraph.</p><table><tr><th>k</th><th>v</th></tr>"
+        + "<tr><td>depth</td><td>5000</td></tr></table>"
+        + "</div>" * depth
+        + "<p>After.</p></body></html>"
+    )
+    t0 = time.perf_counter()
+    doc = parse(text)
+    assert time.perf_counter() - t0 < 2.0
+    assert [(b.kind, b.text) for b in doc.blocks[:3]] == [
+        ("heading", "Top"),
+        ("heading", "Deep heading"),
+        ("paragraph", "Deep paragraph."),
+    ]
+    table = doc.blocks[3]
+    assert table.rows == (("k", "v"), ("depth", "5000")) and table.header_rows == 1
+    assert table.heading_path == ("Top", "Deep heading")
+    assert kinds(doc)[4] == ("paragraph", "After.")
+    assert_spans(doc)
+
+
+def test_through_the_dispatcher_and_deterministic():
+    data = (
+        b"<html><head><meta charset=windows-1252><title>T</title></head>"
+        b"<body><h1>Caf\xe9</h1><p>\x93quoted\x94</p></body></html>"
+    )
+    first = parse_document(data, "page.html")
+    second = parse_document(data, "page.html")
+    assert first.document.format == "html" and first.document.status == "ok"
+    assert kinds(first) == [("heading", "Café"), ("paragraph", "\u201cquoted\u201d")]
+    assert first == second
+    assert [b.to_dict() for b in first.blocks] == [b.to_dict() for b in second.blocks]
+
+
+_FRAGMENTS = [
+    "<p>", "</p>", "<div>", "</div>", "<ul>", "<ol>", "</ul>", "<li>", "</li>", "<h2>", "</h2>", "<h3>",
+    "<table>", "</table>", "<tr>", "<td>", "</td>", "<th>", "<b>", "</b>", "<br>", "<pre>", "</pre>",
+    "<blockquote>", "</blockquote>", "<dl>", "<dt>", "<dd>", "word", "two words", " ", "\n", "&amp;",
+    "<!-- c -->", "<span>", "</span>", "<a href=x>", "</a>", "<thead>", "</tr>",
+]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=40))
+def test_tag_soup_never_crashes_and_spans_hold(pieces):
+    text = "".join(pieces)
+    doc = parse(text)
+    for b in doc.blocks:
+        assert 0 <= b.char_start <= b.char_end <= len(text)
+        if b.kind in ("heading", "paragraph", "list_item", "code"):
+            # Compared without spaces: a stray end tag separates words in strip_tags, not in a browser.
+            assert span_text(doc, b).replace(" ", "") == squash(b.text).replace(" ", "")
+    # Nothing visible is lost: every character of the source's text is in some block.
+    visible = squash(html.unescape(strip_tags(text))).replace(" ", "")
+    got = "".join(" ".join(c for r in b.rows for c in r) if b.kind == "table" else b.text for b in doc.blocks)
+    assert sorted(got.replace(" ", "").replace("\n", "")) == sorted(visible)

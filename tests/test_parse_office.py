@@ -1,0 +1,293 @@
+"""Office and e-mail parsing through unstructured: fixtures are generated here, nothing is downloaded."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import importlib.util
+import io
+import socket
+import zlib
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from raychunk.document import Document, ParsedDocument
+from raychunk.parse import ParseOptions, office, parse_document
+from raychunk.parse.office import _table_rows, parse_office, use_packaged_spacy_model
+
+# Looked up, not imported: importing unstructured before prepare_unstructured() has set the opt-out
+# variables would send its load-time analytics ping. raychunk.parse.office imports it lazily.
+if importlib.util.find_spec("unstructured") is None:
+    pytest.skip("office parsing needs unstructured", allow_module_level=True)
+
+CORPUS_BAD = Path("/work/shared/corpus/bad")
+
+# A 3x2 .xls (BIFF8, sheet "Cities") written by xlwt, which is not a dependency; zlib + base64.
+_XLS = (
+    "eNrtWD1oFEEU/mbv/0gud/EiJEI4AkZNUvhTqEVcjWgq42mjiBAvZglHjr2wOYvYGI1XCoKVYhNIYxO18QcttLMQIloIgnBn"
+    "SitBwSK59c3bWbzoFTmIQWW+Zd68ffPNztudN2939s1SqjL/sKuKX3AIAdTcGMJ1NkEl5p8kQe2uK1W/jlJxNf4pxKI0keEQ"
+    "nrW+jsg5lPNdhYEHwZckgU9UzmMKI0XbymwihtiHnJA+DJIUuEuWBDrZq3aWF1luYXmfmc9ZHmbLDZaDxK2Ic1gyR/oOqCg+"
+    "a/RwWwLyuo+5zwe27EEHXskovnJTeNwQjjj5XOHvbOgOtmABNG/Dlm05uUIFaZrABXxzM8BXf6W+yGj75toFyP59rT3SwH7L"
+    "CAKzcC9wgJcpIJcD3iI8mi/lrekVSsNhtSiJScaZOJAtTl0q5Er5ok22k9OFIjXv3y1BypDlTFg2KXsPSktcpmxe4sk1S7yV"
+    "Q7+F5DjaWE/xAkhSEl+59+XtibGsOcqWWU7rXvLfLv2Fi6uyB3VOcAu7zNw+lv0sr/FVt7HexTJNYUt1b7ZDKcfnmHOdW3tp"
+    "nH2Md+aOOn0n6eXPp550l5fNXaQvDlcvpxffm/PooZfROPWXxxwGxIC4c1viqenXQiWKjyw7f0saUSOpfHfVG64Nq4izmmLp"
+    "ncmnIxRfNOAL5huKL5gfUHyjAd9gflDxvacfki9dox2PZCOlsJ+IQ0NDQ0NDQ0NDQ2ODINSne8DbYvBnqNwgRNR/nVUqNf2b"
+    "5L/FaRTpKNHG9Bhsqh3MNBU/WxES/rXEOvv4/wslztDoDiYxxn5MNh2/tMET9fez7o7JjVtCzY5fa8bPPzz+D+H9zBw="
+)
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Any attempt to open a connection (telemetry, a model download) fails the test."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"network access attempted: {args!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+def parse(data: bytes, name: str) -> ParsedDocument:
+    return parse_document(data, name, options=ParseOptions(timeout_s=120))
+
+
+def assert_ok(parsed: ParsedDocument) -> None:
+    assert parsed.document.status == "ok", parsed.document.reason
+    for b in parsed.blocks:
+        assert parsed.text[b.char_start : b.char_end] == b.text, b
+
+
+def by_kind(parsed: ParsedDocument, kind: str):
+    return [b for b in parsed.blocks if b.kind == kind]
+
+
+def test_docx_headings_lists_and_table():
+    docx = pytest.importorskip("docx")
+    d = docx.Document()
+    d.add_heading("Getting started", level=1)
+    d.add_paragraph("This guide explains how the installer works on every supported platform.")
+    d.add_heading("Requirements", level=2)
+    d.add_paragraph("Python 3.11", style="List Bullet")
+    d.add_paragraph("Ten gigabytes of free disk space", style="List Bullet")
+    table = d.add_table(rows=3, cols=2)
+    for r, row in enumerate([("Platform", "Status"), ("Linux", "supported"), ("Windows", "beta")]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    d.add_heading("Usage", level=1)
+    d.add_paragraph("Run the installer and follow the prompts until it reports success.")
+    buf = io.BytesIO()
+    d.save(buf)
+
+    parsed = parse(buf.getvalue(), "guide.docx")
+    assert_ok(parsed)
+    headings = [(b.text, b.level, b.heading_path) for b in by_kind(parsed, "heading")]
+    assert headings == [
+        ("Getting started", 1, ()),
+        ("Requirements", 2, ("Getting started",)),
+        ("Usage", 1, ()),
+    ]
+    items = by_kind(parsed, "list_item")
+    assert [(b.text, b.level) for b in items] == [("Python 3.11", 0), ("Ten gigabytes of free disk space", 0)]
+    assert all(b.heading_path == ("Getting started", "Requirements") for b in items)
+    [tbl] = by_kind(parsed, "table")
+    assert tbl.rows == (("Platform", "Status"), ("Linux", "supported"), ("Windows", "beta"))
+    assert tbl.header_rows == 1
+    assert tbl.text.splitlines()[:2] == ["| Platform | Status |", "|---|---|"]
+    assert parsed.document.title == "Getting started"
+    last = parsed.blocks[-1]
+    assert (last.kind, last.heading_path) == ("paragraph", ("Usage",))
+
+
+def test_pptx_slides_are_pages():
+    pptx = pytest.importorskip("pptx")
+    from pptx.oxml.ns import qn
+    from pptx.util import Inches
+
+    prs = pptx.Presentation()
+    s1 = prs.slides.add_slide(prs.slide_layouts[1])
+    s1.shapes.title.text = "Quarterly results"
+    body = s1.placeholders[1].text_frame
+    body.text = "Revenue grew in every region"
+    sub = body.add_paragraph()
+    sub.text = "Europe led the growth"
+    sub.level = 1
+    for para in body.paragraphs:
+        # unstructured takes a paragraph for a list item only when it carries its own buChar;
+        # bullets inherited from the slide layout read as paragraphs.
+        ppr = para._p.get_or_add_pPr()
+        ppr.append(ppr.makeelement(qn("a:buChar"), {"char": "•"}))
+    s1.notes_slide.notes_text_frame.text = "Mention the currency effect before the regional split."
+    s2 = prs.slides.add_slide(prs.slide_layouts[5])
+    s2.shapes.title.text = "Regional numbers"
+    shape = s2.shapes.add_table(3, 2, Inches(1), Inches(2), Inches(6), Inches(2))
+    for r, row in enumerate([("Region", "Revenue"), ("Europe", "12"), ("Asia", "9")]):
+        for c, value in enumerate(row):
+            shape.table.cell(r, c).text = value
+    buf = io.BytesIO()
+    prs.save(buf)
+
+    parsed = parse(buf.getvalue(), "deck.pptx")
+    assert_ok(parsed)
+    assert parsed.document.pages == 2
+    headings = by_kind(parsed, "heading")
+    assert [(b.text, b.level, b.pages) for b in headings] == [
+        ("Quarterly results", 1, (1,)),
+        ("Regional numbers", 1, (2,)),
+    ]
+    items = by_kind(parsed, "list_item")
+    assert [(b.text, b.level, b.pages) for b in items] == [
+        ("Revenue grew in every region", 0, (1,)),
+        ("Europe led the growth", 1, (1,)),
+    ]
+    [notes] = by_kind(parsed, "paragraph")
+    assert notes.text.startswith("Mention the currency effect") and notes.pages == (1,)
+    [tbl] = by_kind(parsed, "table")
+    assert tbl.pages == (2,) and tbl.heading_path == ("Regional numbers",)
+    assert tbl.rows[0] == ("Region", "Revenue") and tbl.header_rows == 1
+    [brk] = by_kind(parsed, "page_break")
+    assert brk.text == "" and brk.char_start == brk.char_end and brk.pages == (2,)
+
+
+def test_xlsx_sheet_becomes_heading_and_table():
+    openpyxl = pytest.importorskip("openpyxl")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Inventory"
+    for row in [("Item", "Count", "Shelf"), ("Bolts", 120, "A1"), ("Nuts", 80, "A2"), ("Washers", 300, "B4")]:
+        ws.append(row)
+    buf = io.BytesIO()
+    wb.save(buf)
+
+    parsed = parse(buf.getvalue(), "stock.xlsx")
+    assert_ok(parsed)
+    assert [(b.kind, b.text) for b in parsed.blocks if b.kind == "heading"] == [("heading", "Inventory")]
+    [tbl] = by_kind(parsed, "table")
+    assert tbl.rows == (
+        ("Item", "Count", "Shelf"),
+        ("Bolts", "120", "A1"),
+        ("Nuts", "80", "A2"),
+        ("Washers", "300", "B4"),
+    )
+    assert tbl.header_rows == 1 and tbl.heading_path == ("Inventory",) and tbl.pages == (1,)
+    assert parsed.document.pages == 1
+
+
+def test_xls_is_read_without_libreoffice():
+    pytest.importorskip("xlrd")
+    parsed = parse(zlib.decompress(base64.b64decode(_XLS)), "cities.xls")
+    assert_ok(parsed)
+    [tbl] = by_kind(parsed, "table")
+    assert tbl.rows == (("City", "Population"), ("Oslo", "700000"), ("Bergen", "290000"))
+
+
+def test_eml_subject_is_title_and_sender_is_metadata():
+    msg = EmailMessage()
+    msg["Subject"] = "Server maintenance on Friday"
+    msg["From"] = "Ops Team <ops@example.com>"
+    msg["To"] = "everyone@example.com"
+    msg["Date"] = "Tue, 03 Jun 2025 09:30:00 +0000"
+    msg.set_content("The database servers will be offline between 22:00 and 23:00 for a kernel upgrade.\n")
+
+    parsed = parse(msg.as_bytes(), "notice.eml")
+    assert_ok(parsed)
+    doc = parsed.document
+    assert doc.title == "Server maintenance on Friday"
+    meta = dict(doc.metadata)
+    assert meta["from"] == "Ops Team <ops@example.com>"
+    assert meta["date"] == "Tue, 03 Jun 2025 09:30:00 +0000"
+    [para] = by_kind(parsed, "paragraph")
+    assert para.text.startswith("The database servers will be offline")
+    assert para.heading_path == ("Server maintenance on Friday",)
+
+
+def test_truncated_docx_fails_with_a_reason():
+    docx = pytest.importorskip("docx")
+    d = docx.Document()
+    d.add_paragraph("Some text that will be cut off. " * 50)
+    buf = io.BytesIO()
+    d.save(buf)
+    data = buf.getvalue()[: len(buf.getvalue()) // 2]
+
+    direct = parse_office(data, Document("id", "cut.docx", "docx", "ok"), ParseOptions())
+    assert direct.document.status == "failed"
+    assert "truncated or corrupt docx" in direct.document.reason
+    assert "\n" not in direct.document.reason
+    via_dispatcher = parse(data, "cut.docx")
+    assert via_dispatcher.document.status == "failed" and via_dispatcher.document.reason
+
+
+def test_legacy_doc_without_soffice_is_unsupported(monkeypatch):
+    monkeypatch.setattr(office.shutil, "which", lambda name: None)
+    data = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504)
+    parsed = parse(data, "old.doc")
+    assert parsed.document.status == "unsupported"
+    assert "LibreOffice (soffice)" in parsed.document.reason
+
+
+@pytest.mark.skipif(not (CORPUS_BAD / "password_protected.xlsx").exists(), reason="shared corpus not present")
+def test_encrypted_workbook_fails_cleanly():
+    data = (CORPUS_BAD / "password_protected.xlsx").read_bytes()
+    parsed = parse_office(data, Document("id", "locked.xlsx", "xlsx", "ok"), ParseOptions())
+    assert parsed.document.status == "failed"
+    assert parsed.document.reason == "encrypted workbook: needs a password"
+
+
+def test_spacy_patch_is_idempotent_and_loads_a_packaged_model():
+    from unstructured.nlp import tokenize
+
+    use_packaged_spacy_model()
+    first = tokenize._load_spacy_model
+    use_packaged_spacy_model()
+    assert tokenize._load_spacy_model is first and first.raychunk_packaged
+    assert tokenize.sent_tokenize("One sentence here. Another one there.") == [
+        "One sentence here.",
+        "Another one there.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("html", "fmt", "rows", "header_rows"),
+    [
+        (
+            "<table><thead><tr><th>A</th><th>B</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>",
+            "rst",
+            (("A", "B"), ("1", "2")),
+            1,
+        ),
+        (
+            "<table><tr><td>x</td><td>y</td></tr><tr><td>1</td><td>2</td></tr></table>",
+            "epub",
+            (("x", "y"), ("1", "2")),
+            0,
+        ),
+        (
+            "<table><tr><td>x</td><td>y</td></tr><tr><td>1</td><td>2</td></tr></table>",
+            "docx",
+            (("x", "y"), ("1", "2")),
+            1,
+        ),
+        (
+            '<table><tr><td rowspan="2">a</td><td colspan="2">b</td></tr><tr><td>c</td><td>d</td></tr></table>',
+            "docx",
+            (("a", "b", ""), ("", "c", "d")),
+            1,
+        ),
+        (
+            "<table><tr><td>a</td><td><table><tr><td>in1</td><td>in2</td></tr></table></td></tr></table>",
+            "docx",
+            (("a", "in1 in2"),),
+            0,
+        ),
+        ("<table><tr><td/><td/></tr><tr><td>a &amp; b</td><td/></tr></table>", "docx", (("a & b",),), 0),
+        ("", "docx", (), 0),
+    ],
+)
+def test_table_html_to_rows(html, fmt, rows, header_rows):
+    assert _table_rows(html, fmt) == (rows, header_rows)
+
+
+def test_unhandled_format_is_a_clear_error():
+    with pytest.raises(ValueError, match="does not handle format 'pdf'"):
+        parse_office(b"%PDF-1.7", dataclasses.replace(Document("id", "a.pdf", "pdf", "ok")), ParseOptions())
