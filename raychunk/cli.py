@@ -32,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, help="seconds allowed to parse one file (config default: 300)")
     p.set_defaults(func=cmd_parse)
 
+    r = sub.add_parser("run", help="the Ray Data job: parse, classify, chunk, embed, write Parquet and a report")
+    add_run_flags(r)
+    r.set_defaults(func=cmd_run)
+
     c = sub.add_parser("chunk", help="print the chunks exactly as the retriever sees them")
     c.add_argument("inputs", nargs="*", help="files, folders or globs (default: the shipped sample corpus)")
     c.add_argument("--json", action="store_true", help="one JSON object per chunk")
@@ -61,6 +65,56 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+
+
+def add_run_flags(p: argparse.ArgumentParser) -> None:
+    """Flags of the run job; every config key is also reachable with --set SECTION.KEY=VALUE."""
+    p.add_argument("--config", help="YAML config (default: configs/default.yaml)")
+    p.add_argument("--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)")
+    p.add_argument("--output", help="output folder or URI (default: out/run)")
+    p.add_argument("--overwrite", action="store_true", default=None, help="replace an existing output")
+    p.add_argument("--embedder", help="sentence-transformers model name or folder (default: all-MiniLM-L6-v2)")
+    p.add_argument("--no-embed", action="store_true", help="chunk only: no embedding column, no model load")
+    p.add_argument("--batch-size", type=int, help="texts per embedding forward pass")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), help="embedding device (default auto)")
+    p.add_argument("--embed-actors", type=int, help="embedding actor pool size (default: derived from the cluster)")
+    p.add_argument("--gpus-per-actor", type=float, help="GPUs per embedding actor (default: 1 if the cluster has GPUs)")
+    p.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (ignored when joining a cluster)")
+    p.add_argument("--num-gpus", type=int, help="GPUs the local Ray advertises")
+    p.add_argument("--rows-per-shard", type=int, help="chunk rows per Parquet shard")
+    p.add_argument("--doc-types", help="doc types YAML (default: configs/doc_types.yaml)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. parse.timeout_s=60")
+
+
+def run_config_from_args(args):
+    from raychunk.config import build_run_config, load_config, parse_set_flags
+
+    overrides = parse_set_flags(args.set)
+    flags = {
+        "input": args.input, "output": args.output, "output_files.overwrite": args.overwrite,
+        "embedder.model": args.embedder, "embedder.enabled": False if args.no_embed else None,
+        "embedder.batch_size": args.batch_size, "embedder.device": args.device,
+        "resources.embed_actors": args.embed_actors, "resources.gpus_per_embed_actor": args.gpus_per_actor,
+        "resources.num_cpus": args.num_cpus, "resources.num_gpus": args.num_gpus,
+        "output_files.rows_per_shard": args.rows_per_shard, "chunk.doc_types": args.doc_types,
+    }
+    overrides.update({k: v for k, v in flags.items() if v is not None})
+    cfg = build_run_config(load_config(args.config), overrides)
+    if cfg.input == ("samples",) and not Path("samples").exists():
+        import dataclasses
+
+        cfg = dataclasses.replace(cfg, input=(str(SAMPLE_CORPUS),))
+    return cfg
+
+
+def cmd_run(args) -> int:
+    from raychunk.pipeline import run
+    from raychunk.report import render_run_text
+
+    cfg = run_config_from_args(args)
+    report = run(cfg)
+    print(render_run_text(report))
+    return 0
 
 
 def cmd_parse(args) -> int:

@@ -12,7 +12,16 @@ from typing import Any
 
 from raychunk.parse import ParseOptions
 
-__all__ = ["ConfigError", "DEFAULT_CONFIG", "load_config", "parse_options_from"]
+__all__ = [
+    "ConfigError",
+    "DEFAULT_CONFIG",
+    "RunConfig",
+    "build_run_config",
+    "load_config",
+    "load_doc_types",
+    "parse_options_from",
+    "parse_set_flags",
+]
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
 
@@ -130,3 +139,166 @@ def load_doc_types(path: str | Path | None = None) -> DocTypeConfig:
             )
         overrides.append(dict(rule))
     return DocTypeConfig(profiles, dict(thresholds), tuple(overrides))
+
+
+# -- the run configuration ---------------------------------------------------------------------
+
+
+def _check_choice(key: str, value, accepted: tuple) -> None:
+    if value not in accepted:
+        raise ConfigError(f"{key}={value!r}: accepted values are {', '.join(map(str, accepted))}")
+
+
+def _check_positive(key: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ConfigError(f"{key} must be a number > 0, got {value!r}")
+
+
+
+
+@dataclasses.dataclass(frozen=True)
+class EmbedderConfig:
+    """``model``: all-MiniLM-L6-v2 (packaged, offline), a sentence-transformers name, or a model folder.
+    ``device``: auto picks CUDA when the actor got a GPU; fp16 on CUDA."""
+
+    enabled: bool = True
+    model: str = "all-MiniLM-L6-v2"
+    batch_size: int = 64
+    device: str = "auto"
+    normalize: bool = True
+
+    def __post_init__(self):
+        _check_choice("embedder.device", self.device, ("auto", "cpu", "cuda"))
+        _check_positive("embedder.batch_size", self.batch_size)
+
+
+@dataclasses.dataclass(frozen=True)
+class ResourcesConfig:
+    """``auto`` values are derived from what the cluster has when the job starts."""
+
+    num_cpus: int | None = None  # local Ray only; ignored when joining a cluster
+    num_gpus: int | None = None  # local Ray only: advertise GPUs (a fake one works for testing)
+    embed_actors: int | str = "auto"
+    gpus_per_embed_actor: float | str = "auto"
+    cpus_per_embed_actor: float = 1.0
+    cpus_per_task: float = 1.0
+    files_per_block: int = 4
+
+    def __post_init__(self):
+        if self.embed_actors != "auto":
+            _check_positive("resources.embed_actors", self.embed_actors)
+        if self.gpus_per_embed_actor != "auto" and not (isinstance(self.gpus_per_embed_actor, (int, float))
+                                                        and self.gpus_per_embed_actor >= 0):
+            raise ConfigError(f"resources.gpus_per_embed_actor must be auto or a number >= 0, "
+                              f"got {self.gpus_per_embed_actor!r}")
+        _check_positive("resources.cpus_per_embed_actor", self.cpus_per_embed_actor)
+        _check_positive("resources.cpus_per_task", self.cpus_per_task)
+        _check_positive("resources.files_per_block", self.files_per_block)
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputConfig:
+    rows_per_shard: int = 20000
+    compression: str = "zstd"
+    overwrite: bool = False
+
+    def __post_init__(self):
+        _check_positive("output.rows_per_shard", self.rows_per_shard)
+        _check_choice("output.compression", self.compression, ("zstd", "snappy", "gzip", "none"))
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkConfig:
+    doc_types: str = ""  # empty: configs/doc_types.yaml
+    tokenizer: str = "embedder"  # the embedder's own tokenizer, tiktoken:cl100k_base, or words
+
+    @property
+    def doc_types_path(self) -> Path:
+        return Path(self.doc_types) if self.doc_types else DEFAULT_DOC_TYPES
+
+
+@dataclasses.dataclass(frozen=True)
+class RunConfig:
+    input: tuple = ()
+    output: str = "out/run"
+    embedder: EmbedderConfig = EmbedderConfig()
+    resources: ResourcesConfig = ResourcesConfig()
+    output_files: OutputConfig = OutputConfig()
+    parse: ParseOptions = ParseOptions()
+    chunk: ChunkConfig = ChunkConfig()
+
+    @property
+    def tokenizer_spec(self) -> str:
+        return self.embedder.model if self.chunk.tokenizer == "embedder" else self.chunk.tokenizer
+
+
+_SECTIONS = {"embedder": EmbedderConfig, "resources": ResourcesConfig, "output_files": OutputConfig,
+             "parse": ParseOptions, "chunk": ChunkConfig}
+
+
+def _coerce(key: str, text: str):
+    """A ``--set`` value: YAML scalars, so 64 is an int, true a bool, null None."""
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"--set {key}={text}: not a YAML value ({e})") from e
+
+
+def build_run_config(data: dict[str, Any], overrides: dict[str, Any] | None = None) -> RunConfig:
+    """A RunConfig from the YAML mapping plus dotted overrides (``embedder.batch_size``: 128).
+    Unknown keys and bad values raise ConfigError naming the key and the accepted values."""
+    data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in (data or {}).items()}
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        head, _, leaf = key.partition(".")
+        if leaf:
+            if head not in _SECTIONS:
+                raise ConfigError(f"unknown key {key}: accepted sections are {', '.join(_SECTIONS)}")
+            data.setdefault(head, {})
+            if not isinstance(data[head], dict):
+                raise ConfigError(f"{head} must be a mapping")
+            data[head][leaf] = value
+        else:
+            data[head] = value
+    top = {"input", "output", *_SECTIONS}
+    unknown = sorted(set(data) - top)
+    if unknown:
+        raise ConfigError(f"unknown key {unknown[0]}: accepted keys are {', '.join(sorted(top))}")
+    kwargs: dict[str, Any] = {}
+    for name, cls in _SECTIONS.items():
+        section = data.get(name) or {}
+        if not isinstance(section, dict):
+            raise ConfigError(f"{name} must be a mapping of settings, got {section!r}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        bad = sorted(set(section) - known)
+        if bad:
+            raise ConfigError(f"unknown key {name}.{bad[0]}: accepted keys are {', '.join(sorted(known))}")
+        try:
+            kwargs[name] = cls(**section)
+        except ConfigError:
+            raise
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"{name}: {e}") from e
+    inputs = data.get("input") or ()
+    if isinstance(inputs, str):
+        inputs = (inputs,)
+    if not isinstance(inputs, (list, tuple)) or not all(isinstance(x, str) for x in inputs):
+        raise ConfigError(f"input must be a path, URI or glob, or a list of them; got {inputs!r}")
+    output = data.get("output", RunConfig.output)
+    if not isinstance(output, str) or not output:
+        raise ConfigError(f"output must be a folder path or URI, got {output!r}")
+    return RunConfig(input=tuple(inputs), output=output, **kwargs)
+
+
+def parse_set_flags(pairs: list[str] | None) -> dict[str, Any]:
+    """``--set key=value`` flags as dotted overrides."""
+    out = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set {pair!r}: expected KEY=VALUE, e.g. --set embedder.batch_size=128")
+        out[key.strip()] = _coerce(key, value)
+    return out

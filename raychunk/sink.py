@@ -1,0 +1,74 @@
+"""The write stage: one Ray Data datasink that writes two tables, chunks/ and documents/.
+
+Every row is either a chunk or a document (``row_type``). Each write task splits its rows and
+writes one zstd Parquet shard per table into the run's staging folder, with the explicit schemas of
+:mod:`raychunk.schema`. Nothing is published here: the job moves the staging folder into place only
+when the whole run has succeeded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+from ray.data.datasource import Datasink
+
+from raychunk.schema import CHUNK_COLUMNS, chunk_schema, documents_table
+
+__all__ = ["ShardSink"]
+
+
+class ShardSink(Datasink):
+    def __init__(self, staging: str, filesystem: pafs.FileSystem, *, dim: int | None, rows_per_shard: int,
+                 compression: str):
+        self.staging = staging.rstrip("/")
+        self.filesystem = filesystem
+        self.dim = dim
+        self.rows_per_shard = rows_per_shard
+        self.compression = None if compression == "none" else compression
+        self.results: list[dict] = []
+
+    @property
+    def min_rows_per_write(self) -> int:
+        return self.rows_per_shard
+
+    def on_write_start(self, schema=None) -> None:
+        for sub in ("chunks", "documents"):
+            self.filesystem.create_dir(f"{self.staging}/{sub}", recursive=True)
+
+    def write(self, blocks: Iterable, ctx) -> dict:
+        tables = [b if isinstance(b, pa.Table) else pa.Table.from_pandas(b) for b in blocks]
+        tables = [t for t in tables if t.num_rows]
+        if not tables:
+            return {}
+        table = pa.concat_tables(tables, promote_options="permissive")
+        is_chunk = pc.equal(table.column("row_type"), "chunk")
+        chunks = table.filter(is_chunk)
+        docs = table.filter(pc.invert(is_chunk))
+        name = f"part-{ctx.task_idx:05d}.parquet"
+        result = {"chunks": chunks.num_rows, "documents": docs.num_rows, "chunk_bytes": 0, "document_bytes": 0,
+                  "tokens": 0, "text_bytes": 0, "over_limit": 0}
+        if chunks.num_rows:
+            result["tokens"] = int(pc.sum(chunks.column("n_tokens")).as_py() or 0)
+            result["text_bytes"] = int(pc.sum(pc.binary_length(chunks.column("text"))).as_py() or 0)
+            result["over_limit"] = int(pc.sum(pc.cast(chunks.column("over_limit"), "int64")).as_py() or 0)
+        if chunks.num_rows:
+            schema = chunk_schema(self.dim)
+            chunks = chunks.select(CHUNK_COLUMNS + (["embedding"] if self.dim else [])).cast(schema)
+            result["chunk_bytes"] = self._write(chunks, f"{self.staging}/chunks/{name}")
+        if docs.num_rows:
+            rows = [json.loads(s) for s in docs.column("document").to_pylist()]
+            result["document_bytes"] = self._write(documents_table(rows), f"{self.staging}/documents/{name}")
+        return result
+
+    def _write(self, table: pa.Table, path: str) -> int:
+        pq.write_table(table, path, filesystem=self.filesystem, compression=self.compression,
+                       row_group_size=min(max(table.num_rows, 1), 10_000))
+        return self.filesystem.get_file_info(path).size
+
+    def on_write_complete(self, write_result) -> None:
+        self.results = [r for r in write_result.write_returns if r]

@@ -1,0 +1,61 @@
+"""The job's row-level stages: plain functions that don't know they run on Ray.
+
+parse_file → classify_document → chunk_rows turn one input file into one ``document`` row plus
+its ``chunk`` rows. Every row has the same keys (``ROW_KEYS``), so Ray Data can batch them together;
+``row_type`` tells them apart and the writer splits them into chunks/ and documents/.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from raychunk.chunking import chunk_document
+from raychunk.classify import classify
+from raychunk.document import ParsedDocument
+from raychunk.parse import ParseOptions, parse_document
+from raychunk.schema import CHUNK_COLUMNS
+
+__all__ = ["ROW_KEYS", "chunk_rows", "classify_document", "parse_file"]
+
+ROW_KEYS = ("row_type", "document", *CHUNK_COLUMNS)
+
+
+def parse_file(row: dict, *, options: ParseOptions, scheme: str = "") -> dict:
+    """``{bytes, path}`` from the reader → ``{source, parsed, parse_seconds}``."""
+    t = time.perf_counter()
+    source = scheme + row["path"]
+    parsed = parse_document(bytes(row["bytes"]), source, options=options)
+    return {"source": source, "parsed": parsed, "parse_seconds": time.perf_counter() - t}
+
+
+def classify_document(row: dict, *, thresholds: dict, overrides: tuple = ()) -> dict:
+    parsed: ParsedDocument = row["parsed"]
+    if parsed.document.status != "ok":
+        return {**row, "doc_type": "", "type_reason": ""}
+    c = classify(parsed, thresholds, overrides)
+    return {**row, "doc_type": c.doc_type, "type_reason": c.reason}
+
+
+def chunk_rows(row: dict, *, profiles: dict, tokenizer: str) -> list[dict]:
+    """One ``document`` row and the document's ``chunk`` rows."""
+    from raychunk.tokens import load_counter
+
+    parsed: ParsedDocument = row["parsed"]
+    doc = parsed.document
+    chunks = []
+    if doc.status == "ok":
+        chunks = chunk_document(parsed, profiles[row["doc_type"]], load_counter(tokenizer), doc_type=row["doc_type"])
+    document = {
+        "doc_id": doc.doc_id, "source": doc.source, "format": doc.format, "doc_type": row["doc_type"],
+        "type_reason": row["type_reason"], "status": doc.status, "reason": doc.reason, "title": doc.title,
+        "pages": doc.pages, "blocks": len(parsed.blocks), "chunks": len(chunks),
+        "tokens": sum(c.n_tokens for c in chunks), "bytes": doc.bytes, "encoding": doc.encoding,
+        "no_text_pages": list(doc.no_text_pages), "parse_seconds": round(row["parse_seconds"], 4),
+    }
+    empty = dict.fromkeys(CHUNK_COLUMNS)
+    out = [{**empty, "row_type": "document", "document": json.dumps(document, ensure_ascii=False),
+            "doc_id": doc.doc_id, "source": doc.source}]
+    for c in chunks:
+        out.append({**c.to_dict(), "row_type": "chunk", "document": None})
+    return out

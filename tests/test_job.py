@@ -1,0 +1,166 @@
+"""The Ray Data job end to end on a real local Ray, read back with plain pyarrow."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import ray
+
+from raychunk.config import build_run_config, load_config
+from raychunk.schema import DOCUMENT_SCHEMA, chunk_schema
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+N_SAMPLES = len([p for p in SAMPLES.iterdir() if p.is_file()])
+
+
+@pytest.fixture
+def fresh_ray():
+    if ray.is_initialized():
+        ray.shutdown()
+    yield
+    ray.shutdown()
+
+
+def config(tmp_path, name="out", **overrides):
+    return build_run_config(load_config(), {"input": [str(SAMPLES)], "output": str(tmp_path / name),
+                                            "resources.num_cpus": 2, **overrides})
+
+
+def read(out: Path):
+    return pq.read_table(out / "chunks"), pq.read_table(out / "documents")
+
+
+def test_run_on_sample_corpus_then_again_with_identical_ids(tmp_path, fresh_ray):
+    from raychunk.pipeline import run
+
+    report = run(config(tmp_path))
+    out = tmp_path / "out"
+    chunks, docs = read(out)
+
+    assert chunks.schema.equals(chunk_schema(384), check_metadata=False)
+    assert str(chunks.schema.field("embedding").type) == "fixed_size_list<element: float>[384]"
+    assert docs.schema.equals(DOCUMENT_SCHEMA, check_metadata=False)
+
+    assert docs.num_rows == N_SAMPLES
+    assert sorted(Path(s).name for s in docs.column("source").to_pylist()) == sorted(
+        p.name for p in SAMPLES.iterdir() if p.is_file())
+    assert set(docs.column("status").to_pylist()) == {"ok"}
+    assert sum(docs.column("chunks").to_pylist()) == chunks.num_rows > N_SAMPLES
+    for vec in chunks.column("embedding").to_pylist()[:50]:
+        assert len(vec) == 384 and abs(sum(x * x for x in vec) - 1.0) < 1e-3  # normalized
+    assert chunks.column("embedding").null_count == 0
+    assert len(set(chunks.column("chunk_id").to_pylist())) == chunks.num_rows
+
+    saved = json.loads((out / "report.json").read_text())
+    assert saved["chunks"] == report["chunks"] == chunks.num_rows
+    assert saved["vectors"] == chunks.num_rows
+    assert saved["documents"]["by_status"] == {"ok": N_SAMPLES}
+    assert saved["stages"], "per-stage times from Ray Data's stats"
+    assert (out / "report.md").read_text().startswith("# raychunk run report")
+    assert not (out / "_staging").exists()
+    shards = list((out / "chunks").glob("*.parquet"))
+    assert len(shards) == 1  # a small run is one shard, not a swarm of tiny files
+    assert pq.ParquetFile(shards[0]).metadata.row_group(0).column(0).compression == "ZSTD"
+
+    # Same input, second run: identical chunk ids.
+    run(config(tmp_path, name="again", **{"embedder.enabled": False}))
+    again, _ = read(tmp_path / "again")
+    assert sorted(again.column("chunk_id").to_pylist()) == sorted(chunks.column("chunk_id").to_pylist())
+    assert "embedding" not in again.schema.names
+
+
+def test_existing_output_is_not_clobbered(tmp_path, fresh_ray):
+    from raychunk.config import ConfigError
+    from raychunk.pipeline import run
+
+    (tmp_path / "out" / "chunks").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="--overwrite"):
+        run(config(tmp_path, **{"embedder.enabled": False}))
+
+
+def test_bad_inputs_each_get_a_document_row(tmp_path, fresh_ray):
+    from raychunk.pipeline import run
+
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "ok.md").write_text("# Title\n\nSome text.\n")
+    (src / "empty.txt").write_bytes(b"")
+    (src / "fake.pdf").write_text("<html><body>404 Not Found</body></html>")
+    (src / "garbage.txt").write_bytes(bytes(range(256)) * 20)
+    run(build_run_config(load_config(), {"input": [str(src)], "output": str(tmp_path / "out"),
+                                         "resources.num_cpus": 2, "embedder.enabled": False}))
+    docs = pq.read_table(tmp_path / "out" / "documents").to_pylist()
+    status = {Path(d["source"]).name: (d["status"], d["reason"]) for d in docs}
+    assert status["ok.md"][0] == "ok"
+    assert status["empty.txt"] == ("empty", "zero-byte file")
+    assert status["fake.pdf"][0] == "failed" and "HTML" in status["fake.pdf"][1]
+    assert status["garbage.txt"][0] == "failed" and "binary" in status["garbage.txt"][1]
+
+
+def test_embed_stage_on_a_fake_gpu_falls_back_to_cpu(tmp_path, fresh_ray):
+    """A cluster that advertises a GPU without CUDA: the actor gets the GPU, torch runs on CPU."""
+    from raychunk.pipeline import plan_embedding, run
+
+    cfg = config(tmp_path, **{"resources.num_gpus": 1, "input": [str(SAMPLES / "billing-faq.txt")]})
+    ray.init(num_cpus=2, num_gpus=1, include_dashboard=False)
+    plan = plan_embedding(cfg, ray.cluster_resources())
+    assert plan.gpus_per_actor == 1 and plan.actors == 1
+    from raychunk.embed import EmbedChunks
+
+    class Probe(EmbedChunks):
+        def where(self):
+            import torch
+
+            return self.device, ray.get_gpu_ids(), torch.cuda.is_available()
+
+    actor = ray.remote(num_gpus=1, num_cpus=1)(Probe).remote()
+    assert ray.get(actor.where.remote()) == ("cpu", [0], False)
+    ray.kill(actor)
+    report = run(cfg)
+    assert report["embedder"]["gpus_per_actor"] == 1
+    chunks = pq.read_table(tmp_path / "out" / "chunks")
+    assert chunks.num_rows == report["chunks"] > 0
+    assert chunks.column("embedding").null_count == 0
+
+
+def test_asking_for_a_missing_gpu_fails_fast_instead_of_hanging(tmp_path, fresh_ray):
+    from raychunk.config import ConfigError
+    from raychunk.pipeline import plan_embedding
+
+    cfg = config(tmp_path, **{"resources.gpus_per_embed_actor": 1})
+    with pytest.raises(ConfigError, match="wait forever"):
+        plan_embedding(cfg, {"CPU": 2.0})
+    auto = plan_embedding(config(tmp_path), {"CPU": 2.0})
+    assert auto.gpus_per_actor == 0 and auto.actors == 1  # one CPU left for read/parse tasks
+    assert plan_embedding(config(tmp_path), {"CPU": 16.0}).actors == 8
+    assert plan_embedding(config(tmp_path), {"CPU": 16.0, "GPU": 4.0}).actors == 4
+
+
+def test_multi_node_cluster_gives_the_same_chunks(tmp_path, fresh_ray):
+    from ray.cluster_utils import Cluster
+
+    from raychunk.pipeline import run
+
+    single = config(tmp_path, name="single", **{"embedder.enabled": False})
+    run(single)
+    ray.shutdown()
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.add_node(num_cpus=1, num_gpus=1)
+        cluster.wait_for_nodes()
+        ray.init(address=cluster.address)
+        assert len([n for n in ray.nodes() if n["Alive"]]) == 3
+        multi = dataclasses.replace(single, output=str(tmp_path / "multi"))
+        run(multi)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+    a, _ = read(tmp_path / "single")
+    b, _ = read(tmp_path / "multi")
+    cols = ["chunk_id", "text", "char_start", "char_end", "n_tokens"]
+    key = [("chunk_id", "ascending")]
+    assert a.select(cols).sort_by(key).equals(b.select(cols).sort_by(key))
