@@ -15,6 +15,15 @@ DOC_TYPES = ("manual", "reference", "prose", "faq", "records", "transcript", "co
 
 _SPEAKER = re.compile(r"^\s*(?:\[[\d:.\-+ ]+\]\s*)?[A-Z][\w.'()\- ]{0,40}:\s+\S")
 _TIMESTAMP_LINE = re.compile(r"^\s*\[?-?\d{1,2}:\d{2}(?::\d{2}){0,2}\]?\s*$")
+# A log line starts with a date-time: ISO 8601, syslog/Apache ("[Sun] Dec 04 04:47:44"), loghub's
+# HDFS "081109 203518", "12/03/2024 10:22", or a bare "10:22:01".
+_LOG_LINE = re.compile(
+    r"^\s*\[?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}"
+    r"|(?:[A-Z][a-z]{2},? )?[A-Z][a-z]{2} +\d{1,2},? (?:\d{4} )?\d{2}:\d{2}:\d{2}"
+    r"|\d{6} \d{6}\b"
+    r"|\d{1,2}/\d{1,2}/\d{2,4}[ ,T]+\d{1,2}:\d{2}"
+    r"|\d{1,2}:\d{2}:\d{2})"
+)
 _WORD = re.compile(r"\w+")
 
 
@@ -33,6 +42,8 @@ class Features:
     qa_share: float
     speaker_turns: int
     speaker_share: float
+    log_lines: int  # lines of running text that start with a date-time
+    log_share: float  # ... as a share of those lines
     pages: int
     words_per_page: float
     mean_line_length: float
@@ -50,11 +61,15 @@ def features(parsed: ParsedDocument) -> Features:
     chars = {k: 0 for k in ("table", "record", "code", "list_item", "paragraph", "heading")}
     words = 0
     lines = []
+    log_lines = 0
     for b in blocks:
         chars[b.kind] = chars.get(b.kind, 0) + len(b.text)
         words += len(_WORD.findall(b.text))
         if b.kind in ("paragraph", "list_item"):
-            lines.extend(len(line) for line in b.text.split("\n") if line.strip())
+            for line in b.text.split("\n"):
+                if line.strip():
+                    lines.append(len(line))
+                    log_lines += bool(_LOG_LINE.match(line))
     total = max(1, sum(chars.values()))
     headings = [b for b in blocks if b.kind == "heading"]
     records = [b for b in blocks if b.kind == "record"]
@@ -85,6 +100,8 @@ def features(parsed: ParsedDocument) -> Features:
         qa_share=qa_pairs / units,
         speaker_turns=turns,
         speaker_share=turns / max(1, len(paragraphs)),
+        log_lines=log_lines,
+        log_share=log_lines / max(1, len(lines)),
         pages=pages,
         words_per_page=words / pages if pages else 0.0,
         mean_line_length=sum(lines) / len(lines) if lines else 0.0,
@@ -110,6 +127,11 @@ def classify(parsed: ParsedDocument, thresholds: dict, overrides: list[dict] | t
         return Classification(
             "transcript", f"{f.speaker_turns} speaker turns, {f.speaker_share:.0%} of paragraphs", f
         )
+    # A machine log is a stream of timestamped events with no structure: chunked like a transcript.
+    if f.log_lines >= t["transcript_min_turns"] and f.log_share >= t["transcript_share"]:
+        return Classification(
+            "transcript", f"log: {f.log_lines} lines start with a date-time, {f.log_share:.0%} of lines", f
+        )
     if f.record_share >= t["records_share"]:
         return Classification("records", f"{f.record_share:.0%} of text in records", f)
     if f.table_share >= t["reference_table_share"]:
@@ -123,10 +145,12 @@ def classify(parsed: ParsedDocument, thresholds: dict, overrides: list[dict] | t
     ):
         return Classification("slides", f"{f.words_per_page:.0f} words per page in short lines", f)
     procedure = f.list_share + f.code_share
+    # Procedures are what make a manual: deep headings alone are just as common in news and
+    # encyclopedia pages.
     if (
         f.headings >= t["manual_min_headings"]
         and f.heading_density >= t["manual_heading_density"]
-        and (procedure >= t["manual_procedure_share"] or f.heading_depth >= 3)
+        and procedure >= t["manual_procedure_share"]
     ):
         return Classification(
             "manual",

@@ -36,6 +36,30 @@ def main(argv: list[str] | None = None) -> int:
     add_run_flags(r)
     r.set_defaults(func=cmd_run)
 
+    pr = sub.add_parser("price", help="price index builds: chunks, vectors and storage per size x overlap setting")
+    pr.add_argument("--config", help="YAML config (default: configs/default.yaml)")
+    pr.add_argument("--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)")
+    pr.add_argument("--output", default="out/price", help="where report.json/.csv/.md and chart.png go")
+    pr.add_argument("--sizes", default="128,256,512", help="max_tokens values, comma-separated")
+    pr.add_argument("--overlaps", default="0,0.1,0.2", help="overlaps: fractions (<1) or tokens (>=1)")
+    pr.add_argument("--strategies", default="structure", help="chunking strategies, comma-separated")
+    pr.add_argument("--embedder", help="model whose tokenizer counts tokens and whose speed is measured")
+    pr.add_argument("--dim", type=int, help="vector dimension (default: the embedder's)")
+    pr.add_argument("--dtype", choices=("float32", "float16", "int8", "binary"), default="float32")
+    pr.add_argument("--index", default="flat", help="flat or hnsw[:M=16]")
+    pr.add_argument("--sample", type=float, default=1.0, help="price a hash-based sample of the documents")
+    pr.add_argument("--previous", help="an earlier run's output: report unchanged/new/removed chunks")
+    pr.add_argument("--tokens-per-second", type=float, help="embedding throughput of your hardware")
+    pr.add_argument("--no-measure", action="store_true", help="don't measure embedding throughput here")
+    pr.add_argument("--gpu-hour-usd", type=float, help="GPU price per hour, for the embedding cost")
+    pr.add_argument("--storage-gb-month-usd", type=float, help="storage price per GB-month")
+    pr.add_argument("--api-usd-per-1m-tokens", type=float, help="embedding API price per 1M tokens")
+    pr.add_argument("--no-chart", action="store_true", help="skip chart.png")
+    pr.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (ignored when joining a cluster)")
+    pr.add_argument("--doc-types", help="doc types YAML (default: configs/doc_types.yaml)")
+    pr.add_argument("--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. parse.timeout_s=60")
+    pr.set_defaults(func=cmd_price)
+
     c = sub.add_parser("chunk", help="print the chunks exactly as the retriever sees them")
     c.add_argument("inputs", nargs="*", help="files, folders or globs (default: the shipped sample corpus)")
     c.add_argument("--json", action="store_true", help="one JSON object per chunk")
@@ -115,6 +139,117 @@ def cmd_run(args) -> int:
     report = run(cfg)
     print(render_run_text(report))
     return 0
+
+
+def _numbers(text: str, name: str, cast) -> list:
+    try:
+        values = [cast(x) for x in text.split(",") if x.strip()]
+    except ValueError as e:
+        raise ValueError(f"--{name} {text!r}: expected comma-separated numbers") from e
+    if not values:
+        raise ValueError(f"--{name} is empty")
+    return values
+
+
+def cmd_price(args) -> int:
+    import dataclasses
+    import json as json_
+
+    from raychunk.config import build_run_config, load_config, parse_set_flags
+    from raychunk.embed import embedding_dim, measure_throughput
+    from raychunk.io import resolve_output
+    from raychunk.pipeline import run_price
+    from raychunk.pricing import IndexSpec, Rates, Setting, grid, summarize
+    from raychunk.report import plot_price, render_price_markdown, render_price_text, write_price_csv
+
+    overrides = parse_set_flags(args.set)
+    overrides.update({k: v for k, v in {"input": args.input, "embedder.model": args.embedder,
+                                        "resources.num_cpus": args.num_cpus,
+                                        "chunk.doc_types": args.doc_types}.items() if v is not None})
+    cfg = build_run_config(load_config(args.config), overrides)
+    if cfg.input == ("samples",) and not Path("samples").exists():
+        cfg = dataclasses.replace(cfg, input=(str(SAMPLE_CORPUS),))
+    index = IndexSpec.parse(args.index)
+    if not 0 < args.sample <= 1:
+        raise ValueError(f"--sample {args.sample}: expected a fraction in (0, 1]")
+    strategies = [x.strip() for x in args.strategies.split(",") if x.strip()]
+    settings = [Setting("per-type profile")] + grid(_numbers(args.sizes, "sizes", int),
+                                                    _numbers(args.overlaps, "overlaps", float), strategies)
+    dim = args.dim or embedding_dim(cfg.embedder.model)
+    previous = _previous_ids(args.previous) if args.previous else None
+    rows, listing = run_price(cfg, settings, sample=args.sample, keep_ids=previous is not None)
+
+    throughput = None
+    tps = args.tokens_per_second
+    if not tps and not args.no_measure:
+        ok = [r for r in rows if r["setting"] == settings[0].label and r["chunks"]]
+        mean = sum(r["tokens"] for r in ok) / max(1, sum(r["chunks"] for r in ok))
+        throughput = measure_throughput(cfg.embedder.model, tokens_per_text=max(16, int(mean)))
+        tps = throughput["tokens_per_second"]
+    rates = Rates(args.gpu_hour_usd, args.storage_gb_month_usd, args.api_usd_per_1m_tokens, tps)
+    report = summarize(rows, settings, dim=dim, dtype=args.dtype, index=index, corpus_files=listing["files"],
+                       corpus_bytes=listing["bytes"], sample=args.sample, rates=rates, previous=previous)
+    report["notes"] = _price_notes(report, index, throughput, rates, args, cfg, listing)
+    report["throughput"] = throughput
+
+    out_fs, out_dir = resolve_output(args.output)
+    out_fs.create_dir(out_dir, recursive=True)
+    local = Path(out_dir) if type(out_fs).__name__ == "LocalFileSystem" else None
+    if local is None:
+        raise ValueError("--output must be a local folder for the price report")
+    (local / "report.json").write_text(json_.dumps(report, indent=2, ensure_ascii=False))
+    (local / "report.md").write_text(render_price_markdown(report))
+    write_price_csv(report, local / "report.csv")
+    if not args.no_chart:
+        plot_price(report, local / "chart.png")
+    print(render_price_text(report))
+    print(f"\nwrote {local}/report.json, report.csv, report.md" + ("" if args.no_chart else ", chart.png"),
+          file=sys.stderr)
+    return 0
+
+
+def _previous_ids(output: str) -> dict[str, int]:
+    import pyarrow.parquet as pq
+
+    from raychunk.io import resolve_output
+
+    fs, path = resolve_output(output)
+    try:
+        table = pq.read_table(f"{path}/chunks", filesystem=fs, columns=["chunk_id", "n_tokens"])
+    except (FileNotFoundError, OSError) as e:
+        raise ValueError(f"--previous {output}: no chunks/ table there ({e})") from e
+    return dict(zip(table.column("chunk_id").to_pylist(), table.column("n_tokens").to_pylist()))
+
+
+def _price_notes(report, index, throughput, rates, args, cfg, listing) -> list[str]:
+    from raychunk.pricing import vector_bytes
+
+    notes = [
+        f"Tokens are counted with {cfg.tokenizer_spec}'s tokenizer; each setting chunks the same parse.",
+        "'per-type profile' applies configs/doc_types.yaml (what `raychunk run` builds); the other rows apply "
+        "one strategy, size and overlap to every document.",
+        f"Vector bytes = vectors x ceil(dim x bits / 8) = vectors x {vector_bytes(1, report['dim'], report['dtype']):.0f} B "
+        f"({report['dtype']}, dim {report['dim']}).",
+        "Index bytes: flat = the vectors." if index.kind == "flat" else
+        f"Index bytes (HNSW, M={index.m}) = vectors + vectors x 4 B x (2M + M/(M-1)) graph links "
+        f"= vectors + vectors x {4 * (2 * index.m + index.m / (index.m - 1)):.1f} B.",
+        "Total = chunk text (UTF-8, stored beside each vector) + index bytes.",
+        "hdr% and ovl% are the shares of embedded tokens spent on header lines and on overlap.",
+        ">limit counts chunks longer than the embedder reads; the embedder would silently truncate them.",
+    ]
+    if report["estimate"]:
+        notes.append(f"ESTIMATE: {listing['sampled_files']:,} of {listing['files']:,} files were parsed "
+                     f"(hash sample {args.sample:g}); totals are scaled by corpus bytes / sampled bytes, with 95% "
+                     "intervals from 1,000 bootstrap resamples of documents. File count and bytes come from the listing.")
+    if throughput:
+        notes.append(f"Embedding time uses {throughput['tokens_per_second']:,.0f} tokens/s measured here "
+                     f"({throughput['device']}, {throughput['texts']} texts of {throughput['tokens_per_text']} tokens).")
+    elif rates.tokens_per_second:
+        notes.append(f"Embedding time uses the given {rates.tokens_per_second:,.0f} tokens/s.")
+    if rates.gpu_hour_usd is None and rates.api_usd_per_1m_tokens is None and rates.storage_gb_month_usd is None:
+        notes.append("No prices were configured, so no money is shown (--gpu-hour-usd, --storage-gb-month-usd, "
+                     "--api-usd-per-1m-tokens).")
+    return notes
 
 
 def cmd_parse(args) -> int:

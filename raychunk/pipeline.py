@@ -18,7 +18,7 @@ from raychunk.config import ConfigError, RunConfig, load_doc_types
 
 log = logging.getLogger(__name__)
 
-__all__ = ["EmbedPlan", "build", "plan_embedding", "run"]
+__all__ = ["EmbedPlan", "build", "build_price", "plan_embedding", "run", "run_price"]
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,9 @@ def init_ray(cfg: RunConfig) -> str:
     if os.environ.get("RAY_ADDRESS"):
         ray.init(address=os.environ["RAY_ADDRESS"], log_to_driver=False)  # the cluster sizes itself
         return f"cluster at {os.environ['RAY_ADDRESS']}"
-    ray.init(num_cpus=cfg.resources.num_cpus, num_gpus=cfg.resources.num_gpus, include_dashboard=False,
-             log_to_driver=False)
+    # address="local": always a fresh local Ray, never a leftover `ray start` cluster on this machine.
+    ray.init(address="local", num_cpus=cfg.resources.num_cpus, num_gpus=cfg.resources.num_gpus,
+             include_dashboard=False, log_to_driver=False)
     return "local"
 
 
@@ -158,3 +159,41 @@ def _stage_stats(ds) -> str:
         return ds.stats()
     except Exception as e:  # stats are a report nicety; never fail a finished run over them
         return f"(stats unavailable: {type(e).__name__})"
+
+
+def build_price(ds, cfg: RunConfig, *, scheme: str, settings: list, keep_ids: bool):
+    """The price job: read → parse → classify → measure every grid setting, in one pass."""
+    from raychunk.stages import classify_document, measure_settings, parse_file
+
+    types = load_doc_types(cfg.chunk.doc_types_path)
+    cpus = cfg.resources.cpus_per_task
+    ds = ds.map(parse_file, fn_kwargs={"options": cfg.parse, "scheme": scheme}, num_cpus=cpus)
+    ds = ds.map(classify_document, fn_kwargs={"thresholds": types.thresholds, "overrides": types.overrides},
+                num_cpus=cpus)
+    ds = ds.flat_map(measure_settings, fn_kwargs={"settings": settings, "profiles": types.profiles,
+                                                  "tokenizer": cfg.tokenizer_spec, "keep_ids": keep_ids},
+                     num_cpus=cpus)
+    return ds
+
+
+def run_price(cfg: RunConfig, settings: list, *, sample: float = 1.0, keep_ids: bool = False) -> tuple[list[dict], dict]:
+    """Measure every setting over the (sampled) corpus. Returns the per-document rows and the listing
+    facts: the corpus's file count and bytes come from listing it, not from parsing it."""
+    import ray.data
+
+    from raychunk.io import list_inputs
+    from raychunk.pricing import in_sample
+
+    in_fs, scheme, files = list_inputs(cfg.input)
+    chosen = [f for f in files if in_sample(scheme + f.path, sample)]
+    listing = {"files": len(files), "bytes": sum(f.size for f in files), "sampled_files": len(chosen),
+               "sampled_bytes": sum(f.size for f in chosen)}
+    if not chosen:
+        raise ValueError(f"--sample {sample} selects none of the {len(files)} files; use a larger fraction")
+    init_ray(cfg)
+    ds = ray.data.read_binary_files(
+        [f.path for f in chosen], include_paths=True, filesystem=in_fs,
+        override_num_blocks=max(1, math.ceil(len(chosen) / cfg.resources.files_per_block)),
+    )
+    ds = build_price(ds, cfg, scheme=scheme, settings=settings, keep_ids=keep_ids)
+    return ds.take_all(), listing

@@ -16,7 +16,7 @@ from raychunk.document import ParsedDocument
 from raychunk.parse import ParseOptions, parse_document
 from raychunk.schema import CHUNK_COLUMNS
 
-__all__ = ["ROW_KEYS", "chunk_rows", "classify_document", "parse_file"]
+__all__ = ["ROW_KEYS", "chunk_rows", "classify_document", "measure_settings", "parse_file"]
 
 ROW_KEYS = ("row_type", "document", *CHUNK_COLUMNS)
 
@@ -59,3 +59,12 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str) -> list[dict]:
     for c in chunks:
         out.append({**c.to_dict(), "row_type": "chunk", "document": None})
     return out
+
+
+def measure_settings(row: dict, *, settings: list, profiles: dict, tokenizer: str, keep_ids: bool) -> list[dict]:
+    """The price job's stage: one statistics row per grid setting for this document."""
+    from raychunk.pricing import measure_document
+    from raychunk.tokens import load_counter
+
+    return measure_document(row["parsed"], row["doc_type"], settings, profiles, load_counter(tokenizer),
+                            keep_ids=keep_ids)

@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-__all__ = ["TokenCounter", "load_counter", "DEFAULT_TOKENIZER"]
+__all__ = ["CachedCounter", "DEFAULT_TOKENIZER", "TokenCounter", "WordCounter", "load_counter"]
 
 DEFAULT_TOKENIZER = "all-MiniLM-L6-v2"
 _WORDS = re.compile(r"\w+|[^\w\s]")
@@ -150,3 +150,25 @@ def load_counter(spec: str = DEFAULT_TOKENIZER) -> TokenCounter:
     if cfg.exists():
         max_seq = json.loads(cfg.read_text()).get("max_seq_length")
     return HFTokenizerCounter(spec, model_dir / "tokenizer.json", max_seq)
+
+
+class CachedCounter(TokenCounter):
+    """Remembers every text it has counted, so chunking one document under many settings
+    tokenizes each block (and each sentence of a split block) once. Make one per document."""
+
+    def __init__(self, inner: TokenCounter):
+        self.inner = inner
+        self.name = inner.name
+        self.max_input = inner.max_input
+        self._seen: dict[str, int] = {}
+        self.misses = 0
+
+    def count_batch(self, texts: list[str]) -> list[int]:
+        todo = [t for t in dict.fromkeys(texts) if t not in self._seen]
+        if todo:
+            self.misses += len(todo)
+            self._seen.update(zip(todo, self.inner.count_batch(todo)))
+        return [self._seen[t] for t in texts]
+
+    def cut_points(self, text: str, budget: int) -> list[int]:
+        return self.inner.cut_points(text, budget)

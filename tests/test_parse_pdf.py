@@ -1,0 +1,371 @@
+"""The PDF parser, on PDFs generated here with pymupdf (no files, no network)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pymupdf = pytest.importorskip("pymupdf")
+
+from raychunk.parse import ParseOptions, parse_document  # noqa: E402
+
+A4 = pymupdf.paper_rect("a4")
+LOREM = (
+    "Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore "
+    "et dolore magna aliqua. Ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi ut "
+    "aliquip ex ea commodo consequat."
+)
+
+
+def parse(data: bytes, **options):
+    doc = parse_document(data, "test.pdf", options=ParseOptions(**options))
+    check_spans(doc)
+    return doc
+
+
+def check_spans(doc) -> None:
+    """The invariant: every block's text is its slice of doc.text, and its pages exist."""
+    n = doc.document.pages
+    for b in doc.blocks:
+        assert doc.text[b.char_start : b.char_end] == b.text
+        assert b.pages and all(1 <= p <= n for p in b.pages), b
+        if b.kind == "page_break":
+            assert b.text == "" and b.char_start == b.char_end
+    breaks = [b.pages[0] for b in doc.blocks if b.kind == "page_break"]
+    assert breaks == sorted(breaks)
+
+
+def story_pdf(html: str, css: str = "") -> bytes:
+    story = pymupdf.Story(html=html, user_css=css)
+    buf = io.BytesIO()
+    writer = pymupdf.DocumentWriter(buf)
+    more = True
+    while more:
+        device = writer.begin_page(A4)
+        more, _ = story.place(A4 + (72, 72, -72, -72))
+        story.draw(device)
+        writer.end_page()
+    writer.close()
+    return buf.getvalue()
+
+
+def texts(doc, kind: str | None = None) -> list[str]:
+    return [b.text for b in doc.blocks if kind is None or b.kind == kind]
+
+
+# ---------------------------------------------------------------------------------------------------
+# structure
+
+
+def test_headings_by_font_size_get_levels_and_paths():
+    html = (
+        "<h1>Annual Report</h1><p>" + LOREM + "</p>"
+        "<h2>Revenue</h2><p>" + LOREM + "</p><p>" + LOREM + "</p>"
+        "<h2>Costs</h2><p>" + LOREM + "</p>"
+    )
+    doc = parse(story_pdf(html))
+    assert doc.document.status == "ok"
+    heads = [(b.text, b.level) for b in doc.blocks if b.kind == "heading"]
+    assert heads == [("Annual Report", 1), ("Revenue", 2), ("Costs", 2)]
+    paras = [b for b in doc.blocks if b.kind == "paragraph"]
+    assert len(paras) == 4
+    assert paras[0].heading_path == ("Annual Report",)
+    assert paras[1].heading_path == ("Annual Report", "Revenue")
+    assert paras[3].heading_path == ("Annual Report", "Costs")
+    assert doc.document.title == "Annual Report"
+    assert all(b.pages == (1,) for b in doc.blocks)
+
+
+def test_two_columns_read_left_column_first():
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=A4.width, height=A4.height)
+    left = " ".join(f"Leftword{i}" for i in range(120))
+    right = " ".join(f"Rightword{i}" for i in range(120))
+    # the right column is written first, so content-stream order alone would read it first
+    page.insert_textbox(pymupdf.Rect(310, 120, 540, 700), right, fontsize=10, fontname="helv")
+    page.insert_textbox(pymupdf.Rect(55, 120, 285, 700), left, fontsize=10, fontname="helv")
+    page.insert_textbox(
+        pymupdf.Rect(55, 60, 540, 100),
+        "A title that spans both columns of the page",
+        fontsize=18,
+        fontname="helv",
+    )
+    doc = parse(pdf.tobytes())
+    text = doc.text
+    assert text.index("A title that spans") < text.index("Leftword0") < text.index("Leftword119")
+    assert text.index("Leftword119") < text.index("Rightword0") < text.index("Rightword119")
+
+
+def test_hyphenated_line_end_is_joined_and_lines_become_one_paragraph():
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    page.insert_text(
+        (72, 100),
+        "This sentence holds an exam-\nple of a word cut at the end\nof a line, and a well-\nKnown one.",
+        fontsize=11,
+        fontname="helv",
+    )
+    doc = parse(pdf.tobytes())
+    assert texts(doc) == [
+        "This sentence holds an example of a word cut at the end of a line, and a well- Known one."
+    ]
+
+
+def test_bullets_become_list_items_with_nesting():
+    html = (
+        "<p>Shopping list for the weekend trip:</p>"
+        "<ul><li>Apples from the market</li><li>Bread<ul><li>Whole wheat</li></ul></li><li>Cheese</li></ul>"
+    )
+    doc = parse(story_pdf(html))
+    items = [(b.text, b.level) for b in doc.blocks if b.kind == "list_item"]
+    assert [t for t, _ in items] == ["Apples from the market", "Bread", "Whole wheat", "Cheese"]
+    assert [lvl for _, lvl in items] == [0, 0, 1, 0]
+
+
+def _ruled_table(page, x0: float, y0: float, rows: list[list[str]], col_w: float = 120, row_h: float = 22):
+    n_cols = len(rows[0])
+    for r in range(len(rows) + 1):
+        page.draw_line((x0, y0 + r * row_h), (x0 + n_cols * col_w, y0 + r * row_h))
+    for c in range(n_cols + 1):
+        page.draw_line((x0 + c * col_w, y0), (x0 + c * col_w, y0 + len(rows) * row_h))
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            page.insert_text(
+                (x0 + c * col_w + 4, y0 + r * row_h + 15),
+                cell,
+                fontsize=10,
+                fontname="hebo" if r == 0 else "helv",
+            )
+
+
+TABLE = [
+    ["Product", "Units", "Price"],
+    ["Widget", "12", "3.50"],
+    ["Gadget", "7", "11.00"],
+    ["Doohickey", "3", "2.25"],
+]
+
+
+def _table_pdf() -> bytes:
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 100), "The first page only has prose on it.", fontsize=11)
+    page = pdf.new_page()
+    page.insert_text((72, 100), "Sales by product are listed in the table below.", fontsize=11)
+    _ruled_table(page, 72, 130, TABLE)
+    page.insert_text((72, 260), "That was the table; this paragraph comes after it.", fontsize=11)
+    return pdf.tobytes()
+
+
+def test_ruled_table_with_header_row():
+    doc = parse(_table_pdf())
+    tables = [b for b in doc.blocks if b.kind == "table"]
+    assert len(tables) == 1
+    t = tables[0]
+    assert t.rows == tuple(tuple(r) for r in TABLE)
+    assert t.header_rows == 1
+    assert t.pages == (2,)
+    assert t.text.splitlines()[:2] == ["| Product | Units | Price |", "|---|---|---|"]
+    kinds = [b.kind for b in doc.blocks]
+    assert kinds == ["paragraph", "page_break", "paragraph", "table", "paragraph"]
+    assert "Widget" not in " ".join(texts(doc, "paragraph"))  # cell text is not repeated as prose
+
+
+def test_table_finder_can_be_switched_off_and_times_out_cleanly():
+    doc = parse(_table_pdf(), pdf_tables="never")
+    assert not [b for b in doc.blocks if b.kind == "table"]
+    assert "Widget" in doc.text
+    doc = parse(_table_pdf(), table_page_timeout_s=0.001)
+    assert doc.document.status == "ok"
+    assert "timed out on page 2" in doc.document.reason
+    assert "Widget" in doc.text and not [b for b in doc.blocks if b.kind == "table"]
+
+
+def test_prose_pages_do_not_start_the_table_finder(monkeypatch):
+    import subprocess
+
+    def no_child(*args, **kwargs):
+        raise AssertionError("the table finder ran on a page without a grid")
+
+    monkeypatch.setattr(subprocess, "Popen", no_child)
+    doc = parse(story_pdf("<h1>Plain</h1>" + "<p>" + LOREM + "</p>" * 3))
+    assert doc.document.status == "ok" and doc.document.reason == ""
+
+
+def test_running_footer_and_page_numbers_are_dropped():
+    pdf = pymupdf.open()
+    for n in range(1, 5):
+        page = pdf.new_page()
+        page.insert_textbox(pymupdf.Rect(72, 72, 520, 400), f"Body of page {n}. " + LOREM, fontsize=11)
+        page.insert_text((72, 30), "ACME Corporation quarterly review", fontsize=8)
+        page.insert_text((72, 815), f"Confidential - printed copy {n}", fontsize=8)
+        page.insert_text((290, 800), str(n), fontsize=9)
+    doc = parse(pdf.tobytes())
+    body = doc.text
+    assert "ACME" not in body and "Confidential" not in body
+    assert [b.text for b in doc.blocks if b.kind == "paragraph" and b.text.strip().isdigit()] == []
+    paras = [b for b in doc.blocks if b.kind == "paragraph"]
+    assert [b.pages for b in paras] == [(1,), (2,), (3,), (4,)]
+    assert [b.pages for b in doc.blocks if b.kind == "page_break"] == [(2,), (3,), (4,)]
+    assert all(b.text.startswith(f"Body of page {b.pages[0]}.") for b in paras)
+
+
+def _plain_sections_pdf(titles: list[tuple[int, str, int]]) -> pymupdf.Document:
+    """Section titles set exactly like the body text, so only the outline can tell them apart."""
+    pdf = pymupdf.open()
+    for page_no in sorted({p for _, _, p in titles}):
+        page = pdf.new_page()
+        y = 80
+        for _, title, p in titles:
+            if p != page_no:
+                continue
+            page.insert_text((72, y), title, fontsize=11, fontname="helv")
+            page.insert_textbox(pymupdf.Rect(72, y + 20, 520, y + 120), LOREM, fontsize=11, fontname="helv")
+            y += 160
+    return pdf
+
+
+def test_outline_headings_when_the_outline_matches_the_pages():
+    toc = [[1, "Getting Started", 1], [2, "Installation", 1], [2, "  usage  ", 2], [1, "Reference", 2]]
+    pdf = _plain_sections_pdf(
+        [(lvl, t.strip().capitalize() if t.strip() == "usage" else t, p) for lvl, t, p in toc]
+    )
+    pdf.set_toc(toc)
+    doc = parse(pdf.tobytes())
+    heads = [(b.text, b.level, b.pages) for b in doc.blocks if b.kind == "heading"]
+    assert heads == [
+        ("Getting Started", 1, (1,)),
+        ("Installation", 2, (1,)),
+        ("Usage", 2, (2,)),
+        ("Reference", 1, (2,)),
+    ]
+    under = [b.heading_path for b in doc.blocks if b.kind == "paragraph"]
+    assert under[1] == ("Getting Started", "Installation")
+    assert under[3] == ("Reference",)
+
+
+def test_outline_that_does_not_match_the_pages_is_ignored():
+    pdf = _plain_sections_pdf([(1, "Getting Started", 1), (1, "Installation", 1), (1, "Usage", 2)])
+    pdf.set_toc([[1, "Chapter One", 1], [1, "Something Else", 1], [1, "Appendix", 2], [2, "Installation", 1]])
+    doc = parse(pdf.tobytes())
+    assert [b for b in doc.blocks if b.kind == "heading"] == []
+
+
+# ---------------------------------------------------------------------------------------------------
+# pages without text, bad files
+
+
+def _image_page(pdf: pymupdf.Document) -> None:
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 60, 80), False)
+    pix.clear_with(200)
+    pdf.new_page().insert_image(pymupdf.Rect(0, 0, 595, 842), pixmap=pix)
+
+
+def test_image_only_pdf_is_no_text():
+    pdf = pymupdf.open()
+    _image_page(pdf)
+    _image_page(pdf)
+    doc = parse(pdf.tobytes())
+    assert doc.document.status == "no_text"
+    assert doc.document.reason == "scanned page(s), needs OCR"
+    assert doc.document.no_text_pages == (1, 2)
+    assert doc.blocks == () and doc.text == ""
+
+
+def test_some_scanned_pages_are_named_in_the_reason():
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 100), "A page with real text on it.", fontsize=11)
+    _image_page(pdf)
+    pdf.new_page().insert_text((72, 100), "Another page with real text.", fontsize=11)
+    doc = parse(pdf.tobytes())
+    assert doc.document.status == "ok"
+    assert doc.document.no_text_pages == (2,)
+    assert doc.document.reason == "page 2 has no text layer (scanned, needs OCR)"
+    assert [b.pages for b in doc.blocks if b.kind == "paragraph"] == [(1,), (3,)]
+
+
+def _simple_pdf(pages: int = 2) -> pymupdf.Document:
+    pdf = pymupdf.open()
+    for n in range(pages):
+        pdf.new_page().insert_text((72, 100), f"Page {n + 1} says hello.", fontsize=11)
+    return pdf
+
+
+def test_password_protected_pdf_fails_with_a_clear_reason():
+    data = _simple_pdf().tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="secret", owner_pw="owner")
+    doc = parse(data)
+    assert doc.document.status == "failed"
+    assert doc.document.reason == "encrypted PDF: needs a password"
+
+
+def test_owner_password_only_pdf_opens():
+    data = _simple_pdf().tobytes(
+        encryption=pymupdf.PDF_ENCRYPT_AES_128, owner_pw="owner", permissions=pymupdf.PDF_PERM_PRINT
+    )
+    doc = parse(data)
+    assert doc.document.status == "ok"
+    assert texts(doc, "paragraph") == ["Page 1 says hello.", "Page 2 says hello."]
+    assert ("encryption", "Standard V4 R4 128-bit AES") in doc.document.metadata
+
+
+def test_zero_page_pdf_fails():
+    data = (
+        b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"
+        b"trailer<</Root 1 0 R>>\n%%EOF\n"
+    )
+    doc = parse(data)
+    assert doc.document.status == "failed"
+    assert doc.document.reason == "corrupt or truncated PDF: no pages could be read"
+
+
+def test_garbage_after_pdf_header_fails():
+    import random
+
+    data = b"%PDF-1.7\n" + random.Random(7).randbytes(4000)
+    doc = parse(data)
+    assert doc.document.status == "failed"
+    assert doc.document.reason.startswith("cannot open PDF")
+
+
+def test_truncated_pdf_never_raises():
+    data = _simple_pdf(3).tobytes()
+    for cut in (len(data) // 3, len(data) // 2, len(data) - 40):
+        doc = parse(data[:cut])
+        assert doc.document.status in ("ok", "failed", "empty")
+        assert "\n" not in doc.document.reason
+
+
+def test_metadata_and_title():
+    pdf = _simple_pdf(1)
+    pdf.set_metadata({"title": "Quarterly Numbers", "author": "J. Doe", "subject": ""})
+    doc = parse(pdf.tobytes())
+    assert doc.document.title == "Quarterly Numbers"
+    meta = dict(doc.document.metadata)
+    assert meta["author"] == "J. Doe" and "subject" not in meta
+    pdf.set_metadata({"title": "Microsoft Word - draft_v2.docx"})
+    assert parse(pdf.tobytes()).document.title == ""
+
+
+def test_blank_pdf_is_empty():
+    pdf = pymupdf.open()
+    pdf.new_page()
+    doc = parse(pdf.tobytes())
+    assert doc.document.status == "empty"
+    assert doc.document.pages == 1
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.text(alphabet="abcdefghij klmnop-QRST.,\t", min_size=1, max_size=200), min_size=1, max_size=6)
+)
+def test_spans_always_match(paragraphs):
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    y = 60
+    for p in paragraphs:
+        page.insert_textbox(pymupdf.Rect(72, y, 520, y + 110), p, fontsize=10)
+        y += 120
+    doc = parse(pdf.tobytes())
+    assert doc.document.status in ("ok", "empty")
