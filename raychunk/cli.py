@@ -32,13 +32,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, help="seconds allowed to parse one file (config default: 300)")
     p.set_defaults(func=cmd_parse)
 
-    r = sub.add_parser("run", help="the Ray Data job: parse, classify, chunk, embed, write Parquet and a report")
+    r = sub.add_parser(
+        "run", help="the Ray Data job: parse, classify, chunk, embed, write Parquet and a report"
+    )
     add_run_flags(r)
     r.set_defaults(func=cmd_run)
 
-    pr = sub.add_parser("price", help="price index builds: chunks, vectors and storage per size x overlap setting")
+    pr = sub.add_parser(
+        "price", help="price index builds: chunks, vectors and storage per size x overlap setting"
+    )
     pr.add_argument("--config", help="YAML config (default: configs/default.yaml)")
-    pr.add_argument("--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)")
+    pr.add_argument(
+        "--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)"
+    )
     pr.add_argument("--output", default="out/price", help="where report.json/.csv/.md and chart.png go")
     pr.add_argument("--sizes", default="128,256,512", help="max_tokens values, comma-separated")
     pr.add_argument("--overlaps", default="0,0.1,0.2", help="overlaps: fractions (<1) or tokens (>=1)")
@@ -57,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     pr.add_argument("--no-chart", action="store_true", help="skip chart.png")
     pr.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (ignored when joining a cluster)")
     pr.add_argument("--doc-types", help="doc types YAML (default: configs/doc_types.yaml)")
-    pr.add_argument("--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. parse.timeout_s=60")
+    pr.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. parse.timeout_s=60"
+    )
     pr.set_defaults(func=cmd_price)
 
     c = sub.add_parser("chunk", help="print the chunks exactly as the retriever sees them")
@@ -94,20 +102,30 @@ def main(argv: list[str] | None = None) -> int:
 def add_run_flags(p: argparse.ArgumentParser) -> None:
     """Flags of the run job; every config key is also reachable with --set SECTION.KEY=VALUE."""
     p.add_argument("--config", help="YAML config (default: configs/default.yaml)")
-    p.add_argument("--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)")
+    p.add_argument(
+        "--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)"
+    )
     p.add_argument("--output", help="output folder or URI (default: out/run)")
     p.add_argument("--overwrite", action="store_true", default=None, help="replace an existing output")
-    p.add_argument("--embedder", help="sentence-transformers model name or folder (default: all-MiniLM-L6-v2)")
+    p.add_argument(
+        "--embedder", help="sentence-transformers model name or folder (default: all-MiniLM-L6-v2)"
+    )
     p.add_argument("--no-embed", action="store_true", help="chunk only: no embedding column, no model load")
     p.add_argument("--batch-size", type=int, help="texts per embedding forward pass")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), help="embedding device (default auto)")
-    p.add_argument("--embed-actors", type=int, help="embedding actor pool size (default: derived from the cluster)")
-    p.add_argument("--gpus-per-actor", type=float, help="GPUs per embedding actor (default: 1 if the cluster has GPUs)")
+    p.add_argument(
+        "--embed-actors", type=int, help="embedding actor pool size (default: derived from the cluster)"
+    )
+    p.add_argument(
+        "--gpus-per-actor", type=float, help="GPUs per embedding actor (default: 1 if the cluster has GPUs)"
+    )
     p.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (ignored when joining a cluster)")
     p.add_argument("--num-gpus", type=int, help="GPUs the local Ray advertises")
     p.add_argument("--rows-per-shard", type=int, help="chunk rows per Parquet shard")
     p.add_argument("--doc-types", help="doc types YAML (default: configs/doc_types.yaml)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. parse.timeout_s=60")
+    p.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. parse.timeout_s=60"
+    )
 
 
 def run_config_from_args(args):
@@ -115,12 +133,19 @@ def run_config_from_args(args):
 
     overrides = parse_set_flags(args.set)
     flags = {
-        "input": args.input, "output": args.output, "output_files.overwrite": args.overwrite,
-        "embedder.model": args.embedder, "embedder.enabled": False if args.no_embed else None,
-        "embedder.batch_size": args.batch_size, "embedder.device": args.device,
-        "resources.embed_actors": args.embed_actors, "resources.gpus_per_embed_actor": args.gpus_per_actor,
-        "resources.num_cpus": args.num_cpus, "resources.num_gpus": args.num_gpus,
-        "output_files.rows_per_shard": args.rows_per_shard, "chunk.doc_types": args.doc_types,
+        "input": args.input,
+        "output": args.output,
+        "output_files.overwrite": args.overwrite,
+        "embedder.model": args.embedder,
+        "embedder.enabled": False if args.no_embed else None,
+        "embedder.batch_size": args.batch_size,
+        "embedder.device": args.device,
+        "resources.embed_actors": args.embed_actors,
+        "resources.gpus_per_embed_actor": args.gpus_per_actor,
+        "resources.num_cpus": args.num_cpus,
+        "resources.num_gpus": args.num_gpus,
+        "output_files.rows_per_shard": args.rows_per_shard,
+        "chunk.doc_types": args.doc_types,
     }
     overrides.update({k: v for k, v in flags.items() if v is not None})
     cfg = build_run_config(load_config(args.config), overrides)
@@ -163,9 +188,18 @@ def cmd_price(args) -> int:
     from raychunk.report import plot_price, render_price_markdown, render_price_text, write_price_csv
 
     overrides = parse_set_flags(args.set)
-    overrides.update({k: v for k, v in {"input": args.input, "embedder.model": args.embedder,
-                                        "resources.num_cpus": args.num_cpus,
-                                        "chunk.doc_types": args.doc_types}.items() if v is not None})
+    overrides.update(
+        {
+            k: v
+            for k, v in {
+                "input": args.input,
+                "embedder.model": args.embedder,
+                "resources.num_cpus": args.num_cpus,
+                "chunk.doc_types": args.doc_types,
+            }.items()
+            if v is not None
+        }
+    )
     cfg = build_run_config(load_config(args.config), overrides)
     if cfg.input == ("samples",) and not Path("samples").exists():
         cfg = dataclasses.replace(cfg, input=(str(SAMPLE_CORPUS),))
@@ -173,8 +207,9 @@ def cmd_price(args) -> int:
     if not 0 < args.sample <= 1:
         raise ValueError(f"--sample {args.sample}: expected a fraction in (0, 1]")
     strategies = [x.strip() for x in args.strategies.split(",") if x.strip()]
-    settings = [Setting("per-type profile")] + grid(_numbers(args.sizes, "sizes", int),
-                                                    _numbers(args.overlaps, "overlaps", float), strategies)
+    settings = [Setting("per-type profile")] + grid(
+        _numbers(args.sizes, "sizes", int), _numbers(args.overlaps, "overlaps", float), strategies
+    )
     dim = args.dim or embedding_dim(cfg.embedder.model)
     previous = _previous_ids(args.previous) if args.previous else None
     rows, listing = run_price(cfg, settings, sample=args.sample, keep_ids=previous is not None)
@@ -187,8 +222,18 @@ def cmd_price(args) -> int:
         throughput = measure_throughput(cfg.embedder.model, tokens_per_text=max(16, int(mean)))
         tps = throughput["tokens_per_second"]
     rates = Rates(args.gpu_hour_usd, args.storage_gb_month_usd, args.api_usd_per_1m_tokens, tps)
-    report = summarize(rows, settings, dim=dim, dtype=args.dtype, index=index, corpus_files=listing["files"],
-                       corpus_bytes=listing["bytes"], sample=args.sample, rates=rates, previous=previous)
+    report = summarize(
+        rows,
+        settings,
+        dim=dim,
+        dtype=args.dtype,
+        index=index,
+        corpus_files=listing["files"],
+        corpus_bytes=listing["bytes"],
+        sample=args.sample,
+        rates=rates,
+        previous=previous,
+    )
     report["notes"] = _price_notes(report, index, throughput, rates, args, cfg, listing)
     report["throughput"] = throughput
 
@@ -203,8 +248,10 @@ def cmd_price(args) -> int:
     if not args.no_chart:
         plot_price(report, local / "chart.png")
     print(render_price_text(report))
-    print(f"\nwrote {local}/report.json, report.csv, report.md" + ("" if args.no_chart else ", chart.png"),
-          file=sys.stderr)
+    print(
+        f"\nwrote {local}/report.json, report.csv, report.md" + ("" if args.no_chart else ", chart.png"),
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -230,25 +277,36 @@ def _price_notes(report, index, throughput, rates, args, cfg, listing) -> list[s
         "one strategy, size and overlap to every document.",
         f"Vector bytes = vectors x ceil(dim x bits / 8) = vectors x {vector_bytes(1, report['dim'], report['dtype']):.0f} B "
         f"({report['dtype']}, dim {report['dim']}).",
-        "Index bytes: flat = the vectors." if index.kind == "flat" else
-        f"Index bytes (HNSW, M={index.m}) = vectors + vectors x 4 B x (2M + M/(M-1)) graph links "
+        "Index bytes: flat = the vectors."
+        if index.kind == "flat"
+        else f"Index bytes (HNSW, M={index.m}) = vectors + vectors x 4 B x (2M + M/(M-1)) graph links "
         f"= vectors + vectors x {4 * (2 * index.m + index.m / (index.m - 1)):.1f} B.",
         "Total = chunk text (UTF-8, stored beside each vector) + index bytes.",
         "hdr% and ovl% are the shares of embedded tokens spent on header lines and on overlap.",
         ">limit counts chunks longer than the embedder reads; the embedder would silently truncate them.",
     ]
     if report["estimate"]:
-        notes.append(f"ESTIMATE: {listing['sampled_files']:,} of {listing['files']:,} files were parsed "
-                     f"(hash sample {args.sample:g}); totals are scaled by corpus bytes / sampled bytes, with 95% "
-                     "intervals from 1,000 bootstrap resamples of documents. File count and bytes come from the listing.")
+        notes.append(
+            f"ESTIMATE: {listing['sampled_files']:,} of {listing['files']:,} files were parsed "
+            f"(hash sample {args.sample:g}); totals are scaled by corpus bytes / sampled bytes, with 95% "
+            "intervals from 1,000 bootstrap resamples of documents. File count and bytes come from the listing."
+        )
     if throughput:
-        notes.append(f"Embedding time uses {throughput['tokens_per_second']:,.0f} tokens/s measured here "
-                     f"({throughput['device']}, {throughput['texts']} texts of {throughput['tokens_per_text']} tokens).")
+        notes.append(
+            f"Embedding time uses {throughput['tokens_per_second']:,.0f} tokens/s measured here "
+            f"({throughput['device']}, {throughput['texts']} texts of {throughput['tokens_per_text']} tokens)."
+        )
     elif rates.tokens_per_second:
         notes.append(f"Embedding time uses the given {rates.tokens_per_second:,.0f} tokens/s.")
-    if rates.gpu_hour_usd is None and rates.api_usd_per_1m_tokens is None and rates.storage_gb_month_usd is None:
-        notes.append("No prices were configured, so no money is shown (--gpu-hour-usd, --storage-gb-month-usd, "
-                     "--api-usd-per-1m-tokens).")
+    if (
+        rates.gpu_hour_usd is None
+        and rates.api_usd_per_1m_tokens is None
+        and rates.storage_gb_month_usd is None
+    ):
+        notes.append(
+            "No prices were configured, so no money is shown (--gpu-hour-usd, --storage-gb-month-usd, "
+            "--api-usd-per-1m-tokens)."
+        )
     return notes
 
 

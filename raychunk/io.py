@@ -42,7 +42,9 @@ def list_inputs(inputs: tuple[str, ...] | list[str]) -> tuple[pafs.FileSystem, s
             found = _list_local(item)
         filesystems.add(type(fs_i).__name__ + scheme_i)
         if len(filesystems) > 1:
-            raise ValueError(f"inputs mix filesystems ({', '.join(sorted(filesystems))}); run one job per filesystem")
+            raise ValueError(
+                f"inputs mix filesystems ({', '.join(sorted(filesystems))}); run one job per filesystem"
+            )
         fs, scheme = fs_i, scheme_i
         files.update(found)
     if not files:
@@ -58,7 +60,11 @@ def _list_local(item: str) -> dict[str, int]:
     p = Path(item).expanduser()
     if p.is_dir():
         root = p.resolve()
-        return {str(q): q.stat().st_size for q in root.rglob("*") if q.is_file() and not _hidden(str(q.relative_to(root)))}
+        return {
+            str(q): q.stat().st_size
+            for q in root.rglob("*")
+            if q.is_file() and not _hidden(str(q.relative_to(root)))
+        }
     if p.is_file():
         q = p.resolve()
         return {str(q): q.stat().st_size}
@@ -75,8 +81,11 @@ def _list_fs(fs: pafs.FileSystem, root: str, uri: str) -> dict[str, int]:
         return {info.path: info.size}
     if info.type == pafs.FileType.Directory:
         infos = fs.get_file_info(pafs.FileSelector(root, recursive=True))
-        return {i.path: i.size for i in infos
-                if i.type == pafs.FileType.File and not _hidden(i.path[len(root):].lstrip("/"))}
+        return {
+            i.path: i.size
+            for i in infos
+            if i.type == pafs.FileType.File and not _hidden(i.path[len(root) :].lstrip("/"))
+        }
     raise FileNotFoundError(f"no such object or prefix: {uri}")
 
 

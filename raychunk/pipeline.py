@@ -40,8 +40,13 @@ def init_ray(cfg: RunConfig) -> str:
         ray.init(address=os.environ["RAY_ADDRESS"], log_to_driver=False)  # the cluster sizes itself
         return f"cluster at {os.environ['RAY_ADDRESS']}"
     # address="local": always a fresh local Ray, never a leftover `ray start` cluster on this machine.
-    ray.init(address="local", num_cpus=cfg.resources.num_cpus, num_gpus=cfg.resources.num_gpus,
-             include_dashboard=False, log_to_driver=False)
+    ray.init(
+        address="local",
+        num_cpus=cfg.resources.num_cpus,
+        num_gpus=cfg.resources.num_gpus,
+        include_dashboard=False,
+        log_to_driver=False,
+    )
     return "local"
 
 
@@ -52,7 +57,9 @@ def plan_embedding(cfg: RunConfig, cluster: dict[str, float]) -> EmbedPlan:
 
     r = cfg.resources
     cpus, gpus = cluster.get("CPU", 1.0), cluster.get("GPU", 0.0)
-    gpus_per_actor = (1.0 if gpus >= 1 else 0.0) if r.gpus_per_embed_actor == "auto" else float(r.gpus_per_embed_actor)
+    gpus_per_actor = (
+        (1.0 if gpus >= 1 else 0.0) if r.gpus_per_embed_actor == "auto" else float(r.gpus_per_embed_actor)
+    )
     if gpus_per_actor > 0 and gpus < gpus_per_actor:
         raise ConfigError(
             f"resources.gpus_per_embed_actor={gpus_per_actor:g} but the cluster has {gpus:g} GPUs: the job would "
@@ -67,8 +74,13 @@ def plan_embedding(cfg: RunConfig, cluster: dict[str, float]) -> EmbedPlan:
     if not gpus_per_actor:
         # Leave at least one CPU to the read and parse tasks, or the pool starves them.
         actors = max(1, min(actors, int((cpus - 1) // r.cpus_per_embed_actor) or 1))
-    return EmbedPlan(actors, gpus_per_actor, r.cpus_per_embed_actor, cfg.embedder.batch_size * 4,
-                     embedding_dim(cfg.embedder.model))
+    return EmbedPlan(
+        actors,
+        gpus_per_actor,
+        r.cpus_per_embed_actor,
+        cfg.embedder.batch_size * 4,
+        embedding_dim(cfg.embedder.model),
+    )
 
 
 def build(ds, cfg: RunConfig, *, scheme: str, plan: EmbedPlan | None):
@@ -81,16 +93,24 @@ def build(ds, cfg: RunConfig, *, scheme: str, plan: EmbedPlan | None):
     types = load_doc_types(cfg.chunk.doc_types_path)
     cpus = cfg.resources.cpus_per_task
     ds = ds.map(parse_file, fn_kwargs={"options": cfg.parse, "scheme": scheme}, num_cpus=cpus)
-    ds = ds.map(classify_document, fn_kwargs={"thresholds": types.thresholds, "overrides": types.overrides},
-                num_cpus=cpus)
-    ds = ds.flat_map(chunk_rows, fn_kwargs={"profiles": types.profiles, "tokenizer": cfg.tokenizer_spec},
-                     num_cpus=cpus)
+    ds = ds.map(
+        classify_document,
+        fn_kwargs={"thresholds": types.thresholds, "overrides": types.overrides},
+        num_cpus=cpus,
+    )
+    ds = ds.flat_map(
+        chunk_rows, fn_kwargs={"profiles": types.profiles, "tokenizer": cfg.tokenizer_spec}, num_cpus=cpus
+    )
     if plan is not None:
         ds = ds.map_batches(
             EmbedChunks,
-            fn_constructor_kwargs={"model": cfg.embedder.model, "batch_size": cfg.embedder.batch_size,
-                                   "device": cfg.embedder.device, "normalize": cfg.embedder.normalize,
-                                   "threads": max(1, int(plan.cpus_per_actor))},
+            fn_constructor_kwargs={
+                "model": cfg.embedder.model,
+                "batch_size": cfg.embedder.batch_size,
+                "device": cfg.embedder.device,
+                "normalize": cfg.embedder.normalize,
+                "threads": max(1, int(plan.cpus_per_actor)),
+            },
             batch_size=plan.batch_rows,
             batch_format="pyarrow",
             compute=ActorPoolStrategy(size=plan.actors),
@@ -119,10 +139,17 @@ def run(cfg: RunConfig) -> dict:
     plan = plan_embedding(cfg, cluster) if cfg.embedder.enabled else None
     log.info("raychunk: %d files on %s Ray (%s); embedding: %s", len(files), where, cluster, plan)
     staging = f"{out_path}/_staging/{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-    sink = ShardSink(staging, out_fs, dim=plan.dim if plan else None,
-                     rows_per_shard=cfg.output_files.rows_per_shard, compression=cfg.output_files.compression)
+    sink = ShardSink(
+        staging,
+        out_fs,
+        dim=plan.dim if plan else None,
+        rows_per_shard=cfg.output_files.rows_per_shard,
+        compression=cfg.output_files.compression,
+    )
     ds = ray.data.read_binary_files(
-        [f.path for f in files], include_paths=True, filesystem=in_fs,
+        [f.path for f in files],
+        include_paths=True,
+        filesystem=in_fs,
         override_num_blocks=max(1, math.ceil(len(files) / cfg.resources.files_per_block)),
     )
     ds = build(ds, cfg, scheme=scheme, plan=plan)
@@ -132,18 +159,34 @@ def run(cfg: RunConfig) -> dict:
         _remove(out_fs, staging)
         raise
     stats = _stage_stats(ds)
-    return finalize_run(cfg, out_fs, out_path, staging, files, sink.results, plan, stats,
-                        wall_seconds=time.perf_counter() - t0, where=where, cluster=cluster)
+    return finalize_run(
+        cfg,
+        out_fs,
+        out_path,
+        staging,
+        files,
+        sink.results,
+        plan,
+        stats,
+        wall_seconds=time.perf_counter() - t0,
+        where=where,
+        cluster=cluster,
+    )
 
 
 def _check_output(fs, path: str, overwrite: bool) -> None:
     import pyarrow.fs as pafs
 
-    existing = [p for p in ("chunks", "documents", "report.json")
-                if fs.get_file_info(f"{path}/{p}").type != pafs.FileType.NotFound]
+    existing = [
+        p
+        for p in ("chunks", "documents", "report.json")
+        if fs.get_file_info(f"{path}/{p}").type != pafs.FileType.NotFound
+    ]
     if existing and not overwrite:
-        raise ConfigError(f"output {path} already holds a run ({', '.join(existing)}): pass --overwrite "
-                          "(output_files.overwrite) or choose another --output")
+        raise ConfigError(
+            f"output {path} already holds a run ({', '.join(existing)}): pass --overwrite "
+            "(output_files.overwrite) or choose another --output"
+        )
 
 
 def _remove(fs, path: str) -> None:
@@ -168,15 +211,27 @@ def build_price(ds, cfg: RunConfig, *, scheme: str, settings: list, keep_ids: bo
     types = load_doc_types(cfg.chunk.doc_types_path)
     cpus = cfg.resources.cpus_per_task
     ds = ds.map(parse_file, fn_kwargs={"options": cfg.parse, "scheme": scheme}, num_cpus=cpus)
-    ds = ds.map(classify_document, fn_kwargs={"thresholds": types.thresholds, "overrides": types.overrides},
-                num_cpus=cpus)
-    ds = ds.flat_map(measure_settings, fn_kwargs={"settings": settings, "profiles": types.profiles,
-                                                  "tokenizer": cfg.tokenizer_spec, "keep_ids": keep_ids},
-                     num_cpus=cpus)
+    ds = ds.map(
+        classify_document,
+        fn_kwargs={"thresholds": types.thresholds, "overrides": types.overrides},
+        num_cpus=cpus,
+    )
+    ds = ds.flat_map(
+        measure_settings,
+        fn_kwargs={
+            "settings": settings,
+            "profiles": types.profiles,
+            "tokenizer": cfg.tokenizer_spec,
+            "keep_ids": keep_ids,
+        },
+        num_cpus=cpus,
+    )
     return ds
 
 
-def run_price(cfg: RunConfig, settings: list, *, sample: float = 1.0, keep_ids: bool = False) -> tuple[list[dict], dict]:
+def run_price(
+    cfg: RunConfig, settings: list, *, sample: float = 1.0, keep_ids: bool = False
+) -> tuple[list[dict], dict]:
     """Measure every setting over the (sampled) corpus. Returns the per-document rows and the listing
     facts: the corpus's file count and bytes come from listing it, not from parsing it."""
     import ray.data
@@ -186,13 +241,19 @@ def run_price(cfg: RunConfig, settings: list, *, sample: float = 1.0, keep_ids: 
 
     in_fs, scheme, files = list_inputs(cfg.input)
     chosen = [f for f in files if in_sample(scheme + f.path, sample)]
-    listing = {"files": len(files), "bytes": sum(f.size for f in files), "sampled_files": len(chosen),
-               "sampled_bytes": sum(f.size for f in chosen)}
+    listing = {
+        "files": len(files),
+        "bytes": sum(f.size for f in files),
+        "sampled_files": len(chosen),
+        "sampled_bytes": sum(f.size for f in chosen),
+    }
     if not chosen:
         raise ValueError(f"--sample {sample} selects none of the {len(files)} files; use a larger fraction")
     init_ray(cfg)
     ds = ray.data.read_binary_files(
-        [f.path for f in chosen], include_paths=True, filesystem=in_fs,
+        [f.path for f in chosen],
+        include_paths=True,
+        filesystem=in_fs,
         override_num_blocks=max(1, math.ceil(len(chosen) / cfg.resources.files_per_block)),
     )
     ds = build_price(ds, cfg, scheme=scheme, settings=settings, keep_ids=keep_ids)

@@ -25,8 +25,17 @@ from raychunk.document import ParsedDocument
 from raychunk.tokens import CachedCounter, TokenCounter
 
 __all__ = [
-    "DTYPE_BITS", "IndexSpec", "Rates", "Setting", "fixed_chunk_count", "grid", "in_sample", "index_bytes",
-    "measure_document", "summarize", "vector_bytes",
+    "DTYPE_BITS",
+    "IndexSpec",
+    "Rates",
+    "Setting",
+    "fixed_chunk_count",
+    "grid",
+    "in_sample",
+    "index_bytes",
+    "measure_document",
+    "summarize",
+    "vector_bytes",
 ]
 
 DTYPE_BITS = {"float32": 32, "float16": 16, "int8": 8, "binary": 1}
@@ -120,8 +129,15 @@ def in_sample(source: str, fraction: float) -> bool:
     return h / 2**64 < fraction
 
 
-def measure_document(parsed: ParsedDocument, doc_type: str, settings: list[Setting], profiles: dict,
-                     counter: TokenCounter, *, keep_ids: bool = False) -> list[dict]:
+def measure_document(
+    parsed: ParsedDocument,
+    doc_type: str,
+    settings: list[Setting],
+    profiles: dict,
+    counter: TokenCounter,
+    *,
+    keep_ids: bool = False,
+) -> list[dict]:
     """One row per setting with this document's chunk statistics. Blocks are tokenized once for
     all settings (a per-document cache), which is what makes a grid cheap."""
     cached = CachedCounter(counter)
@@ -132,17 +148,24 @@ def measure_document(parsed: ParsedDocument, doc_type: str, settings: list[Setti
         ok = doc.status == "ok" and profile is not None
         chunks = chunk_document(parsed, profile, cached, doc_type=doc_type) if ok else []
         hist = Counter(c.n_tokens for c in chunks)
-        rows.append({
-            "setting": s.label, "doc_id": doc.doc_id, "source": doc.source, "doc_type": doc_type,
-            "status": doc.status, "bytes": doc.bytes, "chunks": len(chunks),
-            "tokens": sum(c.n_tokens for c in chunks),
-            "header_tokens": sum(c.header_tokens for c in chunks),
-            "overlap_tokens": sum(c.overlap_tokens for c in chunks),
-            "over_limit": sum(c.over_limit for c in chunks),
-            "text_bytes": sum(len(c.text.encode()) for c in chunks),
-            "token_hist": json.dumps(sorted(hist.items())),
-            "chunk_ids": json.dumps([[c.chunk_id, c.n_tokens] for c in chunks]) if keep_ids else "",
-        })
+        rows.append(
+            {
+                "setting": s.label,
+                "doc_id": doc.doc_id,
+                "source": doc.source,
+                "doc_type": doc_type,
+                "status": doc.status,
+                "bytes": doc.bytes,
+                "chunks": len(chunks),
+                "tokens": sum(c.n_tokens for c in chunks),
+                "header_tokens": sum(c.header_tokens for c in chunks),
+                "overlap_tokens": sum(c.overlap_tokens for c in chunks),
+                "over_limit": sum(c.over_limit for c in chunks),
+                "text_bytes": sum(len(c.text.encode()) for c in chunks),
+                "token_hist": json.dumps(sorted(hist.items())),
+                "chunk_ids": json.dumps([[c.chunk_id, c.n_tokens] for c in chunks]) if keep_ids else "",
+            }
+        )
     return rows
 
 
@@ -178,9 +201,20 @@ def _percentile(hist: Counter, q: float) -> float:
     return float(max(hist))
 
 
-def summarize(rows: list[dict], settings: list[Setting], *, dim: int, dtype: str, index: IndexSpec,
-              corpus_files: int, corpus_bytes: int, sample: float, rates: Rates,
-              previous: dict[str, int] | None = None, seed: int = 0) -> dict:
+def summarize(
+    rows: list[dict],
+    settings: list[Setting],
+    *,
+    dim: int,
+    dtype: str,
+    index: IndexSpec,
+    corpus_files: int,
+    corpus_bytes: int,
+    sample: float,
+    rates: Rates,
+    previous: dict[str, int] | None = None,
+    seed: int = 0,
+) -> dict:
     """Aggregate per-document rows into one result per setting, scaled to the corpus when sampled,
     with a 95% bootstrap interval over documents."""
     by_setting: dict[str, list[dict]] = {}
@@ -202,28 +236,47 @@ def summarize(rows: list[dict], settings: list[Setting], *, dim: int, dtype: str
             row["interval_95"] = _bootstrap(docs, corpus_bytes, dim, dtype, index, seed)
         if previous is not None:
             row["delta"] = _delta(docs, previous, rates)
-        row["by_type"] = {t: _cost_row(t, a, scale, dim, dtype, index, rates) for t, a in sorted(by_type.items())}
+        row["by_type"] = {
+            t: _cost_row(t, a, scale, dim, dtype, index, rates) for t, a in sorted(by_type.items())
+        }
         out.append(row)
-    return {"settings": out, "sampled_documents": len({r["doc_id"] for r in rows}),
-            "corpus_files": corpus_files, "corpus_bytes": corpus_bytes, "sample": sample,
-            "estimate": sample < 1, "dim": dim, "dtype": dtype, "index": index.label}
+    return {
+        "settings": out,
+        "sampled_documents": len({r["doc_id"] for r in rows}),
+        "corpus_files": corpus_files,
+        "corpus_bytes": corpus_bytes,
+        "sample": sample,
+        "estimate": sample < 1,
+        "dim": dim,
+        "dtype": dtype,
+        "index": index.label,
+    }
 
 
-def _cost_row(label: str, a: _Acc, scale: float, dim: int, dtype: str, index: IndexSpec, rates: Rates) -> dict:
+def _cost_row(
+    label: str, a: _Acc, scale: float, dim: int, dtype: str, index: IndexSpec, rates: Rates
+) -> dict:
     vectors = a.chunks * scale
     vec_b = vector_bytes(vectors, dim, dtype)
     idx_b = index_bytes(vectors, dim, dtype, index)
     text_b = a.text_bytes * scale
     tokens = a.tokens * scale
     row = {
-        "setting": label, "documents": round(a.docs * scale), "chunks": round(vectors), "vectors": round(vectors),
+        "setting": label,
+        "documents": round(a.docs * scale),
+        "chunks": round(vectors),
+        "vectors": round(vectors),
         "tokens": round(tokens),
         "header_share": a.header_tokens / a.tokens if a.tokens else 0.0,
         "overlap_share": a.overlap_tokens / a.tokens if a.tokens else 0.0,
         "tokens_mean": a.tokens / a.chunks if a.chunks else 0.0,
-        "tokens_p50": _percentile(a.hist, 0.5), "tokens_p95": _percentile(a.hist, 0.95),
-        "over_limit": round(a.over_limit * scale), "over_limit_share": a.over_limit / a.chunks if a.chunks else 0.0,
-        "text_bytes": round(text_b), "vector_bytes": round(vec_b), "index_bytes": round(idx_b),
+        "tokens_p50": _percentile(a.hist, 0.5),
+        "tokens_p95": _percentile(a.hist, 0.95),
+        "over_limit": round(a.over_limit * scale),
+        "over_limit_share": a.over_limit / a.chunks if a.chunks else 0.0,
+        "text_bytes": round(text_b),
+        "vector_bytes": round(vec_b),
+        "index_bytes": round(idx_b),
         "total_bytes": round(text_b + idx_b),
     }
     if rates.tokens_per_second:
@@ -237,8 +290,9 @@ def _cost_row(label: str, a: _Acc, scale: float, dim: int, dtype: str, index: In
     return row
 
 
-def _bootstrap(docs: list[dict], corpus_bytes: int, dim: int, dtype: str, index: IndexSpec, seed: int,
-               rounds: int = 1000) -> dict:
+def _bootstrap(
+    docs: list[dict], corpus_bytes: int, dim: int, dtype: str, index: IndexSpec, seed: int, rounds: int = 1000
+) -> dict:
     """95% interval of the scaled vectors, tokens and total bytes: resample documents with replacement."""
     if len(docs) < 2:
         return {}
@@ -252,7 +306,9 @@ def _bootstrap(docs: list[dict], corpus_bytes: int, dim: int, dtype: str, index:
         chunks = sum(r["chunks"] for r in pick) * scale
         draws["vectors"].append(chunks)
         draws["tokens"].append(sum(r["tokens"] for r in pick) * scale)
-        draws["total_bytes"].append(sum(r["text_bytes"] for r in pick) * scale + index_bytes(chunks, dim, dtype, index))
+        draws["total_bytes"].append(
+            sum(r["text_bytes"] for r in pick) * scale + index_bytes(chunks, dim, dtype, index)
+        )
     out = {}
     for key, values in draws.items():
         values.sort()
@@ -269,8 +325,12 @@ def _delta(docs: list[dict], previous: dict[str, int], rates: Rates) -> dict:
     unchanged = current.keys() & previous.keys()
     new = current.keys() - previous.keys()
     tokens = sum(current[c] for c in new)
-    delta = {"unchanged": len(unchanged), "new": len(new), "removed": len(previous.keys() - current.keys()),
-             "tokens_to_embed": tokens}
+    delta = {
+        "unchanged": len(unchanged),
+        "new": len(new),
+        "removed": len(previous.keys() - current.keys()),
+        "tokens_to_embed": tokens,
+    }
     if rates.tokens_per_second:
         delta["embed_seconds"] = tokens / rates.tokens_per_second
         if rates.gpu_hour_usd is not None:

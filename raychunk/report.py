@@ -16,14 +16,28 @@ from raychunk.schema import DOCUMENT_SCHEMA
 __all__ = ["finalize_run", "render_run_markdown", "render_run_text"]
 
 
-def finalize_run(cfg, fs: pafs.FileSystem, out: str, staging: str, files, results: list[dict], plan, stats: str,
-                 *, wall_seconds: float, where: str, cluster: dict) -> dict:
+def finalize_run(
+    cfg,
+    fs: pafs.FileSystem,
+    out: str,
+    staging: str,
+    files,
+    results: list[dict],
+    plan,
+    stats: str,
+    *,
+    wall_seconds: float,
+    where: str,
+    cluster: dict,
+) -> dict:
     docs = _compact_documents(fs, staging, cfg.output_files.compression)
     _check_every_input_accounted(docs, files)
     report = _build_report(cfg, docs, files, results, plan, stats, wall_seconds, where, cluster)
     _publish(fs, staging, out, cfg.output_files.overwrite)
-    for name, text in (("report.json", json.dumps(report, indent=2, ensure_ascii=False)),
-                       ("report.md", render_run_markdown(report))):
+    for name, text in (
+        ("report.json", json.dumps(report, indent=2, ensure_ascii=False)),
+        ("report.md", render_run_markdown(report)),
+    ):
         with fs.open_output_stream(f"{out}/{name}") as f:
             f.write(text.encode())
     return report
@@ -38,8 +52,12 @@ def _compact_documents(fs, staging: str, compression: str) -> pa.Table:
     docs = docs.sort_by("source")
     for p in parts:
         fs.delete_file(p)
-    pq.write_table(docs, f"{folder}/documents.parquet", filesystem=fs,
-                   compression=None if compression == "none" else compression)
+    pq.write_table(
+        docs,
+        f"{folder}/documents.parquet",
+        filesystem=fs,
+        compression=None if compression == "none" else compression,
+    )
     return docs
 
 
@@ -75,20 +93,30 @@ def _move_dir(fs: pafs.FileSystem, src: str, dest: str) -> None:
     fs.create_dir(dest, recursive=True)
     for info in fs.get_file_info(pafs.FileSelector(src, recursive=True)):
         if info.type == pafs.FileType.File:
-            fs.move(info.path, dest + info.path[len(src):])
+            fs.move(info.path, dest + info.path[len(src) :])
     fs.delete_dir(src)
 
 
-_OP = re.compile(r"^Operator \d+ (?P<name>.+?): (?:.*?produced in |executed in )(?P<secs>[\d.]+)s"
-                 r"(?:\n\* Remote wall time: .*?(?P<task>[\d.]+)(?P<unit>us|ms|s|min) total)?", re.M)
+_OP = re.compile(
+    r"^Operator \d+ (?P<name>.+?): (?:.*?produced in |executed in )(?P<secs>[\d.]+)s"
+    r"(?:\n\* Remote wall time: .*?(?P<task>[\d.]+)(?P<unit>us|ms|s|min) total)?",
+    re.M,
+)
 _UNIT = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 
 
 def _stages(stats: str) -> list[dict]:
     """Per Ray Data operator (fused stages share one): wall seconds and summed task seconds."""
-    return [{"stage": m.group("name"), "seconds": float(m.group("secs")),
-             "task_seconds": round(float(m.group("task")) * _UNIT[m.group("unit")], 3) if m.group("task") else None}
-            for m in _OP.finditer(stats or "")]
+    return [
+        {
+            "stage": m.group("name"),
+            "seconds": float(m.group("secs")),
+            "task_seconds": round(float(m.group("task")) * _UNIT[m.group("unit")], 3)
+            if m.group("task")
+            else None,
+        }
+        for m in _OP.finditer(stats or "")
+    ]
 
 
 def _build_report(cfg, docs: pa.Table, files, results, plan, stats, wall, where, cluster) -> dict:
@@ -100,10 +128,18 @@ def _build_report(cfg, docs: pa.Table, files, results, plan, stats, wall, where,
     return {
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "output": cfg.output,
-        "ray": {"mode": where, "cluster": {k: v for k, v in sorted(cluster.items()) if k in ("CPU", "GPU", "memory")}},
-        "embedder": {"model": cfg.embedder.model, "dim": plan.dim if plan else None,
-                     "actors": plan.actors if plan else 0, "gpus_per_actor": plan.gpus_per_actor if plan else 0}
-        if plan else None,
+        "ray": {
+            "mode": where,
+            "cluster": {k: v for k, v in sorted(cluster.items()) if k in ("CPU", "GPU", "memory")},
+        },
+        "embedder": {
+            "model": cfg.embedder.model,
+            "dim": plan.dim if plan else None,
+            "actors": plan.actors if plan else 0,
+            "gpus_per_actor": plan.gpus_per_actor if plan else 0,
+        }
+        if plan
+        else None,
         "input": {"files": len(files), "bytes": input_bytes},
         "documents": {
             "by_status": dict(sorted(Counter(r["status"] for r in rows).items())),
@@ -128,9 +164,16 @@ def _build_report(cfg, docs: pa.Table, files, results, plan, stats, wall, where,
             "tokens_per_s": round(tokens / wall, 1),
         },
         "stages": _stages(stats),
-        "not_ok": [{"source": r["source"], "status": r["status"], "reason": r["reason"]}
-                   for r in rows if r["status"] != "ok"],
-        "warnings": [{"source": r["source"], "reason": r["reason"]} for r in rows if r["status"] == "ok" and r["reason"]],
+        "not_ok": [
+            {"source": r["source"], "status": r["status"], "reason": r["reason"]}
+            for r in rows
+            if r["status"] != "ok"
+        ],
+        "warnings": [
+            {"source": r["source"], "reason": r["reason"]}
+            for r in rows
+            if r["status"] == "ok" and r["reason"]
+        ],
     }
 
 
@@ -154,7 +197,9 @@ def render_run_text(r: dict) -> str:
     ]
     if r["embedder"]:
         e = r["embedder"]
-        lines.append(f"  embedder   {e['model']} (dim {e['dim']}), {e['actors']} actor(s), {e['gpus_per_actor']:g} GPU each")
+        lines.append(
+            f"  embedder   {e['model']} (dim {e['dim']}), {e['actors']} actor(s), {e['gpus_per_actor']:g} GPU each"
+        )
     if r["stages"]:
         for st in r["stages"]:
             tasks = f", {st['task_seconds']:.1f} s in tasks" if st["task_seconds"] is not None else ""
@@ -165,26 +210,34 @@ def render_run_text(r: dict) -> str:
 
 
 def render_run_markdown(r: dict) -> str:
-    out = [f"# raychunk run report\n\nOutput: `{r['output']}` · generated {r['generated']} · Ray: {r['ray']['mode']}\n",
-           "| measure | value |", "|---|---|",
-           f"| input files | {r['input']['files']} ({_mb(r['input']['bytes'])}) |"]
+    out = [
+        f"# raychunk run report\n\nOutput: `{r['output']}` · generated {r['generated']} · Ray: {r['ray']['mode']}\n",
+        "| measure | value |",
+        "|---|---|",
+        f"| input files | {r['input']['files']} ({_mb(r['input']['bytes'])}) |",
+    ]
     for s, n in r["documents"]["by_status"].items():
         out.append(f"| documents {s} | {n} |")
     for t, n in r["documents"]["by_type"].items():
         out.append(f"| type {t} | {n} |")
-    out += [f"| chunks | {r['chunks']:,} |", f"| vectors | {r['vectors']:,} |",
-            f"| tokens embedded | {r['tokens_embedded']:,} |",
-            f"| chunks over the embedder's input limit | {r['over_embedder_limit']} |",
-            f"| chunks Parquet | {_mb(r['storage_bytes']['chunks_parquet'])} |",
-            f"| raw vectors | {_mb(r['storage_bytes']['vectors_raw'])} |",
-            f"| chunk text | {_mb(r['storage_bytes']['chunk_text'])} |",
-            f"| documents Parquet | {_mb(r['storage_bytes']['documents_parquet'])} |",
-            f"| wall time | {r['throughput']['wall_seconds']:.1f} s |",
-            f"| throughput | {r['throughput']['files_per_s']:.2f} files/s, {r['throughput']['tokens_per_s']:.0f} tokens/s |"]
+    out += [
+        f"| chunks | {r['chunks']:,} |",
+        f"| vectors | {r['vectors']:,} |",
+        f"| tokens embedded | {r['tokens_embedded']:,} |",
+        f"| chunks over the embedder's input limit | {r['over_embedder_limit']} |",
+        f"| chunks Parquet | {_mb(r['storage_bytes']['chunks_parquet'])} |",
+        f"| raw vectors | {_mb(r['storage_bytes']['vectors_raw'])} |",
+        f"| chunk text | {_mb(r['storage_bytes']['chunk_text'])} |",
+        f"| documents Parquet | {_mb(r['storage_bytes']['documents_parquet'])} |",
+        f"| wall time | {r['throughput']['wall_seconds']:.1f} s |",
+        f"| throughput | {r['throughput']['files_per_s']:.2f} files/s, {r['throughput']['tokens_per_s']:.0f} tokens/s |",
+    ]
     if r["stages"]:
         out += ["", "## Stages (Ray Data stats)", "", "| stage | wall s | task s |", "|---|---|---|"]
-        out += [f"| {s['stage']} | {s['seconds']:.2f} | {s['task_seconds'] if s['task_seconds'] is not None else ''} |"
-                for s in r["stages"]]
+        out += [
+            f"| {s['stage']} | {s['seconds']:.2f} | {s['task_seconds'] if s['task_seconds'] is not None else ''} |"
+            for s in r["stages"]
+        ]
     if r["not_ok"]:
         out += ["", "## Documents not parsed", "", "| source | status | reason |", "|---|---|---|"]
         out += [f"| `{d['source']}` | {d['status']} | {d['reason']} |" for d in r["not_ok"]]
@@ -196,13 +249,29 @@ def render_run_markdown(r: dict) -> str:
 # -- the price report -------------------------------------------------------------------------------
 
 PRICE_COLUMNS = [
-    ("setting", "setting"), ("documents", "docs"), ("chunks", "chunks"), ("vectors", "vectors"),
-    ("tokens", "tokens"), ("header_share", "hdr%"), ("overlap_share", "ovl%"), ("tokens_mean", "mean"),
-    ("tokens_p50", "p50"), ("tokens_p95", "p95"), ("over_limit", ">limit"), ("over_limit_share", ">limit%"),
-    ("text_bytes", "text"), ("vector_bytes", "vectors B"), ("index_bytes", "index"), ("total_bytes", "total"),
+    ("setting", "setting"),
+    ("documents", "docs"),
+    ("chunks", "chunks"),
+    ("vectors", "vectors"),
+    ("tokens", "tokens"),
+    ("header_share", "hdr%"),
+    ("overlap_share", "ovl%"),
+    ("tokens_mean", "mean"),
+    ("tokens_p50", "p50"),
+    ("tokens_p95", "p95"),
+    ("over_limit", ">limit"),
+    ("over_limit_share", ">limit%"),
+    ("text_bytes", "text"),
+    ("vector_bytes", "vectors B"),
+    ("index_bytes", "index"),
+    ("total_bytes", "total"),
 ]
-_MONEY = [("embed_seconds", "embed time"), ("embed_usd", "embed $"), ("api_usd", "API $"),
-          ("storage_usd_month", "storage $/mo")]
+_MONEY = [
+    ("embed_seconds", "embed time"),
+    ("embed_usd", "embed $"),
+    ("api_usd", "API $"),
+    ("storage_usd_month", "storage $/mo"),
+]
 
 
 def _human_bytes(n: float) -> str:
@@ -259,15 +328,28 @@ def render_price_text(report: dict) -> str:
     for row in rows:
         if "interval_95" in row and row["interval_95"]:
             iv = row["interval_95"]
-            lines.append(f"  95% interval {row['setting']}: vectors {iv['vectors'][0]:,}–{iv['vectors'][1]:,}, "
-                         f"total {_human_bytes(iv['total_bytes'][0])}–{_human_bytes(iv['total_bytes'][1])}")
+            lines.append(
+                f"  95% interval {row['setting']}: vectors {iv['vectors'][0]:,}–{iv['vectors'][1]:,}, "
+                f"total {_human_bytes(iv['total_bytes'][0])}–{_human_bytes(iv['total_bytes'][1])}"
+            )
     lines += ["", "By document type:"]
-    type_cols = [("setting", "type"), ("documents", "docs"), ("chunks", "chunks"), ("tokens", "tokens"),
-                 ("tokens_mean", "mean"), ("over_limit", ">limit"), ("total_bytes", "total")]
+    type_cols = [
+        ("setting", "type"),
+        ("documents", "docs"),
+        ("chunks", "chunks"),
+        ("tokens", "tokens"),
+        ("tokens_mean", "mean"),
+        ("over_limit", ">limit"),
+        ("total_bytes", "total"),
+    ]
     for row in rows:
-        lines.append(f"  {row['setting']}: " + "; ".join(
-            f"{t} {_cell('chunks', r['chunks'])} chunks, {_cell('total_bytes', r['total_bytes'])}"
-            for t, r in row["by_type"].items()))
+        lines.append(
+            f"  {row['setting']}: "
+            + "; ".join(
+                f"{t} {_cell('chunks', r['chunks'])} chunks, {_cell('total_bytes', r['total_bytes'])}"
+                for t, r in row["by_type"].items()
+            )
+        )
     del type_cols
     if any("delta" in r for r in rows):
         lines += ["", "Against the previous run:"]
@@ -275,44 +357,75 @@ def render_price_text(report: dict) -> str:
             d = r.get("delta")
             if d:
                 cost = f", {_human_seconds(d['embed_seconds'])} to embed" if "embed_seconds" in d else ""
-                lines.append(f"  {r['setting']}: {d['unchanged']:,} unchanged, {d['new']:,} new, {d['removed']:,} "
-                             f"removed; re-embedding the delta is {d['tokens_to_embed']:,} tokens{cost}")
+                lines.append(
+                    f"  {r['setting']}: {d['unchanged']:,} unchanged, {d['new']:,} new, {d['removed']:,} "
+                    f"removed; re-embedding the delta is {d['tokens_to_embed']:,} tokens{cost}"
+                )
     lines += ["", *[f"note: {n}" for n in report["notes"]]]
     return "\n".join(lines)
 
 
 def _price_title(report: dict) -> str:
     kind = "ESTIMATE from a sample" if report["estimate"] else "measured"
-    return (f"raychunk price ({kind}): {report['corpus_files']:,} files, {_human_bytes(report['corpus_bytes'])}; "
-            f"{report['sampled_documents']:,} documents parsed; dim {report['dim']} {report['dtype']}, "
-            f"index {report['index']}")
+    return (
+        f"raychunk price ({kind}): {report['corpus_files']:,} files, {_human_bytes(report['corpus_bytes'])}; "
+        f"{report['sampled_documents']:,} documents parsed; dim {report['dim']} {report['dtype']}, "
+        f"index {report['index']}"
+    )
 
 
 def render_price_markdown(report: dict) -> str:
     rows = report["settings"]
     cols = _price_columns(rows)
     grid_ = _table(rows, cols)
-    out = [f"# raychunk price report\n\n{_price_title(report)}\n",
-           "| " + " | ".join(grid_[0]) + " |", "|" + "---|" * len(cols)]
+    out = [
+        f"# raychunk price report\n\n{_price_title(report)}\n",
+        "| " + " | ".join(grid_[0]) + " |",
+        "|" + "---|" * len(cols),
+    ]
     out += ["| " + " | ".join(r) + " |" for r in grid_[1:]]
     if any(r.get("interval_95") for r in rows):
-        out += ["", "## 95% intervals (bootstrap over documents)", "", "| setting | vectors | total |", "|---|---|---|"]
+        out += [
+            "",
+            "## 95% intervals (bootstrap over documents)",
+            "",
+            "| setting | vectors | total |",
+            "|---|---|---|",
+        ]
         for r in rows:
             iv = r.get("interval_95")
             if iv:
-                out.append(f"| {r['setting']} | {iv['vectors'][0]:,}–{iv['vectors'][1]:,} | "
-                           f"{_human_bytes(iv['total_bytes'][0])}–{_human_bytes(iv['total_bytes'][1])} |")
-    out += ["", "## By document type", "", "| setting | type | docs | chunks | tokens | mean | >limit | total |",
-            "|---|---|---|---|---|---|---|---|"]
+                out.append(
+                    f"| {r['setting']} | {iv['vectors'][0]:,}–{iv['vectors'][1]:,} | "
+                    f"{_human_bytes(iv['total_bytes'][0])}–{_human_bytes(iv['total_bytes'][1])} |"
+                )
+    out += [
+        "",
+        "## By document type",
+        "",
+        "| setting | type | docs | chunks | tokens | mean | >limit | total |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         for t, x in r["by_type"].items():
-            out.append(f"| {r['setting']} | {t} | {x['documents']:,} | {x['chunks']:,} | {x['tokens']:,} | "
-                       f"{x['tokens_mean']:.0f} | {x['over_limit']:,} | {_human_bytes(x['total_bytes'])} |")
+            out.append(
+                f"| {r['setting']} | {t} | {x['documents']:,} | {x['chunks']:,} | {x['tokens']:,} | "
+                f"{x['tokens_mean']:.0f} | {x['over_limit']:,} | {_human_bytes(x['total_bytes'])} |"
+            )
     if any("delta" in r for r in rows):
-        out += ["", "## Against the previous run", "", "| setting | unchanged | new | removed | tokens to embed |",
-                "|---|---|---|---|---|"]
-        out += [f"| {r['setting']} | {r['delta']['unchanged']:,} | {r['delta']['new']:,} | {r['delta']['removed']:,} | "
-                f"{r['delta']['tokens_to_embed']:,} |" for r in rows if "delta" in r]
+        out += [
+            "",
+            "## Against the previous run",
+            "",
+            "| setting | unchanged | new | removed | tokens to embed |",
+            "|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {r['setting']} | {r['delta']['unchanged']:,} | {r['delta']['new']:,} | {r['delta']['removed']:,} | "
+            f"{r['delta']['tokens_to_embed']:,} |"
+            for r in rows
+            if "delta" in r
+        ]
     out += ["", "## Notes", ""] + [f"- {n}" for n in report["notes"]]
     return "\n".join(out) + "\n"
 
@@ -328,7 +441,9 @@ def write_price_csv(report: dict, path) -> None:
         for r in rows:
             w.writerow(["all", *[r.get(k, "") for k in keys]])
             for t, x in r["by_type"].items():
-                w.writerow([f"type:{t}", *[(f"{r['setting']}" if k == "setting" else x.get(k, "")) for k in keys]])
+                w.writerow(
+                    [f"type:{t}", *[(f"{r['setting']}" if k == "setting" else x.get(k, "")) for k in keys]]
+                )
 
 
 def plot_price(report: dict, path) -> None:
@@ -353,8 +468,13 @@ def plot_price(report: dict, path) -> None:
     idx = [(r["index_bytes"] - r["vector_bytes"]) / 1e6 for r in rows]
     ax2.bar(x, text, label="chunk text", color="#DD8452")
     ax2.bar(x, vec, bottom=text, label=f"vectors ({report['dtype']}, dim {report['dim']})", color="#4C72B0")
-    ax2.bar(x, idx, bottom=[a + b for a, b in zip(text, vec)], label=f"index overhead ({report['index']})",
-            color="#55A868")
+    ax2.bar(
+        x,
+        idx,
+        bottom=[a + b for a, b in zip(text, vec)],
+        label=f"index overhead ({report['index']})",
+        color="#55A868",
+    )
     ax2.set_title("Storage per setting")
     ax2.set_ylabel("MB")
     ax2.legend(fontsize=8)

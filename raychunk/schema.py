@@ -47,24 +47,26 @@ def chunk_schema(dim: int | None) -> pa.Schema:
     return pa.schema(fields)
 
 
-DOCUMENT_SCHEMA = pa.schema([
-    pa.field("doc_id", pa.string(), nullable=False),
-    pa.field("source", pa.string(), nullable=False),
-    pa.field("format", pa.string()),
-    pa.field("doc_type", pa.string()),
-    pa.field("type_reason", pa.string()),
-    pa.field("status", pa.string(), nullable=False),
-    pa.field("reason", pa.string()),
-    pa.field("title", pa.string()),
-    pa.field("pages", pa.int32()),
-    pa.field("blocks", pa.int32()),
-    pa.field("chunks", pa.int32()),
-    pa.field("tokens", pa.int64()),
-    pa.field("bytes", pa.int64()),
-    pa.field("encoding", pa.string()),
-    pa.field("no_text_pages", pa.list_(pa.int32())),
-    pa.field("parse_seconds", pa.float32()),
-])
+DOCUMENT_SCHEMA = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("format", pa.string()),
+        pa.field("doc_type", pa.string()),
+        pa.field("type_reason", pa.string()),
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("reason", pa.string()),
+        pa.field("title", pa.string()),
+        pa.field("pages", pa.int32()),
+        pa.field("blocks", pa.int32()),
+        pa.field("chunks", pa.int32()),
+        pa.field("tokens", pa.int64()),
+        pa.field("bytes", pa.int64()),
+        pa.field("encoding", pa.string()),
+        pa.field("no_text_pages", pa.list_(pa.int32())),
+        pa.field("parse_seconds", pa.float32()),
+    ]
+)
 DOCUMENT_COLUMNS = [f.name for f in DOCUMENT_SCHEMA]
 
 
@@ -72,12 +74,17 @@ def chunks_table(rows: list[dict], dim: int | None) -> pa.Table:
     """Chunk rows (dicts with the chunk fields, plus ``embedding`` when ``dim``) as an Arrow table."""
     schema = chunk_schema(dim)
     columns = {name: [r.get(name) for r in rows] for name in schema.names if name != "embedding"}
-    arrays = [pa.array(columns[name], type=schema.field(name).type) for name in schema.names if name != "embedding"]
+    arrays = [
+        pa.array(columns[name], type=schema.field(name).type) for name in schema.names if name != "embedding"
+    ]
     if dim:
         import numpy as np
 
-        flat = np.concatenate([np.asarray(r["embedding"], dtype=np.float32).reshape(-1) for r in rows]) \
-            if rows else np.zeros(0, dtype=np.float32)
+        flat = (
+            np.concatenate([np.asarray(r["embedding"], dtype=np.float32).reshape(-1) for r in rows])
+            if rows
+            else np.zeros(0, dtype=np.float32)
+        )
         if flat.size != len(rows) * dim:
             raise ValueError(f"embeddings do not all have dimension {dim}")
         arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), dim))
@@ -85,4 +92,6 @@ def chunks_table(rows: list[dict], dim: int | None) -> pa.Table:
 
 
 def documents_table(rows: list[dict]) -> pa.Table:
-    return pa.Table.from_pylist([{k: r.get(k) for k in DOCUMENT_COLUMNS} for r in rows], schema=DOCUMENT_SCHEMA)
+    return pa.Table.from_pylist(
+        [{k: r.get(k) for k in DOCUMENT_COLUMNS} for r in rows], schema=DOCUMENT_SCHEMA
+    )

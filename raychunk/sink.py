@@ -23,8 +23,15 @@ __all__ = ["ShardSink"]
 
 
 class ShardSink(Datasink):
-    def __init__(self, staging: str, filesystem: pafs.FileSystem, *, dim: int | None, rows_per_shard: int,
-                 compression: str):
+    def __init__(
+        self,
+        staging: str,
+        filesystem: pafs.FileSystem,
+        *,
+        dim: int | None,
+        rows_per_shard: int,
+        compression: str,
+    ):
         self.staging = staging.rstrip("/")
         self.filesystem = filesystem
         self.dim = dim
@@ -50,8 +57,15 @@ class ShardSink(Datasink):
         chunks = table.filter(is_chunk)
         docs = table.filter(pc.invert(is_chunk))
         name = f"part-{ctx.task_idx:05d}.parquet"
-        result = {"chunks": chunks.num_rows, "documents": docs.num_rows, "chunk_bytes": 0, "document_bytes": 0,
-                  "tokens": 0, "text_bytes": 0, "over_limit": 0}
+        result = {
+            "chunks": chunks.num_rows,
+            "documents": docs.num_rows,
+            "chunk_bytes": 0,
+            "document_bytes": 0,
+            "tokens": 0,
+            "text_bytes": 0,
+            "over_limit": 0,
+        }
         if chunks.num_rows:
             result["tokens"] = int(pc.sum(chunks.column("n_tokens")).as_py() or 0)
             result["text_bytes"] = int(pc.sum(pc.binary_length(chunks.column("text"))).as_py() or 0)
@@ -66,8 +80,13 @@ class ShardSink(Datasink):
         return result
 
     def _write(self, table: pa.Table, path: str) -> int:
-        pq.write_table(table, path, filesystem=self.filesystem, compression=self.compression,
-                       row_group_size=min(max(table.num_rows, 1), 10_000))
+        pq.write_table(
+            table,
+            path,
+            filesystem=self.filesystem,
+            compression=self.compression,
+            row_group_size=min(max(table.num_rows, 1), 10_000),
+        )
         return self.filesystem.get_file_info(path).size
 
     def on_write_complete(self, write_result) -> None:

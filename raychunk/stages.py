@@ -45,26 +45,49 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str) -> list[dict]:
     doc = parsed.document
     chunks = []
     if doc.status == "ok":
-        chunks = chunk_document(parsed, profiles[row["doc_type"]], load_counter(tokenizer), doc_type=row["doc_type"])
+        chunks = chunk_document(
+            parsed, profiles[row["doc_type"]], load_counter(tokenizer), doc_type=row["doc_type"]
+        )
     document = {
-        "doc_id": doc.doc_id, "source": doc.source, "format": doc.format, "doc_type": row["doc_type"],
-        "type_reason": row["type_reason"], "status": doc.status, "reason": doc.reason, "title": doc.title,
-        "pages": doc.pages, "blocks": len(parsed.blocks), "chunks": len(chunks),
-        "tokens": sum(c.n_tokens for c in chunks), "bytes": doc.bytes, "encoding": doc.encoding,
-        "no_text_pages": list(doc.no_text_pages), "parse_seconds": round(row["parse_seconds"], 4),
+        "doc_id": doc.doc_id,
+        "source": doc.source,
+        "format": doc.format,
+        "doc_type": row["doc_type"],
+        "type_reason": row["type_reason"],
+        "status": doc.status,
+        "reason": doc.reason,
+        "title": doc.title,
+        "pages": doc.pages,
+        "blocks": len(parsed.blocks),
+        "chunks": len(chunks),
+        "tokens": sum(c.n_tokens for c in chunks),
+        "bytes": doc.bytes,
+        "encoding": doc.encoding,
+        "no_text_pages": list(doc.no_text_pages),
+        "parse_seconds": round(row["parse_seconds"], 4),
     }
     empty = dict.fromkeys(CHUNK_COLUMNS)
-    out = [{**empty, "row_type": "document", "document": json.dumps(document, ensure_ascii=False),
-            "doc_id": doc.doc_id, "source": doc.source}]
+    out = [
+        {
+            **empty,
+            "row_type": "document",
+            "document": json.dumps(document, ensure_ascii=False),
+            "doc_id": doc.doc_id,
+            "source": doc.source,
+        }
+    ]
     for c in chunks:
         out.append({**c.to_dict(), "row_type": "chunk", "document": None})
     return out
 
 
-def measure_settings(row: dict, *, settings: list, profiles: dict, tokenizer: str, keep_ids: bool) -> list[dict]:
+def measure_settings(
+    row: dict, *, settings: list, profiles: dict, tokenizer: str, keep_ids: bool
+) -> list[dict]:
     """The price job's stage: one statistics row per grid setting for this document."""
     from raychunk.pricing import measure_document
     from raychunk.tokens import load_counter
 
-    return measure_document(row["parsed"], row["doc_type"], settings, profiles, load_counter(tokenizer),
-                            keep_ids=keep_ids)
+    return measure_document(
+        row["parsed"], row["doc_type"], settings, profiles, load_counter(tokenizer), keep_ids=keep_ids
+    )

@@ -24,8 +24,10 @@ def fresh_ray():
 
 
 def config(tmp_path, name="out", **overrides):
-    return build_run_config(load_config(), {"input": [str(SAMPLES)], "output": str(tmp_path / name),
-                                            "resources.num_cpus": 2, **overrides})
+    return build_run_config(
+        load_config(),
+        {"input": [str(SAMPLES)], "output": str(tmp_path / name), "resources.num_cpus": 2, **overrides},
+    )
 
 
 def read(out: Path):
@@ -45,7 +47,8 @@ def test_run_on_sample_corpus_then_again_with_identical_ids(tmp_path, fresh_ray)
 
     assert docs.num_rows == N_SAMPLES
     assert sorted(Path(s).name for s in docs.column("source").to_pylist()) == sorted(
-        p.name for p in SAMPLES.iterdir() if p.is_file())
+        p.name for p in SAMPLES.iterdir() if p.is_file()
+    )
     assert set(docs.column("status").to_pylist()) == {"ok"}
     assert sum(docs.column("chunks").to_pylist()) == chunks.num_rows > N_SAMPLES
     for vec in chunks.column("embedding").to_pylist()[:50]:
@@ -89,8 +92,17 @@ def test_bad_inputs_each_get_a_document_row(tmp_path, fresh_ray):
     (src / "empty.txt").write_bytes(b"")
     (src / "fake.pdf").write_text("<html><body>404 Not Found</body></html>")
     (src / "garbage.txt").write_bytes(bytes(range(256)) * 20)
-    run(build_run_config(load_config(), {"input": [str(src)], "output": str(tmp_path / "out"),
-                                         "resources.num_cpus": 2, "embedder.enabled": False}))
+    run(
+        build_run_config(
+            load_config(),
+            {
+                "input": [str(src)],
+                "output": str(tmp_path / "out"),
+                "resources.num_cpus": 2,
+                "embedder.enabled": False,
+            },
+        )
+    )
     docs = pq.read_table(tmp_path / "out" / "documents").to_pylist()
     status = {Path(d["source"]).name: (d["status"], d["reason"]) for d in docs}
     assert status["ok.md"][0] == "ok"

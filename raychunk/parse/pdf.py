@@ -399,7 +399,9 @@ def _drop_running_lines(pages: list[_Page]) -> None:
                 for ln in item.lines
                 if not (
                     (z := zone(page, ln))
-                    and ((z, _DIGITS.sub("#", ln.text.lower())) in page_repeated or _PAGE_NUMBER.match(ln.text))
+                    and (
+                        (z, _DIGITS.sub("#", ln.text.lower())) in page_repeated or _PAGE_NUMBER.match(ln.text)
+                    )
                 )
             ]
             if len(lines) == len(item.lines):
