@@ -7,7 +7,7 @@ export RAY_AUTH_MODE ?= disabled
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup run test lint format bench clean
+.PHONY: setup run price test lint format bench clean
 
 $(STAMP): pyproject.toml requirements.lock
 	python3 -m venv $(VENV)
@@ -20,21 +20,24 @@ $(STAMP): pyproject.toml requirements.lock
 setup: $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/raychunk parse samples/
+	$(VENV)/bin/raychunk run --input samples --output out/run --overwrite
+
+price: $(STAMP)
+	$(VENV)/bin/raychunk price --input samples --output out/price
 
 test: $(STAMP)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check raychunk tests jobs benchmarks
-	$(VENV)/bin/ruff format --check raychunk tests jobs benchmarks
+	$(VENV)/bin/ruff check raychunk tests jobs benchmarks scripts
+	$(VENV)/bin/ruff format --check raychunk tests jobs benchmarks scripts
 
 format: $(STAMP)
-	$(VENV)/bin/ruff check --fix raychunk tests jobs benchmarks
-	$(VENV)/bin/ruff format raychunk tests jobs benchmarks
+	$(VENV)/bin/ruff check --fix raychunk tests jobs benchmarks scripts
+	$(VENV)/bin/ruff format raychunk tests jobs benchmarks scripts
 
 bench: $(STAMP)
-	@ls benchmarks/*.py >/dev/null 2>&1 && for b in benchmarks/*.py; do $(PY) $$b; done || echo "no benchmarks yet"
+	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info
