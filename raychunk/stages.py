@@ -16,7 +16,7 @@ from raychunk.document import ParsedDocument
 from raychunk.parse import ParseOptions, parse_document
 from raychunk.schema import CHUNK_COLUMNS
 
-__all__ = ["ROW_KEYS", "chunk_rows", "classify_document", "measure_settings", "parse_file"]
+__all__ = ["ROW_KEYS", "chunk_rows", "chunk_settings", "classify_document", "measure_settings", "parse_file"]
 
 ROW_KEYS = ("row_type", "document", *CHUNK_COLUMNS)
 
@@ -91,3 +91,24 @@ def measure_settings(
     return measure_document(
         row["parsed"], row["doc_type"], settings, profiles, load_counter(tokenizer), keep_ids=keep_ids
     )
+
+
+def chunk_settings(row: dict, *, settings: list, profiles: dict, tokenizer: str) -> list[dict]:
+    """The eval job's stage: this document's chunks under every setting, each row labelled with its
+    ``setting``, plus the document text (for passage spans) on a ``document`` row per document."""
+    from raychunk.tokens import CachedCounter, load_counter
+
+    parsed: ParsedDocument = row["parsed"]
+    doc = parsed.document
+    counter = CachedCounter(load_counter(tokenizer))
+    empty = dict.fromkeys(CHUNK_COLUMNS)
+    out = [{**empty, "row_type": "document", "setting": None, "doc_id": doc.doc_id, "source": doc.source,
+            "document": json.dumps({"status": doc.status, "reason": doc.reason, "doc_type": row["doc_type"],
+                                    "text": parsed.text}, ensure_ascii=False)}]
+    if doc.status != "ok":
+        return out
+    for s in settings:
+        profile = s.profile or profiles[row["doc_type"]]
+        for c in chunk_document(parsed, profile, counter, doc_type=row["doc_type"]):
+            out.append({**c.to_dict(), "row_type": "chunk", "setting": s.label, "document": None})
+    return out
