@@ -320,9 +320,17 @@ class _Chunker:
                 spans = sentence_spans(piece.text)
                 counts = self.counter.count_batch([piece.text[s:e] for s, e in spans])
                 for (s, e), n in zip(spans, counts):
-                    sub = self.sub_piece(piece, s, e, tokens=n)
-                    sub.continuation, sub.kind = False, "paragraph"
-                    units.extend(self.split_piece(sub, budget) if n > budget else [sub])
+                    if n <= budget:
+                        sub = self.sub_piece(piece, s, e, tokens=n)
+                        sub.continuation, sub.kind = False, "paragraph"
+                        units.append(sub)
+                        continue
+                    # A sentence longer than a window: words are the units, so windows and their
+                    # overlap land on word boundaries.
+                    for a, b, wn in self._split_words(piece.text, s, e, budget):
+                        sub = self.sub_piece(piece, a, b, tokens=wn)
+                        sub.kind = "paragraph"
+                        units.append(sub)
             else:
                 units.extend(self.split_piece(piece, budget) if piece.tokens > budget else [piece])
         current: list[Piece] = []
