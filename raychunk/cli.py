@@ -68,6 +68,45 @@ def main(argv: list[str] | None = None) -> int:
     )
     pr.set_defaults(func=cmd_price)
 
+    ev = sub.add_parser(
+        "eval", help="retrieval recall per chunking setting on labelled questions, with a recommendation"
+    )
+    ev.add_argument("--config", help="YAML config (default: configs/default.yaml)")
+    ev.add_argument(
+        "--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)"
+    )
+    ev.add_argument(
+        "--queries",
+        help="labelled questions, JSONL: query, source, passages [{quote} / {span}] "
+        "(default: evals/samples.jsonl, written for samples/)",
+    )
+    ev.add_argument("--output", default="out/eval", help="where report.json, report.md and plot.png go")
+    ev.add_argument("--sizes", default="128,256", help="max_tokens values, comma-separated")
+    ev.add_argument("--overlaps", default="0,0.1", help="overlaps: fractions (<1) or tokens (>=1)")
+    ev.add_argument(
+        "--strategies",
+        default="structure,fixed,unstructured_by_title",
+        help="chunking strategies, comma-separated (fixed and unstructured_by_title are the baselines)",
+    )
+    ev.add_argument("--no-profile", action="store_true", help="leave out the per-type profile row")
+    ev.add_argument("--k", type=int, default=5, help="results retrieved per question (default 5)")
+    ev.add_argument(
+        "--parent-budget", type=int, default=512, help="small-to-big: at most this many tokens per hit"
+    )
+    ev.add_argument(
+        "--embedder", help="sentence-transformers model name or folder (default: all-MiniLM-L6-v2)"
+    )
+    ev.add_argument("--dtype", choices=("float32", "float16", "int8", "binary"), default="float32")
+    ev.add_argument("--index", default="flat", help="flat or hnsw[:M=16], for the storage column")
+    ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    ev.add_argument("--no-plot", action="store_true", help="skip plot.png")
+    ev.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (ignored when joining a cluster)")
+    ev.add_argument("--doc-types", help="doc types YAML (default: configs/doc_types.yaml)")
+    ev.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. embedder.batch_size=32"
+    )
+    ev.set_defaults(func=cmd_eval)
+
     c = sub.add_parser("chunk", help="print the chunks exactly as the retriever sees them")
     c.add_argument("inputs", nargs="*", help="files, folders or globs (default: the shipped sample corpus)")
     c.add_argument("--json", action="store_true", help="one JSON object per chunk")
@@ -237,19 +276,24 @@ def cmd_price(args) -> int:
     report["notes"] = _price_notes(report, index, throughput, rates, args, cfg, listing)
     report["throughput"] = throughput
 
+    import tempfile
+
     out_fs, out_dir = resolve_output(args.output)
     out_fs.create_dir(out_dir, recursive=True)
-    local = Path(out_dir) if type(out_fs).__name__ == "LocalFileSystem" else None
-    if local is None:
-        raise ValueError("--output must be a local folder for the price report")
-    (local / "report.json").write_text(json_.dumps(report, indent=2, ensure_ascii=False))
-    (local / "report.md").write_text(render_price_markdown(report))
-    write_price_csv(report, local / "report.csv")
-    if not args.no_chart:
-        plot_price(report, local / "chart.png")
+    with tempfile.TemporaryDirectory() as tmp:
+        local = Path(tmp)
+        (local / "report.json").write_text(json_.dumps(report, indent=2, ensure_ascii=False))
+        (local / "report.md").write_text(render_price_markdown(report))
+        write_price_csv(report, local / "report.csv")
+        if not args.no_chart:
+            plot_price(report, local / "chart.png")
+        for f in sorted(local.iterdir()):  # the output may be an s3:// or gs:// folder
+            with out_fs.open_output_stream(f"{out_dir}/{f.name}") as dst:
+                dst.write(f.read_bytes())
     print(render_price_text(report))
     print(
-        f"\nwrote {local}/report.json, report.csv, report.md" + ("" if args.no_chart else ", chart.png"),
+        f"\nwrote {args.output}: report.json, report.csv, report.md"
+        + ("" if args.no_chart else ", chart.png"),
         file=sys.stderr,
     )
     return 0
@@ -308,6 +352,57 @@ def _price_notes(report, index, throughput, rates, args, cfg, listing) -> list[s
             "--api-usd-per-1m-tokens)."
         )
     return notes
+
+
+def cmd_eval(args) -> int:
+    import dataclasses
+
+    from raychunk.config import build_run_config, load_config, parse_set_flags
+    from raychunk.evaluate import load_queries, render_eval_text, run_eval
+    from raychunk.pricing import IndexSpec, Setting, grid
+
+    overrides = parse_set_flags(args.set)
+    overrides.update(
+        {
+            k: v
+            for k, v in {
+                "input": args.input,
+                "embedder.model": args.embedder,
+                "resources.num_cpus": args.num_cpus,
+                "chunk.doc_types": args.doc_types,
+            }.items()
+            if v is not None
+        }
+    )
+    cfg = build_run_config(load_config(args.config), overrides)
+    if cfg.input == ("samples",) and not Path("samples").exists():
+        cfg = dataclasses.replace(cfg, input=(str(SAMPLE_CORPUS),))
+    queries_path = args.queries
+    if queries_path is None:
+        queries_path = SAMPLE_CORPUS.parent / "evals" / "samples.jsonl"
+        if cfg.input not in (("samples",), (str(SAMPLE_CORPUS),)):
+            raise ValueError("--queries is required when --input is not the sample corpus")
+    queries = load_queries(queries_path)
+    index = IndexSpec.parse(args.index)
+    strategies = [x.strip() for x in args.strategies.split(",") if x.strip()]
+    settings = ([] if args.no_profile else [Setting("per-type profile")]) + grid(
+        _numbers(args.sizes, "sizes", int), _numbers(args.overlaps, "overlaps", float), strategies
+    )
+    report = run_eval(
+        cfg,
+        settings,
+        queries,
+        k=args.k,
+        parent_budget=args.parent_budget,
+        output=args.output,
+        dtype=args.dtype,
+        index=index,
+        plot=not args.no_plot,
+        seed=args.seed,
+    )
+    print(render_eval_text(report))
+    print(f"\nwrote {', '.join(report['written'])}", file=sys.stderr)
+    return 0
 
 
 def cmd_parse(args) -> int:

@@ -35,6 +35,8 @@ __all__ = [
     "ResolvedQuery",
     "Unit",
     "bootstrap_interval",
+    "collect_eval_rows",
+    "embed_queries",
     "evaluate",
     "expand_to_parent",
     "load_queries",
@@ -42,6 +44,7 @@ __all__ = [
     "match_source",
     "paired_difference",
     "plot_eval",
+    "prepare_eval",
     "recommend",
     "render_eval_markdown",
     "render_eval_text",
@@ -51,6 +54,7 @@ __all__ = [
     "score_units",
     "tokens_read",
     "top_k",
+    "write_eval",
 ]
 
 HIT_SHARE = 0.9  # a chunk "holds" a passage when it covers this share of its characters
@@ -515,6 +519,7 @@ def recommend(settings: list[dict], *, metric: str = "recall", rounds: int = 200
                 "difference": d["mean"],
                 "interval": d["interval"],
                 "gap_questions": gap_questions,
+                "tokens": s.get("tokens"),
                 "within_noise": within,
             }
         )
@@ -524,13 +529,14 @@ def recommend(settings: list[dict], *, metric: str = "recall", rounds: int = 200
         "best": best["setting"],
         "metric": metric,
         "questions": n,
-        "reason": _reason(chosen, best["setting"], mean, comparisons, metric, n),
+        "reason": _reason(chosen, best, mean, comparisons, metric, n),
         "comparisons": comparisons,
     }
 
 
-def _reason(chosen: dict, best: str, mean: dict, comparisons: list[dict], metric: str, n: int) -> str:
+def _reason(chosen: dict, best_row: dict, mean: dict, comparisons: list[dict], metric: str, n: int) -> str:
     label = f"{metric}@k"
+    best = best_row["setting"]
     if chosen["setting"] == best:
         if comparisons[0]["setting"] == best:
             return f"{best} has the best {label} ({mean[best]:.2f}) and is also the cheapest index: nothing to trade."
@@ -556,11 +562,18 @@ def _reason(chosen: dict, best: str, mean: dict, comparisons: list[dict], metric
     gap_words = (
         "no gap" if abs(gap) < 0.05 else f"a gap of {gap:.1f} question{'s' if abs(gap) != 1 else ''} in {n}"
     )
-    return (
+    text = (
         f"{chosen['setting']} ({chosen['vectors']:,} vectors) scores {label} {chosen[metric]:.2f} against the best, "
         f"{best} ({mean[best]:.2f}): {gap_words} (difference {_signed(iv[0])} to {_signed(iv[1])}; {why}). "
         f"That is noise: take the cheaper index."
     )
+    tokens, best_tokens = chosen.get("tokens"), best_row.get("tokens")
+    if tokens and best_tokens and tokens > 1.25 * best_tokens:
+        text += (
+            f" Mind the reading cost, which this rule does not weigh: its top k hand the reader {tokens:.0f} "
+            f"tokens per question against {best_tokens:.0f} for {best}."
+        )
+    return text
 
 
 def _signed(x: float) -> str:
@@ -666,6 +679,7 @@ def evaluate(
                 "setting": r["setting"],
                 "vectors": r["vectors"],
                 "total_bytes": r["total_bytes"],
+                "tokens": r["metrics"]["tokens"]["mean"],
                 "values": [x["recall"] for x in per_setting[r["setting"]]["chunks"]],
             }
             for r in rows
@@ -896,7 +910,8 @@ def plot_eval(report: dict, path, *, x: str = "total_bytes") -> None:
     ax.plot([], [], "o", ms=12, mfc="none", mec="crimson", mew=2, label=f"recommended: {rec}")
     ax.set_xlabel("total storage (kB: chunk text + index)" if x == "total_bytes" else "vectors")
     ax.set_ylabel(f"coverage recall@{report['k']} (95% interval)")
-    ax.set_ylim(0, 1.05)
+    low = min(r["metrics"]["recall"]["interval"][0] for r in rows)
+    ax.set_ylim(max(0.0, low - 0.1), 1.03)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title(f"raychunk eval: {report['questions']} questions, top {report['k']}", fontsize=10)
@@ -979,6 +994,45 @@ def embed_queries(model: str, texts: list[str], *, device: str = "auto", normali
     )
 
 
+def prepare_eval(cfg, settings, queries: list[LabelledQuery]) -> dict:
+    """The Ray part: chunk and embed the corpus under every setting (``pipeline.build_eval``),
+    collect the rows, locate every passage, and embed the questions with the same model. Returns
+    the keyword arguments of ``evaluate`` that come from the corpus."""
+    from raychunk.pipeline import build_eval, read_inputs
+
+    ds, scheme, files, plan = read_inputs(cfg)
+    listed = [scheme + f.path for f in files]
+    for q in queries:  # a label that names no document fails before anything runs
+        try:
+            match_source(q.source, listed)
+        except ValueError as e:
+            raise ValueError(f"query {q.qid} ({q.query!r}): {e}") from e
+    ds = build_eval(ds, cfg, scheme=scheme, settings=settings, plan=plan)
+    documents, chunks, vectors = collect_eval_rows(ds)
+    for q in queries:
+        if documents[match_source(q.source, sorted(documents))].get("status") != "ok":
+            raise ValueError(
+                f"query {q.qid} ({q.query!r}): its document {q.source} did not parse "
+                f"({documents[match_source(q.source, sorted(documents))].get('reason')}), so it has no passages"
+            )
+    resolved = resolve_queries(queries, {s: d["text"] for s, d in documents.items()})
+    query_vectors = embed_queries(
+        cfg.embedder.model,
+        [q.query for q in resolved],
+        device="cpu" if plan.gpus_per_actor == 0 else cfg.embedder.device,
+        normalize=cfg.embedder.normalize,
+    )
+    return {
+        "queries": resolved,
+        "query_vectors": query_vectors,
+        "documents": documents,
+        "chunks": chunks,
+        "vectors": vectors,
+        "dim": plan.dim,
+        "file_sizes": {scheme + f.path: f.size for f in files},
+    }
+
+
 def run_eval(
     cfg,
     settings,
@@ -992,58 +1046,17 @@ def run_eval(
     plot: bool = True,
     seed: int = 0,
 ) -> dict:
-    """Chunk and embed the corpus under every setting on Ray (``pipeline.build_eval``), embed the
-    questions with the same model, score, recommend, and write report.json / report.md / plot.png
-    under ``output`` when given."""
-    from raychunk.pipeline import build_eval, read_inputs
-
+    """Chunk and embed the corpus under every setting on Ray, embed the questions with the same
+    model, score, recommend, and write report.json / report.md / plot.png under ``output`` when given."""
     if k < 1:
         raise ValueError(f"--k {k}: expected at least 1")
     if parent_budget < 1:
         raise ValueError(f"--parent-budget {parent_budget}: expected a token count >= 1")
-    ds, scheme, files, plan = read_inputs(cfg)
-    listed = [scheme + f.path for f in files]
-    for q in queries:  # fail on a label that names no document before running anything
-        try:
-            match_source(q.source, listed)
-        except ValueError as e:
-            raise ValueError(f"query {q.qid} ({q.query!r}): {e}") from e
-    ds = build_eval(ds, cfg, scheme=scheme, settings=settings, plan=plan)
-    documents, chunks, vectors = collect_eval_rows(ds)
-    unparsed = [
-        q
-        for q in queries
-        if documents.get(match_source(q.source, sorted(documents)), {}).get("status") != "ok"
-    ]
-    if unparsed:
-        q = unparsed[0]
-        raise ValueError(
-            f"query {q.qid} ({q.query!r}): its document {q.source} did not parse, so it has no passages"
-        )
-    resolved = resolve_queries(queries, {s: d["text"] for s, d in documents.items()})
-    qvecs = embed_queries(
-        cfg.embedder.model,
-        [q.query for q in resolved],
-        device="cpu" if plan.gpus_per_actor == 0 else cfg.embedder.device,
-        normalize=cfg.embedder.normalize,
-    )
+    inputs = prepare_eval(cfg, settings, queries)
     report = evaluate(
-        resolved,
-        qvecs,
-        documents,
-        chunks,
-        vectors,
-        settings,
-        k=k,
-        parent_budget=parent_budget,
-        dim=plan.dim,
-        dtype=dtype,
-        index=index,
-        file_sizes={scheme + f.path: f.size for f in files},
-        seed=seed,
+        **inputs, settings=settings, k=k, parent_budget=parent_budget, dtype=dtype, index=index, seed=seed
     )
     report["embedder"] = cfg.embedder.model
-    report["queries_file"] = None
     if output is not None:
         report["written"] = write_eval(report, output, plot=plot)
     return report

@@ -24,6 +24,9 @@ class TokenCounter:
 
     name: str = ""
     max_input: int | None = None
+    # True when counts add up across whitespace (word-piece tokenizers split there first), so a
+    # chunk's count is the sum of its parts' counts and needs no recount.
+    additive: bool = False
 
     def count(self, text: str) -> int:
         return self.count_batch([text])[0]
@@ -49,6 +52,10 @@ class HFTokenizerCounter(TokenCounter):
         self._tok = Tokenizer.from_file(str(tokenizer_json))
         self._tok.no_truncation()
         self._tok.no_padding()
+        config = json.loads(Path(tokenizer_json).read_text())
+        self.additive = (config.get("model") or {}).get("type") == "WordPiece" and (
+            config.get("pre_tokenizer") or {}
+        ).get("type") == "BertPreTokenizer"
         self.max_input = max_seq_length - n_special if max_seq_length else None
 
     def count_batch(self, texts: list[str]) -> list[int]:
@@ -101,6 +108,7 @@ class WordCounter(TokenCounter):
     """Words and punctuation marks: a dependency-free approximation, for tests and quick looks."""
 
     name = "words"
+    additive = True
 
     def __init__(self, max_input: int | None = None):
         self.max_input = max_input
@@ -160,8 +168,10 @@ class CachedCounter(TokenCounter):
         self.inner = inner
         self.name = inner.name
         self.max_input = inner.max_input
+        self.additive = inner.additive
         self._seen: dict[str, int] = {}
         self.misses = 0
+        self.memo: dict = {}  # the chunker keeps the document's rendered blocks and sentences here
 
     def count_batch(self, texts: list[str]) -> list[int]:
         todo = [t for t in dict.fromkeys(texts) if t not in self._seen]

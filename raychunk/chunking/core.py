@@ -65,6 +65,7 @@ class _Chunker:
         self.title = self.doc.title or PurePosixPath(self.doc.source).name
         self.drafts: list[dict] = []
         self._header_tokens: dict[str, int] = {}
+        self.memo: dict | None = getattr(counter, "memo", None)  # shared across settings of one document
 
     # -- shared helpers -------------------------------------------------------------------------
 
@@ -78,13 +79,28 @@ class _Chunker:
         return self.parsed.text[b.char_start : b.char_end] == b.text
 
     def block_pieces(self, blocks: list[Block]) -> list[Piece]:
-        """One piece per block, rendered and tokenized once (one batch call for all of them)."""
+        """One piece per block, rendered and tokenized once (one batch call for all of them).
+        With a per-document memo (a CachedCounter's), later settings reuse the same pieces."""
+        key = ("pieces", *map(id, blocks))
+        if self.memo is not None and key in self.memo:
+            return self.memo[key]
         texts = [_render(b) for b in blocks]
         counts = self.counter.count_batch(texts)
-        return [
+        pieces = [
             Piece(t, b.char_start, b.char_end, n, b.kind, b.pages, exact=self.is_exact(b) and t == b.text)
             for t, b, n in zip(texts, blocks, counts)
         ]
+        if self.memo is not None:
+            self.memo[key] = pieces
+        return pieces
+
+    def sentences(self, text: str) -> list[tuple[int, int]]:
+        if self.memo is None:
+            return sentence_spans(text)
+        key = ("sentences", text)
+        if key not in self.memo:
+            self.memo[key] = sentence_spans(text)
+        return self.memo[key]
 
     def sub_piece(
         self, p: Piece, s: int, e: int, text: str | None = None, tokens: int | None = None
@@ -98,7 +114,7 @@ class _Chunker:
     def split_piece(self, p: Piece, budget: int) -> list[Piece]:
         """Split an over-budget piece at sentence ends (code: blank lines, then lines), never mid-word
         unless a single word is over the budget."""
-        spans = _line_groups(p.text) if p.kind == "code" else sentence_spans(p.text)
+        spans = _line_groups(p.text) if p.kind == "code" else self.sentences(p.text)
         counts = self.counter.count_batch([p.text[s:e] for s, e in spans])
         units: list[tuple[int, int, int]] = []
         for (s, e), n in zip(spans, counts):
@@ -138,7 +154,9 @@ class _Chunker:
                 units.append((a, b, n))
                 continue
             cuts = [a] + [a + c for c in self.counter.cut_points(text[a:b], budget)] + [b]
-            units.extend((x, y, min(n, budget)) for x, y in zip(cuts, cuts[1:]) if y > x)
+            parts = [(x, y) for x, y in zip(cuts, cuts[1:]) if y > x]
+            counts = self.counter.count_batch([text[x:y] for x, y in parts])
+            units.extend((x, y, min(m, budget)) for (x, y), m in zip(parts, counts))
         return units
 
     def tail(self, p: Piece, budget: int) -> Piece | None:
@@ -146,12 +164,12 @@ class _Chunker:
         if budget <= 0 or p.kind not in _PROSE or p.overlap:
             return None
         window = max(0, len(p.text) - 16 * budget)  # overlap comes from the end: don't scan it all
-        spans = [(s + window, e + window) for s, e in sentence_spans(p.text[window:])][-8:]
+        spans = [(s + window, e + window) for s, e in self.sentences(p.text[window:])][-8:]
         if window and spans:
             spans = spans[1:]  # the first may start mid-sentence
-        counts = self.counter.count_batch([p.text[s:e] for s, e in spans])
         start, total = None, 0
-        for (s, _), n in zip(reversed(spans), reversed(counts)):
+        for s, e in reversed(spans):  # count from the end, and only as far as the budget reaches
+            n = self.counter.count(p.text[s:e])
             if total + n > budget:
                 break
             start, total = s, total + n
@@ -317,7 +335,7 @@ class _Chunker:
         units: list[Piece] = []
         for piece in self.block_pieces(blocks):
             if piece.kind in _PROSE or piece.kind == "heading":
-                spans = sentence_spans(piece.text)
+                spans = self.sentences(piece.text)
                 counts = self.counter.count_batch([piece.text[s:e] for s, e in spans])
                 for (s, e), n in zip(spans, counts):
                     if n <= budget:
@@ -365,11 +383,11 @@ class _Chunker:
         for d in self.drafts:
             body = _join(d["pieces"], self.parsed.text)
             texts.append(f"{d['header']}\n\n{body}" if d["header"] else body)
-        # Tokens add up across whitespace for word-piece tokenizers, so a chunk's count is the sum
-        # of its parts; only chunks near the embedder's limit are recounted whole, to be exact there.
+        # Word-piece counts add up across whitespace, so a chunk's count is the sum of its parts.
+        # Other tokenizers can merge across a join: recount the chunks near the embedder's limit.
         counts = [d["header_tokens"] + sum(p.tokens for p in d["pieces"]) for d in self.drafts]
         limit = self.counter.max_input
-        if limit is not None:
+        if limit is not None and not self.counter.additive:
             near = [i for i, n in enumerate(counts) if n > limit - 16]
             for i, n in zip(near, self.counter.count_batch([texts[i] for i in near])):
                 counts[i] = n
