@@ -27,7 +27,9 @@ def main(argv: list[str]) -> int:
     from raychunk.pricing import grid
 
     shared = ROOT.parent / "shared" / "corpus"
-    inputs = argv or ([str(shared / d) for d in ("md", "html", "txt")] if shared.exists() else [str(ROOT / "samples")])
+    inputs = argv or (
+        [str(shared / d) for d in ("md", "html", "txt")] if shared.exists() else [str(ROOT / "samples")]
+    )
     cfg = build_run_config(load_config(), {"input": inputs, "embedder.enabled": False})
     one = grid([256], [0.1], ["structure"])
     nine = grid([128, 256, 512], [0, 0.1, 0.2], ["structure"])

@@ -18,7 +18,16 @@ from raychunk.config import ConfigError, RunConfig, load_doc_types
 
 log = logging.getLogger(__name__)
 
-__all__ = ["EmbedPlan", "build", "build_eval", "build_price", "plan_embedding", "read_inputs", "run", "run_price"]
+__all__ = [
+    "EmbedPlan",
+    "build",
+    "build_eval",
+    "build_price",
+    "plan_embedding",
+    "read_inputs",
+    "run",
+    "run_price",
+]
 
 
 @dataclass(frozen=True)
@@ -271,17 +280,30 @@ def build_eval(ds, cfg: RunConfig, *, scheme: str, settings: list, plan: EmbedPl
     types = load_doc_types(cfg.chunk.doc_types_path)
     cpus = cfg.resources.cpus_per_task
     ds = ds.map(parse_file, fn_kwargs={"options": cfg.parse, "scheme": scheme}, num_cpus=cpus)
-    ds = ds.map(classify_document, fn_kwargs={"thresholds": types.thresholds, "overrides": types.overrides},
-                num_cpus=cpus)
-    ds = ds.flat_map(chunk_settings, fn_kwargs={"settings": settings, "profiles": types.profiles,
-                                                "tokenizer": cfg.tokenizer_spec}, num_cpus=cpus)
+    ds = ds.map(
+        classify_document,
+        fn_kwargs={"thresholds": types.thresholds, "overrides": types.overrides},
+        num_cpus=cpus,
+    )
+    ds = ds.flat_map(
+        chunk_settings,
+        fn_kwargs={"settings": settings, "profiles": types.profiles, "tokenizer": cfg.tokenizer_spec},
+        num_cpus=cpus,
+    )
     ds = ds.map_batches(
         EmbedChunks,
-        fn_constructor_kwargs={"model": cfg.embedder.model, "batch_size": cfg.embedder.batch_size,
-                               "device": cfg.embedder.device, "normalize": cfg.embedder.normalize,
-                               "threads": max(1, int(plan.cpus_per_actor))},
-        batch_size=plan.batch_rows, batch_format="pyarrow", compute=ActorPoolStrategy(size=plan.actors),
-        num_gpus=plan.gpus_per_actor, num_cpus=plan.cpus_per_actor,
+        fn_constructor_kwargs={
+            "model": cfg.embedder.model,
+            "batch_size": cfg.embedder.batch_size,
+            "device": cfg.embedder.device,
+            "normalize": cfg.embedder.normalize,
+            "threads": max(1, int(plan.cpus_per_actor)),
+        },
+        batch_size=plan.batch_rows,
+        batch_format="pyarrow",
+        compute=ActorPoolStrategy(size=plan.actors),
+        num_gpus=plan.gpus_per_actor,
+        num_cpus=plan.cpus_per_actor,
     )
     return ds
 
@@ -297,7 +319,9 @@ def read_inputs(cfg: RunConfig):
     init_ray(cfg)
     plan = plan_embedding(cfg, ray.cluster_resources())
     ds = ray.data.read_binary_files(
-        [f.path for f in files], include_paths=True, filesystem=in_fs,
+        [f.path for f in files],
+        include_paths=True,
+        filesystem=in_fs,
         override_num_blocks=max(1, math.ceil(len(files) / cfg.resources.files_per_block)),
     )
     return ds, scheme, files, plan

@@ -20,7 +20,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from raychunk.chunking import Profile, chunk_document
+from raychunk.chunking import Profile, chunk_stats
 from raychunk.document import ParsedDocument
 from raychunk.tokens import CachedCounter, TokenCounter
 
@@ -146,7 +146,7 @@ def measure_document(
     for s in settings:
         profile = s.profile or profiles.get(doc_type)
         ok = doc.status == "ok" and profile is not None
-        chunks = chunk_document(parsed, profile, cached, doc_type=doc_type) if ok else []
+        chunks = chunk_stats(parsed, profile, cached, doc_type=doc_type, with_ids=keep_ids) if ok else []
         hist = Counter(c.n_tokens for c in chunks)
         rows.append(
             {
@@ -161,7 +161,7 @@ def measure_document(
                 "header_tokens": sum(c.header_tokens for c in chunks),
                 "overlap_tokens": sum(c.overlap_tokens for c in chunks),
                 "over_limit": sum(c.over_limit for c in chunks),
-                "text_bytes": sum(len(c.text.encode()) for c in chunks),
+                "text_bytes": sum(c.text_bytes for c in chunks),
                 "token_hist": json.dumps(sorted(hist.items())),
                 "chunk_ids": json.dumps([[c.chunk_id, c.n_tokens] for c in chunks]) if keep_ids else "",
             }

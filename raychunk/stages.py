@@ -102,9 +102,24 @@ def chunk_settings(row: dict, *, settings: list, profiles: dict, tokenizer: str)
     doc = parsed.document
     counter = CachedCounter(load_counter(tokenizer))
     empty = dict.fromkeys(CHUNK_COLUMNS)
-    out = [{**empty, "row_type": "document", "setting": None, "doc_id": doc.doc_id, "source": doc.source,
-            "document": json.dumps({"status": doc.status, "reason": doc.reason, "doc_type": row["doc_type"],
-                                    "text": parsed.text}, ensure_ascii=False)}]
+    out = [
+        {
+            **empty,
+            "row_type": "document",
+            "setting": None,
+            "doc_id": doc.doc_id,
+            "source": doc.source,
+            "document": json.dumps(
+                {
+                    "status": doc.status,
+                    "reason": doc.reason,
+                    "doc_type": row["doc_type"],
+                    "text": parsed.text,
+                },
+                ensure_ascii=False,
+            ),
+        }
+    ]
     if doc.status != "ok":
         return out
     for s in settings:

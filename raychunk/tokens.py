@@ -7,6 +7,7 @@ that is silently truncated by the embedder, which is why chunks over it are coun
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import json
@@ -39,6 +40,14 @@ class TokenCounter:
         at token boundaries (the fallback for a word too long to keep whole)."""
         raise NotImplementedError
 
+    def token_spans(self, text: str) -> list[tuple[int, int]] | None:
+        """Character span of every token of ``text``, where the tokenizer reports them."""
+        return None
+
+    def span_counts(self, text: str, spans: list[tuple[int, int]]) -> list[int]:
+        """Tokens of each ``text[s:e]``."""
+        return self.count_batch([text[s:e] for s, e in spans])
+
 
 class HFTokenizerCounter(TokenCounter):
     """A Hugging Face ``tokenizers`` tokenizer, e.g. a sentence-transformers model's own."""
@@ -66,6 +75,12 @@ class HFTokenizerCounter(TokenCounter):
     def cut_points(self, text: str, budget: int) -> list[int]:
         offsets = self._tok.encode(text, add_special_tokens=False).offsets
         return [offsets[i][0] for i in range(budget, len(offsets), budget)]
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return self._tok.encode(text, add_special_tokens=False).offsets
+
+    def token_spans_batch(self, texts: list[str]) -> list[list[tuple[int, int]]]:
+        return [e.offsets for e in self._tok.encode_batch(list(texts), add_special_tokens=False)]
 
 
 class TiktokenCounter(TokenCounter):
@@ -119,6 +134,9 @@ class WordCounter(TokenCounter):
     def cut_points(self, text: str, budget: int) -> list[int]:
         starts = [m.start() for m in _WORDS.finditer(text)]
         return starts[budget::budget]
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return [m.span() for m in _WORDS.finditer(text)]
 
 
 def _model_dir(spec: str) -> Path | None:
@@ -177,8 +195,28 @@ class CachedCounter(TokenCounter):
         todo = [t for t in dict.fromkeys(texts) if t not in self._seen]
         if todo:
             self.misses += len(todo)
-            self._seen.update(zip(todo, self.inner.count_batch(todo)))
+            if self.additive and hasattr(self.inner, "token_spans_batch"):
+                # One encode gives both the counts and the offsets that later split points use.
+                spans = self.inner.token_spans_batch(todo)
+                self._seen.update((t, len(o)) for t, o in zip(todo, spans))
+                self.memo.update((("spans", t), o) for t, o in zip(todo, spans))
+            else:
+                self._seen.update(zip(todo, self.inner.count_batch(todo)))
         return [self._seen[t] for t in texts]
 
     def cut_points(self, text: str, budget: int) -> list[int]:
         return self.inner.cut_points(text, budget)
+
+    def span_counts(self, text: str, spans: list[tuple[int, int]]) -> list[int]:
+        """For additive tokenizers, from the text's token offsets (tokenized once, remembered):
+        the tokens of ``text[s:e]`` are those that lie inside it, when s and e sit on whitespace."""
+        if not self.additive or not spans:
+            return self.count_batch([text[s:e] for s, e in spans])
+        key = ("offsets", text)
+        if key not in self.memo:
+            offsets = self.memo.pop(("spans", text), None) or self.inner.token_spans(text)
+            if offsets is None:
+                return self.count_batch([text[s:e] for s, e in spans])
+            self.memo[key] = ([a for a, _ in offsets], [b for _, b in offsets])
+        starts, ends = self.memo[key]
+        return [max(0, bisect.bisect_right(ends, e) - bisect.bisect_left(starts, s)) for s, e in spans]

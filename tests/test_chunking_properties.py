@@ -153,3 +153,16 @@ def test_identical_input_gives_identical_output(src, profile):
     b = chunk_document(parse_document(src.encode(), "gen.md"), profile, WORDS)
     assert a == b
     assert len({c.chunk_id for c in a}) == len(a)
+
+
+@SETTINGS
+@given(markdown_doc(), profiles)
+def test_chunk_stats_agree_with_chunk_records(src, profile):
+    from raychunk.chunking import chunk_stats
+
+    doc = parse_document(src.encode(), "gen.md")
+    chunks = chunk_document(doc, profile, WORDS)
+    stats = chunk_stats(doc, profile, WORDS, with_ids=True)
+    assert [(s.chunk_id, s.n_tokens, s.header_tokens, s.overlap_tokens, s.text_bytes) for s in stats] == [
+        (c.chunk_id, c.n_tokens, c.header_tokens, c.overlap_tokens, len(c.text.encode())) for c in chunks
+    ]

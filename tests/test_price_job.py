@@ -48,17 +48,48 @@ def test_price_grid_writes_table_files_and_chart(tmp_path, fresh_ray, capsys):
     pq.write_table(pa.table({"chunk_id": list(ids), "n_tokens": list(ids.values())}), prev / "part-0.parquet")
 
     out = tmp_path / "price"
-    rc = main(["price", "--input", str(SAMPLES), "--output", str(out), "--sizes", "128,256", "--overlaps", "0,0.2",
-               "--strategies", "structure,fixed", "--tokens-per-second", "1000", "--gpu-hour-usd", "2",
-               "--index", "hnsw:M=16", "--previous", str(tmp_path / "prev"), "--num-cpus", "2"])
+    rc = main(
+        [
+            "price",
+            "--input",
+            str(SAMPLES),
+            "--output",
+            str(out),
+            "--sizes",
+            "128,256",
+            "--overlaps",
+            "0,0.2",
+            "--strategies",
+            "structure,fixed",
+            "--tokens-per-second",
+            "1000",
+            "--gpu-hour-usd",
+            "2",
+            "--index",
+            "hnsw:M=16",
+            "--previous",
+            str(tmp_path / "prev"),
+            "--num-cpus",
+            "2",
+        ]
+    )
     assert rc == 0
     printed = capsys.readouterr().out
     assert "per-type profile" in printed and "fixed 256 o0.2" in printed and "By document type" in printed
 
     report = json.loads((out / "report.json").read_text())
     labels = [s["setting"] for s in report["settings"]]
-    assert labels == ["per-type profile", "structure 128 o0", "structure 128 o0.2", "structure 256 o0",
-                      "structure 256 o0.2", "fixed 128 o0", "fixed 128 o0.2", "fixed 256 o0", "fixed 256 o0.2"]
+    assert labels == [
+        "per-type profile",
+        "structure 128 o0",
+        "structure 128 o0.2",
+        "structure 256 o0",
+        "structure 256 o0.2",
+        "fixed 128 o0",
+        "fixed 128 o0.2",
+        "fixed 256 o0",
+        "fixed 256 o0.2",
+    ]
     n_files = len([p for p in SAMPLES.iterdir() if p.is_file()])
     for s in report["settings"]:
         assert s["documents"] == n_files
@@ -86,8 +117,25 @@ def test_price_grid_writes_table_files_and_chart(tmp_path, fresh_ray, capsys):
 
 def test_sampled_price_is_labelled_an_estimate(tmp_path, fresh_ray, capsys):
     out = tmp_path / "price"
-    rc = main(["price", "--input", str(SAMPLES), "--output", str(out), "--sizes", "256", "--overlaps", "0",
-               "--sample", "0.5", "--no-measure", "--no-chart", "--num-cpus", "2"])
+    rc = main(
+        [
+            "price",
+            "--input",
+            str(SAMPLES),
+            "--output",
+            str(out),
+            "--sizes",
+            "256",
+            "--overlaps",
+            "0",
+            "--sample",
+            "0.5",
+            "--no-measure",
+            "--no-chart",
+            "--num-cpus",
+            "2",
+        ]
+    )
     assert rc == 0
     assert "ESTIMATE" in capsys.readouterr().out
     report = json.loads((out / "report.json").read_text())

@@ -8,7 +8,15 @@ import pytest
 from raychunk.chunking import Profile
 from raychunk.document import Block, Document, ParsedDocument, content_hash
 from raychunk.pricing import (
-    IndexSpec, Rates, Setting, fixed_chunk_count, grid, in_sample, index_bytes, measure_document, summarize,
+    IndexSpec,
+    Rates,
+    Setting,
+    fixed_chunk_count,
+    grid,
+    in_sample,
+    index_bytes,
+    measure_document,
+    summarize,
     vector_bytes,
 )
 from raychunk.tokens import WordCounter
@@ -19,8 +27,14 @@ WORDS = WordCounter()
 def structureless(n_tokens: int, source: str, title: str | None = None) -> ParsedDocument:
     """One paragraph of ``n_tokens`` words with no sentence ends: text with no structure at all."""
     text = " ".join(f"w{i % 97}" for i in range(n_tokens))
-    doc = Document(content_hash(source.encode() + text.encode()), source, "text", "ok", bytes=len(text),
-                   title=title if title is not None else source)
+    doc = Document(
+        content_hash(source.encode() + text.encode()),
+        source,
+        "text",
+        "ok",
+        bytes=len(text),
+        title=title if title is not None else source,
+    )
     return ParsedDocument(doc, text, (Block("paragraph", text, 0, len(text)),))
 
 
@@ -32,12 +46,23 @@ def test_fixed_strategy_matches_closed_form(size, overlap):
     for parsed in docs:
         (row,) = measure_document(parsed, "transcript", settings, {}, WORDS)
         header = WORDS.count(parsed.document.title)
-        expected = fixed_chunk_count(len(parsed.text.split()), size, settings[0].profile.overlap_tokens, header)
+        expected = fixed_chunk_count(
+            len(parsed.text.split()), size, settings[0].profile.overlap_tokens, header
+        )
         assert row["chunks"] == expected, (parsed.document.source, size, overlap)
         assert row["overlap_tokens"] == max(0, expected - 1) * settings[0].profile.overlap_tokens
     rows = [r for p in docs for r in measure_document(p, "transcript", settings, {}, WORDS)]
-    report = summarize(rows, settings, dim=384, dtype="float32", index=IndexSpec(), corpus_files=5,
-                       corpus_bytes=sum(p.document.bytes for p in docs), sample=1.0, rates=Rates())
+    report = summarize(
+        rows,
+        settings,
+        dim=384,
+        dtype="float32",
+        index=IndexSpec(),
+        corpus_files=5,
+        corpus_bytes=sum(p.document.bytes for p in docs),
+        sample=1.0,
+        rates=Rates(),
+    )
     (s,) = report["settings"]
     assert s["vector_bytes"] == s["vectors"] * 384 * 4 == s["index_bytes"]
     assert s["total_bytes"] == s["vector_bytes"] + s["text_bytes"]
@@ -54,7 +79,9 @@ def test_seed_003_example():
     # The same counts from the real chunker (no title, so no header line), scaled to 10,000 documents.
     for size, chunks in expected.items():
         settings = grid([size], [0.1], ["fixed"])
-        per_doc = [measure_document(structureless(2000, "", title=""), "prose", settings, {}, WORDS)[0]["chunks"]]
+        per_doc = [
+            measure_document(structureless(2000, "", title=""), "prose", settings, {}, WORDS)[0]["chunks"]
+        ]
         assert per_doc[0] * 10_000 == chunks
     # "Ten percent overlap means about eleven percent more vectors."
     no_overlap = fixed_chunk_count(2000, 400, 0)
@@ -88,8 +115,17 @@ def test_sampled_estimate_scales_and_brackets_the_truth():
     truth = sum(r["chunks"] for r in rows)
     total_bytes = sum(p.document.bytes for p in docs)
     sampled = [r for r in rows if in_sample(r["source"], 0.2)]
-    report = summarize(sampled, settings, dim=8, dtype="float32", index=IndexSpec(), corpus_files=300,
-                       corpus_bytes=total_bytes, sample=0.2, rates=Rates())
+    report = summarize(
+        sampled,
+        settings,
+        dim=8,
+        dtype="float32",
+        index=IndexSpec(),
+        corpus_files=300,
+        corpus_bytes=total_bytes,
+        sample=0.2,
+        rates=Rates(),
+    )
     s = report["settings"][0]
     assert report["estimate"] and s["documents"] == 300
     low, high = s["interval_95"]["vectors"]
@@ -104,9 +140,18 @@ def test_delta_against_previous_ids():
     ids = json.loads(row["chunk_ids"])
     previous = {cid: n for cid, n in ids[:-2]}
     previous["gone"] = 50
-    report = summarize([row], settings, dim=8, dtype="float32", index=IndexSpec(), corpus_files=1,
-                       corpus_bytes=parsed.document.bytes, sample=1.0, previous=previous,
-                       rates=Rates(tokens_per_second=100.0, gpu_hour_usd=3.6))
+    report = summarize(
+        [row],
+        settings,
+        dim=8,
+        dtype="float32",
+        index=IndexSpec(),
+        corpus_files=1,
+        corpus_bytes=parsed.document.bytes,
+        sample=1.0,
+        previous=previous,
+        rates=Rates(tokens_per_second=100.0, gpu_hour_usd=3.6),
+    )
     d = report["settings"][0]["delta"]
     assert (d["unchanged"], d["new"], d["removed"]) == (len(ids) - 2, 2, 1)
     assert d["tokens_to_embed"] == sum(n for _, n in ids[-2:])
@@ -118,11 +163,29 @@ def test_money_only_when_prices_are_given():
     parsed = structureless(300, "a.txt")
     settings = grid([64], [0], ["fixed"])
     rows = measure_document(parsed, "prose", settings, {}, WORDS)
-    plain = summarize(rows, settings, dim=8, dtype="float32", index=IndexSpec(), corpus_files=1,
-                      corpus_bytes=1, sample=1.0, rates=Rates())["settings"][0]
+    plain = summarize(
+        rows,
+        settings,
+        dim=8,
+        dtype="float32",
+        index=IndexSpec(),
+        corpus_files=1,
+        corpus_bytes=1,
+        sample=1.0,
+        rates=Rates(),
+    )["settings"][0]
     assert not any(k.endswith("usd") or k.endswith("usd_month") for k in plain)
-    priced = summarize(rows, settings, dim=8, dtype="float32", index=IndexSpec(), corpus_files=1, corpus_bytes=1,
-                       sample=1.0, rates=Rates(storage_gb_month_usd=0.02, api_usd_per_1m_tokens=0.1))["settings"][0]
+    priced = summarize(
+        rows,
+        settings,
+        dim=8,
+        dtype="float32",
+        index=IndexSpec(),
+        corpus_files=1,
+        corpus_bytes=1,
+        sample=1.0,
+        rates=Rates(storage_gb_month_usd=0.02, api_usd_per_1m_tokens=0.1),
+    )["settings"][0]
     assert priced["api_usd"] == pytest.approx(priced["tokens"] / 1e6 * 0.1)
     assert priced["storage_usd_month"] == pytest.approx(priced["total_bytes"] / 1e9 * 0.02)
     assert math.isclose(priced["tokens_mean"], priced["tokens"] / priced["chunks"])

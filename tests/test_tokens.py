@@ -33,7 +33,9 @@ def test_cached_counter_tokenizes_each_text_once():
     original = inner.count_batch
     inner.count_batch = lambda texts: calls.append(list(texts)) or original(texts)
     cached = CachedCounter(inner)
-    doc = parse_document(b"# T\n\n" + b"\n\n".join(b"Para %d has words. More words here." % i for i in range(20)), "a.md")
+    doc = parse_document(
+        b"# T\n\n" + b"\n\n".join(b"Para %d has words. More words here." % i for i in range(20)), "a.md"
+    )
     for size in (32, 64, 128):
         chunk_document(doc, Profile(max_tokens=size), cached)
     first = len(calls)

@@ -1,6 +1,15 @@
 """Chunking: structure-first by default, with records, fixed, code and baseline strategies."""
 
-from raychunk.chunking.core import chunk_document, header_line
+from raychunk.chunking.core import ChunkStats, chunk_document, chunk_stats, header_line
 from raychunk.chunking.model import STRATEGIES, Chunk, Profile, chunk_id
 
-__all__ = ["STRATEGIES", "Chunk", "Profile", "chunk_document", "chunk_id", "header_line"]
+__all__ = [
+    "STRATEGIES",
+    "Chunk",
+    "ChunkStats",
+    "Profile",
+    "chunk_document",
+    "chunk_id",
+    "chunk_stats",
+    "header_line",
+]

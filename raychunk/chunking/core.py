@@ -9,6 +9,7 @@ Invariants (tested with hypothesis):
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -19,7 +20,7 @@ from raychunk.document import Block, ParsedDocument
 from raychunk.parse._common import render_table
 from raychunk.tokens import TokenCounter
 
-__all__ = ["chunk_document", "header_line"]
+__all__ = ["ChunkStats", "chunk_document", "chunk_stats", "header_line"]
 
 _PROSE = ("paragraph", "list_item")
 
@@ -37,6 +38,8 @@ class Piece:
     continuation: bool = False
     overlap: bool = False
     exact: bool = False  # text == document text[start:end], so sub-spans can be mapped
+    root: str = ""  # the block text this piece was cut from, and where: token offsets are per block
+    root_offset: int = 0
 
 
 @dataclass(slots=True)
@@ -94,13 +97,17 @@ class _Chunker:
             self.memo[key] = pieces
         return pieces
 
-    def sentences(self, text: str) -> list[tuple[int, int]]:
-        if self.memo is None:
-            return sentence_spans(text)
+    def sentences(self, text: str, *, with_starts: bool = False):
+        """Sentence spans of ``text`` (and their starts, for bisecting), remembered per document."""
         key = ("sentences", text)
-        if key not in self.memo:
-            self.memo[key] = sentence_spans(text)
-        return self.memo[key]
+        if self.memo is None or key not in self.memo:
+            spans = sentence_spans(text)
+            value = (spans, [a for a, _ in spans])
+            if self.memo is None:
+                return value if with_starts else spans
+            self.memo[key] = value
+        spans, starts = self.memo[key]
+        return (spans, starts) if with_starts else spans
 
     def sub_piece(
         self, p: Piece, s: int, e: int, text: str | None = None, tokens: int | None = None
@@ -109,25 +116,41 @@ class _Chunker:
         text = p.text[s:e] if text is None else text
         start, end = (p.start + s, p.start + e) if p.exact else (p.start, p.end)
         n = self.counter.count(text) if tokens is None else tokens
-        return Piece(text, start, end, n, p.kind, p.pages, continuation=True, exact=p.exact)
+        return Piece(
+            text,
+            start,
+            end,
+            n,
+            p.kind,
+            p.pages,
+            continuation=True,
+            exact=p.exact,
+            root=p.root or p.text,
+            root_offset=p.root_offset + s,
+        )
+
+    def piece_counts(self, p: Piece, spans: list[tuple[int, int]]) -> list[int]:
+        """Tokens of each ``p.text[s:e]``, from the token offsets of the block the piece came from."""
+        if not p.root:
+            return self.counter.span_counts(p.text, spans)
+        o = p.root_offset
+        return self.counter.span_counts(p.root, [(o + s, o + e) for s, e in spans])
 
     def split_piece(self, p: Piece, budget: int) -> list[Piece]:
         """Split an over-budget piece at sentence ends (code: blank lines, then lines), never mid-word
         unless a single word is over the budget."""
         spans = _line_groups(p.text) if p.kind == "code" else self.sentences(p.text)
-        counts = self.counter.count_batch([p.text[s:e] for s, e in spans])
+        counts = self.piece_counts(p, spans)
         units: list[tuple[int, int, int]] = []
         for (s, e), n in zip(spans, counts):
             if n <= budget:
                 units.append((s, e, n))
             elif p.kind == "code" and "\n" in p.text[s:e]:
                 lines = _line_spans(p.text, s, e)
-                for (ls, le), ln in zip(lines, self.counter.count_batch([p.text[a:b] for a, b in lines])):
-                    units.extend(
-                        [(ls, le, ln)] if ln <= budget else self._split_words(p.text, ls, le, budget)
-                    )
+                for (ls, le), ln in zip(lines, self.counter.span_counts(p.text, lines)):
+                    units.extend([(ls, le, ln)] if ln <= budget else self._split_words(p, ls, le, budget))
             else:
-                units.extend(self._split_words(p.text, s, e, budget))
+                units.extend(self._split_words(p, s, e, budget))
         out: list[Piece] = []
         cur_s = cur_e = None
         cur_n = 0
@@ -145,9 +168,10 @@ class _Chunker:
             out[0].continuation = False
         return out
 
-    def _split_words(self, text: str, s: int, e: int, budget: int) -> list[tuple[int, int, int]]:
+    def _split_words(self, p: Piece, s: int, e: int, budget: int) -> list[tuple[int, int, int]]:
+        text = p.text
         words = [(s + m_s, s + m_e) for m_s, m_e in _word_spans(text[s:e])]
-        counts = self.counter.count_batch([text[a:b] for a, b in words])
+        counts = self.piece_counts(p, words)
         units = []
         for (a, b), n in zip(words, counts):
             if n <= budget:
@@ -163,13 +187,16 @@ class _Chunker:
         """Overlap for the next chunk: the last whole sentences of ``p`` within ``budget`` tokens."""
         if budget <= 0 or p.kind not in _PROSE or p.overlap:
             return None
-        window = max(0, len(p.text) - 16 * budget)  # overlap comes from the end: don't scan it all
-        spans = [(s + window, e + window) for s, e in self.sentences(p.text[window:])][-8:]
-        if window and spans:
-            spans = spans[1:]  # the first may start mid-sentence
+        # The sentences of the block the piece was cut from (found once per block), clipped to the piece.
+        root, o, n = p.root or p.text, p.root_offset, len(p.text)
+        spans, starts = self.sentences(root, with_starts=True)
+        last = bisect.bisect_left(starts, o + n)
+        spans = [(max(a, o) - o, min(b, o + n) - o) for a, b in spans[max(0, last - 8) : last]]
+        spans = [(a, b) for a, b in spans if b > a]
+        if not spans:
+            return None
         start, total = None, 0
-        for s, e in reversed(spans):  # count from the end, and only as far as the budget reaches
-            n = self.counter.count(p.text[s:e])
+        for (s, _), n in zip(reversed(spans), reversed(self.piece_counts(p, spans))):
             if total + n > budget:
                 break
             start, total = s, total + n
@@ -336,7 +363,7 @@ class _Chunker:
         for piece in self.block_pieces(blocks):
             if piece.kind in _PROSE or piece.kind == "heading":
                 spans = self.sentences(piece.text)
-                counts = self.counter.count_batch([piece.text[s:e] for s, e in spans])
+                counts = self.piece_counts(piece, spans)
                 for (s, e), n in zip(spans, counts):
                     if n <= budget:
                         sub = self.sub_piece(piece, s, e, tokens=n)
@@ -345,7 +372,7 @@ class _Chunker:
                         continue
                     # A sentence longer than a window: words are the units, so windows and their
                     # overlap land on word boundaries.
-                    for a, b, wn in self._split_words(piece.text, s, e, budget):
+                    for a, b, wn in self._split_words(piece, s, e, budget):
                         sub = self.sub_piece(piece, a, b, tokens=wn)
                         sub.kind = "paragraph"
                         units.append(sub)
@@ -377,6 +404,36 @@ class _Chunker:
         return seed
 
     # -- records ------------------------------------------------------------------------------------
+
+    def finish_stats(self, *, with_ids: bool) -> list[ChunkStats]:
+        """What the cost report needs, without building chunk texts and records."""
+        limit = self.counter.max_input
+        out = []
+        for d in self.drafts:
+            pieces = d["pieces"]
+            n = d["header_tokens"] + sum(p.tokens for p in pieces)
+            body_bytes = sum(_utf8_len(p.text) for p in pieces) + sum(
+                map(len, _separators(pieces, self.parsed.text))
+            )
+            text_bytes = body_bytes + (_utf8_len(d["header"]) + 2 if d["header"] else 0)
+            if limit is not None and not self.counter.additive and n > limit - 16:
+                body = _join(pieces, self.parsed.text)
+                n = self.counter.count(f"{d['header']}\n\n{body}" if d["header"] else body)
+            cid = None
+            if with_ids:
+                start, end = min(p.start for p in pieces), max(p.end for p in pieces)
+                cid = chunk_id(self.doc.doc_id, self.profile, start, end, d.get("table_part"))
+            out.append(
+                ChunkStats(
+                    cid,
+                    n,
+                    d["header_tokens"],
+                    sum(p.tokens for p in pieces if p.overlap),
+                    limit is not None and n > limit,
+                    text_bytes,
+                )
+            )
+        return out
 
     def finish(self) -> list[Chunk]:
         texts = []
@@ -444,22 +501,29 @@ def _render(b: Block) -> str:
     return b.text
 
 
+def _separators(pieces: list[Piece], source: str) -> list[str]:
+    """What goes between consecutive pieces: sentences of one paragraph keep their own whitespace,
+    list items a line break, blocks a blank line."""
+    seps = []
+    for prev, p in zip(pieces, pieces[1:]):
+        gap = source[prev.end : p.start] if prev.exact and p.exact and 0 < p.start - prev.end <= 3 else None
+        if gap is not None and not gap.strip() and gap.count("\n") < 2:
+            seps.append(gap)
+        else:
+            seps.append("\n" if p.kind == prev.kind == "list_item" else "\n\n")
+    return seps
+
+
 def _join(pieces: list[Piece], source: str) -> str:
-    """Pieces joined as the source separates them: sentences of one paragraph by their own
-    whitespace, list items by a line break, blocks by a blank line."""
-    out = []
-    for i, p in enumerate(pieces):
-        if i:
-            prev = pieces[i - 1]
-            gap = (
-                source[prev.end : p.start] if prev.exact and p.exact and 0 < p.start - prev.end <= 3 else None
-            )
-            if gap is not None and not gap.strip() and gap.count("\n") < 2:
-                out.append(gap)
-            else:
-                out.append("\n" if p.kind == prev.kind == "list_item" else "\n\n")
+    out = [pieces[0].text]
+    for sep, p in zip(_separators(pieces, source), pieces[1:]):
+        out.append(sep)
         out.append(p.text)
     return "".join(out)
+
+
+def _utf8_len(s: str) -> int:
+    return len(s) if s.isascii() else len(s.encode())
 
 
 def _line_groups(text: str) -> list[tuple[int, int]]:
@@ -494,14 +558,48 @@ def _word_spans(text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
 
 
-def chunk_document(
-    parsed: ParsedDocument, profile: Profile, counter: TokenCounter, *, doc_type: str = "unknown"
-) -> list[Chunk]:
-    """Chunk one parsed document with one profile. Documents that did not parse give no chunks."""
+@dataclass(frozen=True, slots=True)
+class ChunkStats:
+    """A chunk's numbers without its text: what pricing a setting needs."""
+
+    chunk_id: str | None
+    n_tokens: int
+    header_tokens: int
+    overlap_tokens: int
+    over_limit: bool
+    text_bytes: int
+
+
+def chunk_stats(
+    parsed: ParsedDocument,
+    profile: Profile,
+    counter: TokenCounter,
+    *,
+    doc_type: str = "unknown",
+    with_ids: bool = False,
+) -> list[ChunkStats]:
+    """The numbers of ``chunk_document``'s chunks (same boundaries, counts and ids), computed without
+    building their texts: a grid of settings prices a corpus at little more than the cost of one."""
+    if profile.strategy == "unstructured_by_title":
+        return [
+            ChunkStats(
+                c.chunk_id if with_ids else None,
+                c.n_tokens,
+                c.header_tokens,
+                c.overlap_tokens,
+                c.over_limit,
+                len(c.text.encode()),
+            )
+            for c in chunk_document(parsed, profile, counter, doc_type=doc_type)
+        ]
     if parsed.document.status != "ok" or not parsed.blocks:
         return []
     c = _Chunker(parsed, profile, counter, doc_type)
-    strategy = profile.strategy
+    _run(c, profile.strategy)
+    return c.finish_stats(with_ids=with_ids)
+
+
+def _run(c: _Chunker, strategy: str) -> None:
     if strategy == "structure":
         c.run_structure()
     elif strategy == "records":
@@ -510,8 +608,18 @@ def chunk_document(
         c.run_structure(code=True)
     elif strategy == "fixed":
         c.run_fixed()
-    elif strategy == "unstructured_by_title":
+
+
+def chunk_document(
+    parsed: ParsedDocument, profile: Profile, counter: TokenCounter, *, doc_type: str = "unknown"
+) -> list[Chunk]:
+    """Chunk one parsed document with one profile. Documents that did not parse give no chunks."""
+    if parsed.document.status != "ok" or not parsed.blocks:
+        return []
+    if profile.strategy == "unstructured_by_title":
         from raychunk.chunking.baselines import run_unstructured_by_title
 
         return run_unstructured_by_title(parsed, profile, counter, doc_type=doc_type)
+    c = _Chunker(parsed, profile, counter, doc_type)
+    _run(c, profile.strategy)
     return c.finish()
