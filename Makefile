@@ -7,7 +7,7 @@ export RAY_AUTH_MODE ?= disabled
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup run price test lint format bench clean
+.PHONY: setup run price eval test lint format bench clean
 
 $(STAMP): pyproject.toml requirements.lock
 	python3 -m venv $(VENV)
@@ -24,6 +24,9 @@ run: $(STAMP)
 
 price: $(STAMP)
 	$(VENV)/bin/raychunk price --input samples --output out/price
+
+eval: $(STAMP)
+	$(VENV)/bin/raychunk eval --input samples --queries evals/samples.jsonl --output out/eval
 
 test: $(STAMP)
 	$(PY) -m pytest -q

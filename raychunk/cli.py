@@ -215,33 +215,36 @@ def _numbers(text: str, name: str, cast) -> list:
     return values
 
 
-def cmd_price(args) -> int:
+def _grid_job_config(args):
+    """The run config of `price` and `eval`: the YAML, their few flags, then any --set."""
     import dataclasses
-    import json as json_
 
     from raychunk.config import build_run_config, load_config, parse_set_flags
+
+    overrides = parse_set_flags(args.set)
+    flags = {
+        "input": args.input,
+        "embedder.model": args.embedder,
+        "resources.num_cpus": args.num_cpus,
+        "chunk.doc_types": args.doc_types,
+    }
+    overrides.update({k: v for k, v in flags.items() if v is not None})
+    cfg = build_run_config(load_config(args.config), overrides)
+    if cfg.input == ("samples",) and not Path("samples").exists():
+        cfg = dataclasses.replace(cfg, input=(str(SAMPLE_CORPUS),))
+    return cfg
+
+
+def cmd_price(args) -> int:
+    import json as json_
+
     from raychunk.embed import embedding_dim, measure_throughput
     from raychunk.io import resolve_output
     from raychunk.pipeline import run_price
     from raychunk.pricing import IndexSpec, Rates, Setting, grid, summarize
     from raychunk.report import plot_price, render_price_markdown, render_price_text, write_price_csv
 
-    overrides = parse_set_flags(args.set)
-    overrides.update(
-        {
-            k: v
-            for k, v in {
-                "input": args.input,
-                "embedder.model": args.embedder,
-                "resources.num_cpus": args.num_cpus,
-                "chunk.doc_types": args.doc_types,
-            }.items()
-            if v is not None
-        }
-    )
-    cfg = build_run_config(load_config(args.config), overrides)
-    if cfg.input == ("samples",) and not Path("samples").exists():
-        cfg = dataclasses.replace(cfg, input=(str(SAMPLE_CORPUS),))
+    cfg = _grid_job_config(args)
     index = IndexSpec.parse(args.index)
     if not 0 < args.sample <= 1:
         raise ValueError(f"--sample {args.sample}: expected a fraction in (0, 1]")
@@ -355,28 +358,11 @@ def _price_notes(report, index, throughput, rates, args, cfg, listing) -> list[s
 
 
 def cmd_eval(args) -> int:
-    import dataclasses
 
-    from raychunk.config import build_run_config, load_config, parse_set_flags
     from raychunk.evaluate import load_queries, render_eval_text, run_eval
     from raychunk.pricing import IndexSpec, Setting, grid
 
-    overrides = parse_set_flags(args.set)
-    overrides.update(
-        {
-            k: v
-            for k, v in {
-                "input": args.input,
-                "embedder.model": args.embedder,
-                "resources.num_cpus": args.num_cpus,
-                "chunk.doc_types": args.doc_types,
-            }.items()
-            if v is not None
-        }
-    )
-    cfg = build_run_config(load_config(args.config), overrides)
-    if cfg.input == ("samples",) and not Path("samples").exists():
-        cfg = dataclasses.replace(cfg, input=(str(SAMPLE_CORPUS),))
+    cfg = _grid_job_config(args)
     queries_path = args.queries
     if queries_path is None:
         queries_path = SAMPLE_CORPUS.parent / "evals" / "samples.jsonl"

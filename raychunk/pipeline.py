@@ -92,12 +92,24 @@ def plan_embedding(cfg: RunConfig, cluster: dict[str, float]) -> EmbedPlan:
     )
 
 
-def build(ds, cfg: RunConfig, *, scheme: str, plan: EmbedPlan | None):
-    """The whole job on one screen."""
+def build(
+    ds,
+    cfg: RunConfig,
+    *,
+    scheme: str,
+    plan: EmbedPlan | None,
+    settings: list | None = None,
+    measure: bool = False,
+    keep_ids: bool = False,
+):
+    """The whole job on one screen: read → parse → classify → chunk → embed.
+
+    With ``settings`` the chunk stage runs every setting over the same parse: ``measure`` keeps only
+    their numbers (the price job, no embedding), otherwise their chunks (the eval job)."""
     from ray.data import ActorPoolStrategy
 
     from raychunk.embed import EmbedChunks
-    from raychunk.stages import chunk_rows, classify_document, parse_file
+    from raychunk.stages import chunk_rows, chunk_settings, classify_document, measure_settings, parse_file
 
     types = load_doc_types(cfg.chunk.doc_types_path)
     cpus = cfg.resources.cpus_per_task
@@ -107,9 +119,17 @@ def build(ds, cfg: RunConfig, *, scheme: str, plan: EmbedPlan | None):
         fn_kwargs={"thresholds": types.thresholds, "overrides": types.overrides},
         num_cpus=cpus,
     )
-    ds = ds.flat_map(
-        chunk_rows, fn_kwargs={"profiles": types.profiles, "tokenizer": cfg.tokenizer_spec}, num_cpus=cpus
-    )
+    chunk_args = {"profiles": types.profiles, "tokenizer": cfg.tokenizer_spec}
+    if settings is None:
+        ds = ds.flat_map(chunk_rows, fn_kwargs=chunk_args, num_cpus=cpus)
+    elif measure:
+        ds = ds.flat_map(
+            measure_settings,
+            fn_kwargs={**chunk_args, "settings": settings, "keep_ids": keep_ids},
+            num_cpus=cpus,
+        )
+    else:
+        ds = ds.flat_map(chunk_settings, fn_kwargs={**chunk_args, "settings": settings}, num_cpus=cpus)
     if plan is not None:
         ds = ds.map_batches(
             EmbedChunks,
@@ -214,28 +234,8 @@ def _stage_stats(ds) -> str:
 
 
 def build_price(ds, cfg: RunConfig, *, scheme: str, settings: list, keep_ids: bool):
-    """The price job: read → parse → classify → measure every grid setting, in one pass."""
-    from raychunk.stages import classify_document, measure_settings, parse_file
-
-    types = load_doc_types(cfg.chunk.doc_types_path)
-    cpus = cfg.resources.cpus_per_task
-    ds = ds.map(parse_file, fn_kwargs={"options": cfg.parse, "scheme": scheme}, num_cpus=cpus)
-    ds = ds.map(
-        classify_document,
-        fn_kwargs={"thresholds": types.thresholds, "overrides": types.overrides},
-        num_cpus=cpus,
-    )
-    ds = ds.flat_map(
-        measure_settings,
-        fn_kwargs={
-            "settings": settings,
-            "profiles": types.profiles,
-            "tokenizer": cfg.tokenizer_spec,
-            "keep_ids": keep_ids,
-        },
-        num_cpus=cpus,
-    )
-    return ds
+    """The price job: every grid setting measured over one parse, no embedding."""
+    return build(ds, cfg, scheme=scheme, plan=None, settings=settings, measure=True, keep_ids=keep_ids)
 
 
 def run_price(
@@ -270,42 +270,9 @@ def run_price(
 
 
 def build_eval(ds, cfg: RunConfig, *, scheme: str, settings: list, plan: EmbedPlan):
-    """The eval job: read → parse → classify → chunk under every setting → embed, in one pass.
-    Rows carry their ``setting``; document rows carry the document text for passage spans."""
-    from ray.data import ActorPoolStrategy
-
-    from raychunk.embed import EmbedChunks
-    from raychunk.stages import chunk_settings, classify_document, parse_file
-
-    types = load_doc_types(cfg.chunk.doc_types_path)
-    cpus = cfg.resources.cpus_per_task
-    ds = ds.map(parse_file, fn_kwargs={"options": cfg.parse, "scheme": scheme}, num_cpus=cpus)
-    ds = ds.map(
-        classify_document,
-        fn_kwargs={"thresholds": types.thresholds, "overrides": types.overrides},
-        num_cpus=cpus,
-    )
-    ds = ds.flat_map(
-        chunk_settings,
-        fn_kwargs={"settings": settings, "profiles": types.profiles, "tokenizer": cfg.tokenizer_spec},
-        num_cpus=cpus,
-    )
-    ds = ds.map_batches(
-        EmbedChunks,
-        fn_constructor_kwargs={
-            "model": cfg.embedder.model,
-            "batch_size": cfg.embedder.batch_size,
-            "device": cfg.embedder.device,
-            "normalize": cfg.embedder.normalize,
-            "threads": max(1, int(plan.cpus_per_actor)),
-        },
-        batch_size=plan.batch_rows,
-        batch_format="pyarrow",
-        compute=ActorPoolStrategy(size=plan.actors),
-        num_gpus=plan.gpus_per_actor,
-        num_cpus=plan.cpus_per_actor,
-    )
-    return ds
+    """The eval job: chunks under every setting over one parse, embedded. Rows carry their
+    ``setting``; document rows carry the document text for passage spans."""
+    return build(ds, cfg, scheme=scheme, plan=plan, settings=settings)
 
 
 def read_inputs(cfg: RunConfig):

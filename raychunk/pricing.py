@@ -242,7 +242,7 @@ def summarize(
         out.append(row)
     return {
         "settings": out,
-        "sampled_documents": len({r["doc_id"] for r in rows}),
+        "sampled_documents": len(by_setting.get(settings[0].label, [])) if settings else 0,
         "corpus_files": corpus_files,
         "corpus_bytes": corpus_bytes,
         "sample": sample,

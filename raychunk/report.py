@@ -332,25 +332,7 @@ def render_price_text(report: dict) -> str:
                 f"  95% interval {row['setting']}: vectors {iv['vectors'][0]:,}–{iv['vectors'][1]:,}, "
                 f"total {_human_bytes(iv['total_bytes'][0])}–{_human_bytes(iv['total_bytes'][1])}"
             )
-    lines += ["", "By document type:"]
-    type_cols = [
-        ("setting", "type"),
-        ("documents", "docs"),
-        ("chunks", "chunks"),
-        ("tokens", "tokens"),
-        ("tokens_mean", "mean"),
-        ("over_limit", ">limit"),
-        ("total_bytes", "total"),
-    ]
-    for row in rows:
-        lines.append(
-            f"  {row['setting']}: "
-            + "; ".join(
-                f"{t} {_cell('chunks', r['chunks'])} chunks, {_cell('total_bytes', r['total_bytes'])}"
-                for t, r in row["by_type"].items()
-            )
-        )
-    del type_cols
+    lines += ["", "By document type (documents; chunks per setting):", *_by_type_matrix(rows)]
     if any("delta" in r for r in rows):
         lines += ["", "Against the previous run:"]
         for r in rows:
@@ -363,6 +345,30 @@ def render_price_text(report: dict) -> str:
                 )
     lines += ["", *[f"note: {n}" for n in report["notes"]]]
     return "\n".join(lines)
+
+
+def _short(label: str) -> str:
+    """``structure 128 o0.1`` → ``s128/0.1``; ``per-type profile`` → ``profile``."""
+    if label == "per-type profile":
+        return "profile"
+    parts = label.split()
+    if len(parts) == 3 and parts[2].startswith("o"):
+        return f"{parts[0][0]}{parts[1]}/{parts[2][1:]}"
+    return label
+
+
+def _by_type_matrix(rows: list[dict]) -> list[str]:
+    types = sorted({t for r in rows for t in r["by_type"]})
+    header = ["type", "docs"] + [_short(r["setting"]) for r in rows]
+    body = []
+    for t in types:
+        docs = max(r["by_type"].get(t, {}).get("documents", 0) for r in rows)
+        body.append([t, f"{docs:,}"] + [f"{r['by_type'].get(t, {}).get('chunks', 0):,}" for r in rows])
+    widths = [max(len(x[i]) for x in [header, *body]) for i in range(len(header))]
+    fmt = lambda r: (
+        "  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+    )  # noqa: E731
+    return [fmt(header)] + [fmt(r) for r in body]
 
 
 def _price_title(report: dict) -> str:
@@ -458,7 +464,7 @@ def plot_price(report: dict, path) -> None:
     rows = report["settings"]
     labels = [r["setting"] for r in rows]
     x = range(len(rows))
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(max(9, 1.1 * len(rows) + 4), 4.8))
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(max(8, 0.6 * len(rows) + 3), 9), sharex=True)
     bars = ax1.bar(x, [r["vectors"] for r in rows], color="#4C72B0")
     ax1.bar_label(bars, labels=[f"{r['vectors']:,}" for r in rows], fontsize=7, rotation=90, padding=2)
     ax1.set_title("Vectors per setting")
@@ -476,6 +482,7 @@ def plot_price(report: dict, path) -> None:
         color="#55A868",
     )
     ax2.set_title("Storage per setting")
+    ax2.margins(y=0.08)
     ax2.set_ylabel("MB")
     ax2.legend(fontsize=8)
     for ax in (ax1, ax2):

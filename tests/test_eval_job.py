@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-import ray
 
 from raychunk.config import build_run_config, load_config
 from raychunk.evaluate import evaluate, load_queries, prepare_eval, run_eval
@@ -15,14 +14,6 @@ SAMPLES = ROOT / "samples"
 QUERIES = ROOT / "evals" / "samples.jsonl"
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def fresh_ray():
-    if ray.is_initialized():
-        ray.shutdown()
-    yield
-    ray.shutdown()
 
 
 def test_shipped_labelled_set_covers_every_sample_document():

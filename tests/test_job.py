@@ -15,14 +15,6 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 N_SAMPLES = len([p for p in SAMPLES.iterdir() if p.is_file()])
 
 
-@pytest.fixture
-def fresh_ray():
-    if ray.is_initialized():
-        ray.shutdown()
-    yield
-    ray.shutdown()
-
-
 def config(tmp_path, name="out", **overrides):
     return build_run_config(
         load_config(),

@@ -6,7 +6,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import ray
 
 from raychunk.chunking import chunk_document
 from raychunk.classify import classify
@@ -16,14 +15,6 @@ from raychunk.parse import parse_path
 from raychunk.tokens import load_counter
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-
-
-@pytest.fixture
-def fresh_ray():
-    if ray.is_initialized():
-        ray.shutdown()
-    yield
-    ray.shutdown()
 
 
 def _profile_ids(paths) -> dict[str, int]:
