@@ -361,7 +361,9 @@ class _Chunker:
         parent = hashlib.sha256(f"{self.doc.doc_id}|document".encode()).hexdigest()[:32]
         units: list[Piece] = []
         for piece in self.block_pieces(blocks):
-            if piece.kind in _PROSE or piece.kind == "heading":
+            if (piece.kind in _PROSE or piece.kind == "heading") and piece.tokens <= budget:
+                units.append(piece)  # a whole paragraph or speaker turn: the best place to cut
+            elif piece.kind in _PROSE or piece.kind == "heading":
                 spans = self.sentences(piece.text)
                 counts = self.piece_counts(piece, spans)
                 for (s, e), n in zip(spans, counts):
