@@ -22,7 +22,7 @@ from raychunk.parse.office import _table_rows, parse_office, use_packaged_spacy_
 if importlib.util.find_spec("unstructured") is None:
     pytest.skip("office parsing needs unstructured", allow_module_level=True)
 
-CORPUS_BAD = Path("/work/shared/corpus/bad")
+CORPUS_BAD = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "bad"  # beside the repo
 
 # A 3x2 .xls (BIFF8, sheet "Cities") written by xlwt, which is not a dependency; zlib + base64.
 _XLS = (
