@@ -39,15 +39,14 @@ def classify_document(row: dict, *, thresholds: dict, overrides: tuple = ()) -> 
 
 def chunk_rows(row: dict, *, profiles: dict, tokenizer: str) -> list[dict]:
     """One ``document`` row and the document's ``chunk`` rows."""
-    from raychunk.tokens import load_counter
+    from raychunk.tokens import CachedCounter, load_counter
 
     parsed: ParsedDocument = row["parsed"]
     doc = parsed.document
     chunks = []
     if doc.status == "ok":
-        chunks = chunk_document(
-            parsed, profiles[row["doc_type"]], load_counter(tokenizer), doc_type=row["doc_type"]
-        )
+        counter = CachedCounter(load_counter(tokenizer))  # token offsets of this document, counted once
+        chunks = chunk_document(parsed, profiles[row["doc_type"]], counter, doc_type=row["doc_type"])
     document = {
         "doc_id": doc.doc_id,
         "source": doc.source,

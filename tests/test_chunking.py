@@ -235,3 +235,17 @@ def test_block_spans_and_pages_on_hand_built_document():
     (c,) = chunk_document(doc, Profile(max_tokens=64), WORDS)
     assert (c.char_start, c.char_end, c.page_start, c.page_end) == (0, 25, 1, 2)
     assert c.text == "Report\n\nIntro line.\n\nSecond para."
+
+
+def test_a_huge_paragraph_is_split_into_sentences_once(monkeypatch):
+    """Overlap is cut from the end of long blocks; finding it must not rescan the block every time."""
+    import raychunk.chunking.core as core
+
+    calls = []
+    real = core.sentence_spans
+    monkeypatch.setattr(core, "sentence_spans", lambda text: calls.append(len(text)) or real(text))
+    doc = md("# T\n\n" + sentences(3000, "long"))
+    chunks = chunk_document(doc, Profile(max_tokens=64, overlap=10), WORDS)
+    assert len(chunks) > 100
+    assert all(c.overlap_tokens > 0 for c in chunks[1:])
+    assert sum(calls) <= 2 * len(doc.blocks[-1].text)

@@ -68,7 +68,11 @@ class _Chunker:
         self.title = self.doc.title or PurePosixPath(self.doc.source).name
         self.drafts: list[dict] = []
         self._header_tokens: dict[str, int] = {}
-        self.memo: dict | None = getattr(counter, "memo", None)  # shared across settings of one document
+        # Rendered blocks, sentence boundaries and token offsets of this document: a CachedCounter
+        # shares them across the settings of a grid; otherwise they live for this call.
+        self.memo: dict = getattr(counter, "memo", None)
+        if self.memo is None:
+            self.memo = {}
 
     # -- shared helpers -------------------------------------------------------------------------
 
@@ -85,7 +89,7 @@ class _Chunker:
         """One piece per block, rendered and tokenized once (one batch call for all of them).
         With a per-document memo (a CachedCounter's), later settings reuse the same pieces."""
         key = ("pieces", *map(id, blocks))
-        if self.memo is not None and key in self.memo:
+        if key in self.memo:
             return self.memo[key]
         texts = [_render(b) for b in blocks]
         counts = self.counter.count_batch(texts)
@@ -93,19 +97,15 @@ class _Chunker:
             Piece(t, b.char_start, b.char_end, n, b.kind, b.pages, exact=self.is_exact(b) and t == b.text)
             for t, b, n in zip(texts, blocks, counts)
         ]
-        if self.memo is not None:
-            self.memo[key] = pieces
+        self.memo[key] = pieces
         return pieces
 
     def sentences(self, text: str, *, with_starts: bool = False):
         """Sentence spans of ``text`` (and their starts, for bisecting), remembered per document."""
         key = ("sentences", text)
-        if self.memo is None or key not in self.memo:
+        if key not in self.memo:
             spans = sentence_spans(text)
-            value = (spans, [a for a, _ in spans])
-            if self.memo is None:
-                return value if with_starts else spans
-            self.memo[key] = value
+            self.memo[key] = (spans, [a for a, _ in spans])
         spans, starts = self.memo[key]
         return (spans, starts) if with_starts else spans
 
@@ -304,7 +304,10 @@ class _Chunker:
                 for part in self.split_piece(piece, budget) if piece.tokens > budget else [piece]:
                     self.emit([part], section.path, parent, continuation=part.continuation)
                 continue
-            parts = self.split_piece(piece, budget) if piece.tokens > budget else [piece]
+            # Pieces of a split block leave room for the overlap that the next one will carry.
+            parts = (
+                self.split_piece(piece, max(8, budget - overlap_budget)) if piece.tokens > budget else [piece]
+            )
             for part in parts:
                 if current and size + part.tokens > budget:
                     if current[0].overlap and len(current) == 1:
