@@ -322,9 +322,8 @@ def render_price_text(report: dict) -> str:
     cols = _price_columns(rows)
     grid_ = _table(rows, cols)
     widths = [max(len(r[i]) for r in grid_) for i in range(len(cols))]
-    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
-    lines = [_price_title(report), "", fmt(grid_[0]), "  ".join("-" * w for w in widths)]
-    lines += [fmt(r) for r in grid_[1:]]
+    lines = [_price_title(report), "", _align(grid_[0], widths), "  ".join("-" * w for w in widths)]
+    lines += [_align(r, widths) for r in grid_[1:]]
     for row in rows:
         if "interval_95" in row and row["interval_95"]:
             iv = row["interval_95"]
@@ -347,6 +346,11 @@ def render_price_text(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _align(cells: list[str], widths: list[int]) -> str:
+    """A text-table row: the first cell left-aligned, numbers right-aligned."""
+    return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+
 def _short(label: str) -> str:
     """``structure 128 o0.1`` → ``s128/0.1``; ``per-type profile`` → ``profile``."""
     if label == "per-type profile":
@@ -365,10 +369,7 @@ def _by_type_matrix(rows: list[dict]) -> list[str]:
         docs = max(r["by_type"].get(t, {}).get("documents", 0) for r in rows)
         body.append([t, f"{docs:,}"] + [f"{r['by_type'].get(t, {}).get('chunks', 0):,}" for r in rows])
     widths = [max(len(x[i]) for x in [header, *body]) for i in range(len(header))]
-    fmt = lambda r: (
-        "  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-    )  # noqa: E731
-    return [fmt(header)] + [fmt(r) for r in body]
+    return ["  " + _align(header, widths)] + ["  " + _align(r, widths) for r in body]
 
 
 def _price_title(report: dict) -> str:
