@@ -43,18 +43,14 @@ __all__ = [
     "locate_quote",
     "match_source",
     "paired_difference",
-    "plot_eval",
     "prepare_eval",
     "recommend",
-    "render_eval_markdown",
-    "render_eval_text",
     "resolve_queries",
     "run_eval",
     "score_corpus",
     "score_units",
     "tokens_read",
     "top_k",
-    "write_eval",
 ]
 
 HIT_SHARE = 0.9  # a chunk "holds" a passage when it covers this share of its characters
@@ -770,171 +766,6 @@ def _notes(k: int, budget: int, n: int) -> list[str]:
 # -- rendering ----------------------------------------------------------------------------------
 
 
-def _fmt(m: dict, digits: int = 2) -> str:
-    lo, hi = m["interval"]
-    return f"{m['mean']:.{digits}f} [{lo:.{digits}f}-{hi:.{digits}f}]"
-
-
-def _human_bytes(n: float) -> str:
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n:.0f} B"
-
-
-def _table(report: dict) -> list[list[str]]:
-    k = report["k"]
-    head = [
-        "setting",
-        "vectors",
-        "total",
-        f"hit@{k}",
-        f"recall@{k}",
-        "precision",
-        "IoU",
-        "MRR",
-        "tokens read",
-        "s2b recall",
-        "s2b tokens",
-    ]
-    rows = [head]
-    rec = report["recommendation"]["setting"]
-    for r in report["settings"]:
-        m, b = r["metrics"], r["small_to_big"]
-        rows.append(
-            [
-                r["setting"] + (" *" if r["setting"] == rec else ""),
-                f"{r['vectors']:,}",
-                _human_bytes(r["total_bytes"]),
-                _fmt(m["hit"]),
-                _fmt(m["recall"]),
-                _fmt(m["precision"]),
-                _fmt(m["iou"]),
-                _fmt(m["mrr"]),
-                _fmt(m["tokens"], 0),
-                _fmt(b["recall"]),
-                _fmt(b["tokens"], 0),
-            ]
-        )
-    return rows
-
-
-def _title(report: dict) -> str:
-    return (
-        f"raychunk eval: {report['questions']} labelled questions over {report['documents']} documents; "
-        f"top {report['k']} by cosine, all documents pooled; small-to-big budget {report['parent_budget']} "
-        f"tokens; dim {report['dim']} {report['dtype']}, index {report['index']}"
-    )
-
-
-def render_eval_text(report: dict) -> str:
-    """The printed table: one row per setting, costs next to the metrics, each with its 95% interval."""
-    grid = _table(report)
-    widths = [max(len(r[i]) for r in grid) for i in range(len(grid[0]))]
-    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
-    rec = report["recommendation"]
-    lines = [_title(report), "", fmt(grid[0]), "  ".join("-" * w for w in widths), *map(fmt, grid[1:])]
-    lines += ["", f"Recommendation (*): {rec['setting']}", f"  {rec['reason']}", ""]
-    lines += [f"note: {n}" for n in report["notes"]]
-    return "\n".join(lines)
-
-
-def render_eval_markdown(report: dict) -> str:
-    grid = _table(report)
-    rec = report["recommendation"]
-    out = [
-        f"# raychunk eval report\n\n{_title(report)}\n",
-        "Metrics are means with [95% bootstrap interval].\n",
-    ]
-    out += ["| " + " | ".join(grid[0]) + " |", "|" + "---|" * len(grid[0])]
-    out += ["| " + " | ".join(r) + " |" for r in grid[1:]]
-    out += ["", "## Recommendation", "", f"**{rec['setting']}**. {rec['reason']}", ""]
-    out += [
-        f"| setting | vectors | total | {rec['metric']}@k | difference vs best | paired 95% interval | within noise |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for c in rec["comparisons"]:
-        out.append(
-            f"| {c['setting']} | {c['vectors']:,} | {_human_bytes(c['total_bytes'])} | {c[rec['metric']]:.2f} | "
-            f"{_signed(c['difference'])} | {_signed(c['interval'][0])} to {_signed(c['interval'][1])} | "
-            f"{'yes' if c['within_noise'] else 'no'} |"
-        )
-    labels = [r["setting"] for r in report["settings"]]
-    out += ["", "## Per question (rank of the first hit, - when none)", ""]
-    out += ["| id | document | question | " + " | ".join(labels) + " |", "|" + "---|" * (3 + len(labels))]
-    for q in report["per_query"]:
-        ranks = [q["results"][lab]["rank"] for lab in labels]
-        out.append(
-            f"| {q['id']} | {q['source'].rsplit('/', 1)[-1]} | {q['query']} | "
-            + " | ".join("-" if r is None else str(r) for r in ranks)
-            + " |"
-        )
-    out += ["", "## Notes", ""] + [f"- {n}" for n in report["notes"]]
-    return "\n".join(out) + "\n"
-
-
-def plot_eval(report: dict, path, *, x: str = "total_bytes") -> None:
-    """Recall@k against storage (or ``x="vectors"``) per setting, with 95% intervals; the
-    recommendation is ringed."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as e:
-        raise ImportError("the eval plot needs matplotlib: pip install matplotlib") from e
-    rows = report["settings"]
-    rec = report["recommendation"]["setting"]
-    strategies = sorted({r["setting"].split(" ")[0] for r in rows})
-    colours = dict(zip(strategies, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3))
-    fig, ax = plt.subplots(figsize=(8.5, 5.5))
-    scale = 1e3 if x == "total_bytes" else 1
-    for r in rows:
-        m = r["metrics"]["recall"]
-        xv = r[x] / scale
-        strategy = r["setting"].split(" ")[0]
-        ax.errorbar(
-            xv,
-            m["mean"],
-            yerr=[[m["mean"] - m["interval"][0]], [m["interval"][1] - m["mean"]]],
-            fmt="o",
-            color=colours[strategy],
-            capsize=3,
-            alpha=0.85,
-        )
-        ax.annotate(r["setting"], (xv, m["mean"]), textcoords="offset points", xytext=(5, 4), fontsize=7)
-        if r["setting"] == rec:
-            ax.plot(xv, m["mean"], "o", ms=16, mfc="none", mec="crimson", mew=2)
-    for s in strategies:
-        ax.plot([], [], "o", color=colours[s], label=s)
-    ax.plot([], [], "o", ms=12, mfc="none", mec="crimson", mew=2, label=f"recommended: {rec}")
-    ax.set_xlabel("total storage (kB: chunk text + index)" if x == "total_bytes" else "vectors")
-    ax.set_ylabel(f"coverage recall@{report['k']} (95% interval)")
-    low = min(r["metrics"]["recall"]["interval"][0] for r in rows)
-    ax.set_ylim(max(0.0, low - 0.1), 1.03)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
-    ax.set_title(f"raychunk eval: {report['questions']} questions, top {report['k']}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
-def write_eval(report: dict, output: str | Path, *, plot: bool = True) -> list[str]:
-    out = Path(output)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
-    (out / "report.md").write_text(render_eval_markdown(report))
-    names = ["report.json", "report.md"]
-    if plot:
-        plot_eval(report, out / "plot.png")
-        names.append("plot.png")
-    return [str(out / n) for n in names]
-
-
-# -- the job ------------------------------------------------------------------------------------
-
-
 def collect_eval_rows(ds) -> tuple[dict[str, dict], dict[str, list[dict]], dict]:
     """Rows of the eval dataset → (documents by source, chunk dicts by setting, vectors by setting),
     chunks sorted by (source, chunk_index) so the result does not depend on Ray's block order."""
@@ -1058,5 +889,7 @@ def run_eval(
     )
     report["embedder"] = cfg.embedder.model
     if output is not None:
+        from raychunk.report import write_eval
+
         report["written"] = write_eval(report, output, plot=plot)
     return report

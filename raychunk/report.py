@@ -6,6 +6,7 @@ import json
 import re
 import time
 from collections import Counter
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -13,7 +14,19 @@ import pyarrow.parquet as pq
 
 from raychunk.schema import DOCUMENT_SCHEMA
 
-__all__ = ["finalize_run", "render_run_markdown", "render_run_text"]
+__all__ = [
+    "finalize_run",
+    "plot_eval",
+    "plot_price",
+    "render_eval_markdown",
+    "render_eval_text",
+    "render_price_markdown",
+    "render_price_text",
+    "render_run_markdown",
+    "render_run_text",
+    "write_eval",
+    "write_price_csv",
+]
 
 
 def finalize_run(
@@ -495,3 +508,168 @@ def plot_price(report: dict, path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+# -- the eval report -------------------------------------------------------------------------------
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.2f}"
+
+
+def _metric(m: dict, digits: int = 2) -> str:
+    lo, hi = m["interval"]
+    return f"{m['mean']:.{digits}f} [{lo:.{digits}f}-{hi:.{digits}f}]"
+
+
+def _eval_table(report: dict) -> list[list[str]]:
+    k = report["k"]
+    head = [
+        "setting",
+        "vectors",
+        "total",
+        f"hit@{k}",
+        f"recall@{k}",
+        "precision",
+        "IoU",
+        "MRR",
+        "tokens read",
+        "s2b recall",
+        "s2b tokens",
+    ]
+    rows = [head]
+    rec = report["recommendation"]["setting"]
+    for r in report["settings"]:
+        m, b = r["metrics"], r["small_to_big"]
+        rows.append(
+            [
+                r["setting"] + (" *" if r["setting"] == rec else ""),
+                f"{r['vectors']:,}",
+                _human_bytes(r["total_bytes"]),
+                _metric(m["hit"]),
+                _metric(m["recall"]),
+                _metric(m["precision"]),
+                _metric(m["iou"]),
+                _metric(m["mrr"]),
+                _metric(m["tokens"], 0),
+                _metric(b["recall"]),
+                _metric(b["tokens"], 0),
+            ]
+        )
+    return rows
+
+
+def _eval_title(report: dict) -> str:
+    return (
+        f"raychunk eval: {report['questions']} labelled questions over {report['documents']} documents; "
+        f"top {report['k']} by cosine, all documents pooled; small-to-big budget {report['parent_budget']} "
+        f"tokens; dim {report['dim']} {report['dtype']}, index {report['index']}"
+    )
+
+
+def render_eval_text(report: dict) -> str:
+    """The printed table: one row per setting, costs next to the metrics, each with its 95% interval."""
+    grid = _eval_table(report)
+    widths = [max(len(r[i]) for r in grid) for i in range(len(grid[0]))]
+    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+    rec = report["recommendation"]
+    lines = [_eval_title(report), "", fmt(grid[0]), "  ".join("-" * w for w in widths), *map(fmt, grid[1:])]
+    lines += ["", f"Recommendation (*): {rec['setting']}", f"  {rec['reason']}", ""]
+    lines += [f"note: {n}" for n in report["notes"]]
+    return "\n".join(lines)
+
+
+def render_eval_markdown(report: dict) -> str:
+    grid = _eval_table(report)
+    rec = report["recommendation"]
+    out = [
+        f"# raychunk eval report\n\n{_eval_title(report)}\n",
+        "Metrics are means with [95% bootstrap interval].\n",
+    ]
+    out += ["| " + " | ".join(grid[0]) + " |", "|" + "---|" * len(grid[0])]
+    out += ["| " + " | ".join(r) + " |" for r in grid[1:]]
+    out += ["", "## Recommendation", "", f"**{rec['setting']}**. {rec['reason']}", ""]
+    out += [
+        f"| setting | vectors | total | {rec['metric']}@k | difference vs best | paired 95% interval | within noise |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for c in rec["comparisons"]:
+        out.append(
+            f"| {c['setting']} | {c['vectors']:,} | {_human_bytes(c['total_bytes'])} | {c[rec['metric']]:.2f} | "
+            f"{_signed(c['difference'])} | {_signed(c['interval'][0])} to {_signed(c['interval'][1])} | "
+            f"{'yes' if c['within_noise'] else 'no'} |"
+        )
+    labels = [r["setting"] for r in report["settings"]]
+    out += ["", "## Per question (rank of the first hit, - when none)", ""]
+    out += ["| id | document | question | " + " | ".join(labels) + " |", "|" + "---|" * (3 + len(labels))]
+    for q in report["per_query"]:
+        ranks = [q["results"][lab]["rank"] for lab in labels]
+        out.append(
+            f"| {q['id']} | {q['source'].rsplit('/', 1)[-1]} | {q['query']} | "
+            + " | ".join("-" if r is None else str(r) for r in ranks)
+            + " |"
+        )
+    out += ["", "## Notes", ""] + [f"- {n}" for n in report["notes"]]
+    return "\n".join(out) + "\n"
+
+
+def plot_eval(report: dict, path, *, x: str = "total_bytes") -> None:
+    """Recall@k against storage (or ``x="vectors"``) per setting, with 95% intervals; the
+    recommendation is ringed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise ImportError("the eval plot needs matplotlib: pip install matplotlib") from e
+    rows = report["settings"]
+    rec = report["recommendation"]["setting"]
+    strategies = sorted({r["setting"].split(" ")[0] for r in rows})
+    colours = dict(zip(strategies, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3))
+    fig, ax = plt.subplots(figsize=(8.5, 5.5))
+    scale = 1e3 if x == "total_bytes" else 1
+    for r in rows:
+        m = r["metrics"]["recall"]
+        xv = r[x] / scale
+        strategy = r["setting"].split(" ")[0]
+        ax.errorbar(
+            xv,
+            m["mean"],
+            yerr=[[m["mean"] - m["interval"][0]], [m["interval"][1] - m["mean"]]],
+            fmt="o",
+            color=colours[strategy],
+            capsize=3,
+            alpha=0.85,
+        )
+        ax.annotate(r["setting"], (xv, m["mean"]), textcoords="offset points", xytext=(5, 4), fontsize=7)
+        if r["setting"] == rec:
+            ax.plot(xv, m["mean"], "o", ms=16, mfc="none", mec="crimson", mew=2)
+    for s in strategies:
+        ax.plot([], [], "o", color=colours[s], label=s)
+    ax.plot([], [], "o", ms=12, mfc="none", mec="crimson", mew=2, label=f"recommended: {rec}")
+    ax.set_xlabel("total storage (kB: chunk text + index)" if x == "total_bytes" else "vectors")
+    ax.set_ylabel(f"coverage recall@{report['k']} (95% interval)")
+    low = min(r["metrics"]["recall"]["interval"][0] for r in rows)
+    ax.set_ylim(max(0.0, low - 0.1), 1.03)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(f"raychunk eval: {report['questions']} questions, top {report['k']}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_eval(report: dict, output: str | Path, *, plot: bool = True) -> list[str]:
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    (out / "report.md").write_text(render_eval_markdown(report))
+    names = ["report.json", "report.md"]
+    if plot:
+        plot_eval(report, out / "plot.png")
+        names.append("plot.png")
+    return [str(out / n) for n in names]
+
+
+# -- the job ------------------------------------------------------------------------------------

@@ -19,14 +19,13 @@ from raychunk.evaluate import (
     match_source,
     paired_difference,
     recommend,
-    render_eval_markdown,
-    render_eval_text,
     resolve_queries,
     score_corpus,
     score_units,
     tokens_read,
     top_k,
 )
+from raychunk.report import render_eval_markdown, render_eval_text
 
 
 def query(*spans, source="d", quote=None):
