@@ -81,14 +81,13 @@ def plan_embedding(cfg: RunConfig, cluster: dict[str, float]) -> EmbedPlan:
     else:
         actors = max(1, int(cpus // 2))
     if not gpus_per_actor:
-        # Leave at least one CPU to the read and parse tasks, or the pool starves them.
         actors = max(1, min(actors, int((cpus - 1) // r.cpus_per_embed_actor) or 1))
+    # One parse task must always fit beside the pool, or the pool starves the read and parse tasks
+    # (on a 1-CPU machine the actor then reserves no CPU at all and shares it).
+    room = max(0.0, cpus - r.cpus_per_task)
+    cpus_per_actor = min(float(r.cpus_per_embed_actor), room / actors)
     return EmbedPlan(
-        actors,
-        gpus_per_actor,
-        r.cpus_per_embed_actor,
-        cfg.embedder.batch_size * 4,
-        embedding_dim(cfg.embedder.model),
+        actors, gpus_per_actor, cpus_per_actor, cfg.embedder.batch_size * 4, embedding_dim(cfg.embedder.model)
     )
 
 

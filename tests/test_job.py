@@ -139,6 +139,10 @@ def test_asking_for_a_missing_gpu_fails_fast_instead_of_hanging(tmp_path, fresh_
     auto = plan_embedding(config(tmp_path), {"CPU": 2.0})
     assert auto.gpus_per_actor == 0 and auto.actors == 1  # one CPU left for read/parse tasks
     assert plan_embedding(config(tmp_path), {"CPU": 16.0}).actors == 8
+    one_cpu = plan_embedding(config(tmp_path), {"CPU": 1.0})
+    assert (one_cpu.actors, one_cpu.cpus_per_actor) == (1, 0.0)  # the parse task keeps the only CPU
+    gpu_box = plan_embedding(config(tmp_path), {"CPU": 1.0, "GPU": 1.0})
+    assert gpu_box.gpus_per_actor == 1 and gpu_box.cpus_per_actor == 0.0
     assert plan_embedding(config(tmp_path), {"CPU": 16.0, "GPU": 4.0}).actors == 4
 
 
