@@ -112,3 +112,21 @@ def test_iter_input_files(tmp_path):
     assert found == ["a/x.md", "b.txt"]
     with pytest.raises(FileNotFoundError, match="nope"):
         list(iter_input_files([tmp_path / "nope"]))
+
+
+def test_utf8_with_a_stray_legacy_byte_keeps_its_utf8():
+    data = "Grüße — 25 ".encode() + b"\xb0C" + " and naïve café".encode()
+    doc = parse_document(data, "temps.txt")
+    assert doc.document.encoding == "utf-8+cp1252"
+    assert doc.blocks[0].text == "Grüße — 25 °C and naïve café"
+
+
+def test_base64_blob_behind_a_text_extension_is_unsupported():
+    import base64
+
+    blob = base64.b64encode("שלום עולם, זה טקסט בעברית".encode("iso-8859-8", errors="replace") * 3)
+    check(parse_document(blob, "hebrew.txt"), "unsupported", "base64")
+    wrapped = base64.encodebytes(bytes(range(256)) * 4)  # lines wrapped at 76 characters
+    check(parse_document(wrapped, "attachment.txt"), "unsupported", "base64")
+    assert parse_document(b"wombat", "name").document.status == "ok"
+    assert parse_document(b"Plain words, 42 of them.\n", "a.txt").document.status == "ok"

@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import glob
 import logging
+import re
 import signal
 import threading
 from collections.abc import Iterator
@@ -101,7 +102,7 @@ def parse_document(data: bytes, source: str, *, options: ParseOptions = ParseOpt
     except ParseTimeout:
         return _failed(base, f"parse timed out after {options.timeout_s:g} s")
     except BinaryContent as e:
-        return _failed(base, f"{e} behind a {_ext(source)} extension" if by_name else str(e))
+        return _failed(base, f"{e} (behind a {_ext(source)} extension)" if by_name else str(e))
     except ImportError as e:
         return _failed(base, f"missing dependency: {e}")
     except RecursionError:
@@ -184,12 +185,33 @@ def _parse_text_format(parser_name: str):
         base = dataclasses.replace(base, encoding=encoding)
         if not text.strip():
             return ParsedDocument(dataclasses.replace(base, status="empty", reason="only whitespace"), text)
+        if base.format in ("text", "markdown") and _looks_base64(text):
+            return _unsupported(base, "content is base64-encoded data, not readable text: decode it first")
         module, func = parser_name.rsplit(".", 1)
         import importlib
 
         return getattr(importlib.import_module(f"raychunk.parse.{module}"), func)(text, base)
 
     return run
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+
+
+def _looks_base64(text: str) -> bool:
+    """One unbroken run (or lines wrapped at a fixed width) of the base64 alphabet, with digits and
+    both cases in it: encoded data that happens to decode as text."""
+    lines = text.split()
+    if sum(map(len, lines)) < 40 or len(lines) > 1 and len({len(x) for x in lines[:-1]}) > 1:
+        return False
+    if not all(_BASE64.fullmatch(x) for x in lines):
+        return False
+    sample = "".join(lines)[:4096]
+    return (
+        any(c.isdigit() for c in sample)
+        and any(c.isupper() for c in sample)
+        and any(c.islower() for c in sample)
+    )
 
 
 def _parse_binary_format(parser_name: str):

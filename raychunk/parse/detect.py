@@ -153,10 +153,39 @@ def decode_text(data: bytes, *, html: bool = False) -> tuple[str, str]:
         text = data.decode("utf-8")
         encoding = "utf-8"
     except UnicodeDecodeError:
-        text, encoding = _decode_legacy(data, html=html)
+        text, encoding = _decode_mostly_utf8(data) or _decode_legacy(data, html=html)
     if _looks_binary(text):
         raise BinaryContent("binary content, not text")
     return text, encoding
+
+
+def _cp1252_byte(err: UnicodeDecodeError):
+    bad = err.object[err.start : err.end]
+    return bad.decode("cp1252", errors="replace"), err.end
+
+
+codecs.register_error("raychunk-cp1252", _cp1252_byte)
+
+
+def _decode_mostly_utf8(data: bytes) -> tuple[str, str] | None:
+    """UTF-8 text with a few stray legacy bytes (a pasted '°'): keep the UTF-8, read the strays as cp1252.
+    None when the bytes are not mostly UTF-8."""
+    text = data.decode("utf-8", errors="raychunk-cp1252")
+    multibyte = sum(1 for c in text if ord(c) > 0x7F)
+    invalid, pos = 0, 0  # invalid sequences, each read as cp1252 above
+    while True:
+        try:
+            data[pos:].decode("utf-8")
+            break
+        except UnicodeDecodeError as e:
+            invalid += 1
+            pos += e.end
+            if invalid > 8:
+                return None
+    valid_multibyte = multibyte - invalid
+    if valid_multibyte >= 1 and invalid <= max(2, valid_multibyte // 10):
+        return text, "utf-8+cp1252"
+    return None
 
 
 def _decode_legacy(data: bytes, *, html: bool) -> tuple[str, str]:
