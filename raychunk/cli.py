@@ -167,32 +167,39 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
-def run_config_from_args(args):
+def _config_from(args, flags: dict):
+    """The run config: the YAML (--config), then --set KEY=VALUE, then the named flags given."""
+    import dataclasses
+
     from raychunk.config import build_run_config, load_config, parse_set_flags
 
     overrides = parse_set_flags(args.set)
-    flags = {
-        "input": args.input,
-        "output": args.output,
-        "output_files.overwrite": args.overwrite,
-        "embedder.model": args.embedder,
-        "embedder.enabled": False if args.no_embed else None,
-        "embedder.batch_size": args.batch_size,
-        "embedder.device": args.device,
-        "resources.embed_actors": args.embed_actors,
-        "resources.gpus_per_embed_actor": args.gpus_per_actor,
-        "resources.num_cpus": args.num_cpus,
-        "resources.num_gpus": args.num_gpus,
-        "output_files.rows_per_shard": args.rows_per_shard,
-        "chunk.doc_types": args.doc_types,
-    }
     overrides.update({k: v for k, v in flags.items() if v is not None})
     cfg = build_run_config(load_config(args.config), overrides)
     if cfg.input == ("samples",) and not Path("samples").exists():
-        import dataclasses
-
         cfg = dataclasses.replace(cfg, input=(str(SAMPLE_CORPUS),))
     return cfg
+
+
+def run_config_from_args(args):
+    return _config_from(
+        args,
+        {
+            "input": args.input,
+            "output": args.output,
+            "output_files.overwrite": args.overwrite,
+            "embedder.model": args.embedder,
+            "embedder.enabled": False if args.no_embed else None,
+            "embedder.batch_size": args.batch_size,
+            "embedder.device": args.device,
+            "resources.embed_actors": args.embed_actors,
+            "resources.gpus_per_embed_actor": args.gpus_per_actor,
+            "resources.num_cpus": args.num_cpus,
+            "resources.num_gpus": args.num_gpus,
+            "output_files.rows_per_shard": args.rows_per_shard,
+            "chunk.doc_types": args.doc_types,
+        },
+    )
 
 
 def cmd_run(args) -> int:
@@ -216,23 +223,16 @@ def _numbers(text: str, name: str, cast) -> list:
 
 
 def _grid_job_config(args):
-    """The run config of `price` and `eval`: the YAML, their few flags, then any --set."""
-    import dataclasses
-
-    from raychunk.config import build_run_config, load_config, parse_set_flags
-
-    overrides = parse_set_flags(args.set)
-    flags = {
-        "input": args.input,
-        "embedder.model": args.embedder,
-        "resources.num_cpus": args.num_cpus,
-        "chunk.doc_types": args.doc_types,
-    }
-    overrides.update({k: v for k, v in flags.items() if v is not None})
-    cfg = build_run_config(load_config(args.config), overrides)
-    if cfg.input == ("samples",) and not Path("samples").exists():
-        cfg = dataclasses.replace(cfg, input=(str(SAMPLE_CORPUS),))
-    return cfg
+    """The run config of `price` and `eval`, which take only a few of the job's flags."""
+    return _config_from(
+        args,
+        {
+            "input": args.input,
+            "embedder.model": args.embedder,
+            "resources.num_cpus": args.num_cpus,
+            "chunk.doc_types": args.doc_types,
+        },
+    )
 
 
 def cmd_price(args) -> int:

