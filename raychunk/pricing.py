@@ -279,12 +279,7 @@ def _cost_row(
         "index_bytes": round(idx_b),
         "total_bytes": round(text_b + idx_b),
     }
-    if rates.tokens_per_second:
-        row["embed_seconds"] = tokens / rates.tokens_per_second
-        if rates.gpu_hour_usd is not None:
-            row["embed_usd"] = row["embed_seconds"] / 3600 * rates.gpu_hour_usd
-    if rates.api_usd_per_1m_tokens is not None:
-        row["api_usd"] = tokens / 1e6 * rates.api_usd_per_1m_tokens
+    row.update(_embedding_cost(tokens, rates))
     if rates.storage_gb_month_usd is not None:
         row["storage_usd_month"] = row["total_bytes"] / 1e9 * rates.storage_gb_month_usd
     return row
@@ -331,10 +326,17 @@ def _delta(docs: list[dict], previous: dict[str, int], rates: Rates) -> dict:
         "removed": len(previous.keys() - current.keys()),
         "tokens_to_embed": tokens,
     }
-    if rates.tokens_per_second:
-        delta["embed_seconds"] = tokens / rates.tokens_per_second
-        if rates.gpu_hour_usd is not None:
-            delta["embed_usd"] = delta["embed_seconds"] / 3600 * rates.gpu_hour_usd
-    if rates.api_usd_per_1m_tokens is not None:
-        delta["api_usd"] = tokens / 1e6 * rates.api_usd_per_1m_tokens
+    delta.update(_embedding_cost(tokens, rates))
     return delta
+
+
+def _embedding_cost(tokens: float, rates: Rates) -> dict:
+    """Time to embed ``tokens`` at the measured or given throughput, and money only where priced."""
+    cost = {}
+    if rates.tokens_per_second:
+        cost["embed_seconds"] = tokens / rates.tokens_per_second
+        if rates.gpu_hour_usd is not None:
+            cost["embed_usd"] = cost["embed_seconds"] / 3600 * rates.gpu_hour_usd
+    if rates.api_usd_per_1m_tokens is not None:
+        cost["api_usd"] = tokens / 1e6 * rates.api_usd_per_1m_tokens
+    return cost
