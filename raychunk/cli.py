@@ -359,7 +359,8 @@ def _price_notes(report, index, throughput, rates, args, cfg, listing) -> list[s
 
 def cmd_eval(args) -> int:
 
-    from raychunk.evaluate import load_queries, run_eval
+    from raychunk.evaluate import load_queries
+    from raychunk.jobs.eval import run_eval
     from raychunk.pricing import IndexSpec, Setting, grid
     from raychunk.report import render_eval_text
 

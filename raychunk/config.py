@@ -15,6 +15,7 @@ from raychunk.parse import ParseOptions
 __all__ = [
     "ConfigError",
     "DEFAULT_CONFIG",
+    "SAMPLE_CORPUS",
     "RunConfig",
     "build_run_config",
     "load_config",
@@ -23,7 +24,21 @@ __all__ = [
     "parse_set_flags",
 ]
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
+
+
+def _configs_dir() -> Path:
+    """The default configs: ``raychunk.configs`` when installed (a wheel, or an editable checkout),
+    else ``configs/`` beside the package, for a source tree on sys.path (``ray job submit --working-dir``)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("raychunk.configs")
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(__file__).resolve().parent.parent / "configs"
+
+
+DEFAULT_CONFIG = _configs_dir() / "default.yaml"
+SAMPLE_CORPUS = Path(__file__).resolve().parent.parent / "samples"
 
 
 class ConfigError(ValueError):
@@ -36,8 +51,6 @@ def load_config(path: str | Path | None = None) -> dict[str, Any]:
 
     path = Path(path) if path else DEFAULT_CONFIG
     if not path.exists():
-        if path == DEFAULT_CONFIG:
-            return {}
         raise ConfigError(f"config file not found: {path}")
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):

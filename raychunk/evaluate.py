@@ -18,7 +18,7 @@ Small-to-big scores each hit expanded to its parent section (the chunks sharing 
 capped at a token budget. Every mean carries a 95% bootstrap interval over questions, and the
 recommendation compares settings by a paired bootstrap on the same resampled questions.
 
-Everything here is pure Python and numpy except ``run_eval``, which runs the Ray job.
+Everything here is pure Python and numpy; the Ray job is ``raychunk.jobs.eval``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from raychunk.render import signed
 
 __all__ = [
     "HIT_SHARE",
@@ -35,18 +37,14 @@ __all__ = [
     "ResolvedQuery",
     "Unit",
     "bootstrap_interval",
-    "collect_eval_rows",
-    "embed_queries",
     "evaluate",
     "expand_to_parent",
     "load_queries",
     "locate_quote",
     "match_source",
     "paired_difference",
-    "prepare_eval",
     "recommend",
     "resolve_queries",
-    "run_eval",
     "score_corpus",
     "score_units",
     "tokens_read",
@@ -544,8 +542,8 @@ def _reason(chosen: dict, best_row: dict, mean: dict, comparisons: list[dict], m
             w = worse[0]  # comparisons are in cost order: this is the cheapest
             text += (
                 f": the cheapest, {w['setting']} ({w['vectors']:,} vectors), trails by {w['gap_questions']:.1f} "
-                f"questions in {n} (paired 95% interval of the difference {_signed(w['interval'][0])} to "
-                f"{_signed(w['interval'][1])}, all below 0): more than noise, so the extra vectors pay"
+                f"questions in {n} (paired 95% interval of the difference {signed(w['interval'][0])} to "
+                f"{signed(w['interval'][1])}, all below 0): more than noise, so the extra vectors pay"
             )
         return text + "."
     iv = chosen["interval"]
@@ -560,7 +558,7 @@ def _reason(chosen: dict, best_row: dict, mean: dict, comparisons: list[dict], m
     )
     text = (
         f"{chosen['setting']} ({chosen['vectors']:,} vectors) scores {label} {chosen[metric]:.2f} against the best, "
-        f"{best} ({mean[best]:.2f}): {gap_words} (difference {_signed(iv[0])} to {_signed(iv[1])}; {why}). "
+        f"{best} ({mean[best]:.2f}): {gap_words} (difference {signed(iv[0])} to {signed(iv[1])}; {why}). "
         f"That is noise: take the cheaper index."
     )
     tokens, best_tokens = chosen.get("tokens"), best_row.get("tokens")
@@ -570,10 +568,6 @@ def _reason(chosen: dict, best_row: dict, mean: dict, comparisons: list[dict], m
             f"tokens per question against {best_tokens:.0f} for {best}."
         )
     return text
-
-
-def _signed(x: float) -> str:
-    return f"{x:+.2f}"
 
 
 # -- the whole evaluation, given rows -----------------------------------------------------------
@@ -761,135 +755,3 @@ def _notes(k: int, budget: int, n: int) -> list[str]:
         "windows cut inside a table) carry the whole table's span, so span coverage is generous there.",
         "'per-type profile' is configs/doc_types.yaml (what `raychunk run` builds).",
     ]
-
-
-# -- rendering ----------------------------------------------------------------------------------
-
-
-def collect_eval_rows(ds) -> tuple[dict[str, dict], dict[str, list[dict]], dict]:
-    """Rows of the eval dataset → (documents by source, chunk dicts by setting, vectors by setting),
-    chunks sorted by (source, chunk_index) so the result does not depend on Ray's block order."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    tables = [b for b in ds.iter_batches(batch_format="pyarrow", batch_size=None) if b.num_rows]
-    if not tables:
-        raise ValueError("the eval job produced no rows: is the input empty?")
-    table = pa.concat_tables(tables, promote_options="default")
-    docs_t = table.filter(pc.equal(table.column("row_type"), "document"))
-    documents = {}
-    for source, doc_id, blob in zip(
-        docs_t.column("source").to_pylist(),
-        docs_t.column("doc_id").to_pylist(),
-        docs_t.column("document").to_pylist(),
-    ):
-        documents[source] = {**json.loads(blob), "doc_id": doc_id}
-    chunk_t = table.filter(pc.equal(table.column("row_type"), "chunk"))
-    cols = [
-        "setting",
-        "source",
-        "char_start",
-        "char_end",
-        "n_tokens",
-        "text",
-        "parent_id",
-        "chunk_index",
-        "header_tokens",
-        "overlap_tokens",
-        "over_limit",
-    ]
-    rows = chunk_t.select(cols).to_pylist()
-    emb = chunk_t.column("embedding").combine_chunks()
-    dim = emb.type.list_size
-    matrix = emb.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim).astype(np.float32)
-    order = sorted(
-        range(len(rows)), key=lambda i: (rows[i]["setting"], rows[i]["source"], rows[i]["chunk_index"])
-    )
-    chunks: dict[str, list[dict]] = {}
-    picks: dict[str, list[int]] = {}
-    for i in order:
-        chunks.setdefault(rows[i]["setting"], []).append(rows[i])
-        picks.setdefault(rows[i]["setting"], []).append(i)
-    vectors = {label: matrix[idx] for label, idx in picks.items()}
-    return documents, chunks, vectors
-
-
-def embed_queries(model: str, texts: list[str], *, device: str = "auto", normalize: bool = True):
-    """The questions embedded with the chunks' model, in the driver (a few dozen short texts)."""
-    from raychunk.embed import _load
-
-    st, _ = _load(model, device)
-    return st.encode(
-        texts, batch_size=64, convert_to_numpy=True, normalize_embeddings=normalize, show_progress_bar=False
-    )
-
-
-def prepare_eval(cfg, settings, queries: list[LabelledQuery]) -> dict:
-    """The Ray part: chunk and embed the corpus under every setting (``pipeline.build_eval``),
-    collect the rows, locate every passage, and embed the questions with the same model. Returns
-    the keyword arguments of ``evaluate`` that come from the corpus."""
-    from raychunk.pipeline import build_eval, read_inputs
-
-    ds, scheme, files, plan = read_inputs(cfg)
-    listed = [scheme + f.path for f in files]
-    for q in queries:  # a label that names no document fails before anything runs
-        try:
-            match_source(q.source, listed)
-        except ValueError as e:
-            raise ValueError(f"query {q.qid} ({q.query!r}): {e}") from e
-    ds = build_eval(ds, cfg, scheme=scheme, settings=settings, plan=plan)
-    documents, chunks, vectors = collect_eval_rows(ds)
-    for q in queries:
-        if documents[match_source(q.source, sorted(documents))].get("status") != "ok":
-            raise ValueError(
-                f"query {q.qid} ({q.query!r}): its document {q.source} did not parse "
-                f"({documents[match_source(q.source, sorted(documents))].get('reason')}), so it has no passages"
-            )
-    resolved = resolve_queries(queries, {s: d["text"] for s, d in documents.items()})
-    query_vectors = embed_queries(
-        cfg.embedder.model,
-        [q.query for q in resolved],
-        device="cpu" if plan.gpus_per_actor == 0 else cfg.embedder.device,
-        normalize=cfg.embedder.normalize,
-    )
-    return {
-        "queries": resolved,
-        "query_vectors": query_vectors,
-        "documents": documents,
-        "chunks": chunks,
-        "vectors": vectors,
-        "dim": plan.dim,
-        "file_sizes": {scheme + f.path: f.size for f in files},
-    }
-
-
-def run_eval(
-    cfg,
-    settings,
-    queries: list[LabelledQuery],
-    *,
-    k: int = 5,
-    parent_budget: int = 512,
-    output: str | Path | None = None,
-    dtype: str = "float32",
-    index=None,
-    plot: bool = True,
-    seed: int = 0,
-) -> dict:
-    """Chunk and embed the corpus under every setting on Ray, embed the questions with the same
-    model, score, recommend, and write report.json / report.md / plot.png under ``output`` when given."""
-    if k < 1:
-        raise ValueError(f"--k {k}: expected at least 1")
-    if parent_budget < 1:
-        raise ValueError(f"--parent-budget {parent_budget}: expected a token count >= 1")
-    inputs = prepare_eval(cfg, settings, queries)
-    report = evaluate(
-        **inputs, settings=settings, k=k, parent_budget=parent_budget, dtype=dtype, index=index, seed=seed
-    )
-    report["embedder"] = cfg.embedder.model
-    if output is not None:
-        from raychunk.report import write_eval
-
-        report["written"] = write_eval(report, output, plot=plot)
-    return report

@@ -29,7 +29,6 @@ __all__ = [
     "IndexSpec",
     "Rates",
     "Setting",
-    "fixed_chunk_count",
     "grid",
     "in_sample",
     "index_bytes",
@@ -98,17 +97,6 @@ def index_bytes(vectors: float, dim: int, dtype: str, index: IndexSpec) -> float
     if index.kind == "flat":
         return base
     return base + vectors * 4 * (2 * index.m + index.m / (index.m - 1))
-
-
-def fixed_chunk_count(tokens: int, max_tokens: int, overlap_tokens: int, header_tokens: int = 0) -> int:
-    """Closed form of the ``fixed`` strategy on structureless text: windows of ``max_tokens`` minus
-    the header line, each repeating ``overlap_tokens`` of the one before."""
-    budget = max_tokens - header_tokens
-    if tokens <= 0:
-        return 0
-    if tokens <= budget:
-        return 1
-    return 1 + math.ceil((tokens - budget) / (budget - overlap_tokens))
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from raychunk.render import signed
 from raychunk.schema import DOCUMENT_SCHEMA
 
 __all__ = [
@@ -513,10 +514,6 @@ def plot_price(report: dict, path) -> None:
 # -- the eval report -------------------------------------------------------------------------------
 
 
-def _signed(x: float) -> str:
-    return f"{x:+.2f}"
-
-
 def _metric(m: dict, digits: int = 2) -> str:
     lo, hi = m["interval"]
     return f"{m['mean']:.{digits}f} [{lo:.{digits}f}-{hi:.{digits}f}]"
@@ -596,7 +593,7 @@ def render_eval_markdown(report: dict) -> str:
     for c in rec["comparisons"]:
         out.append(
             f"| {c['setting']} | {c['vectors']:,} | {_human_bytes(c['total_bytes'])} | {c[rec['metric']]:.2f} | "
-            f"{_signed(c['difference'])} | {_signed(c['interval'][0])} to {_signed(c['interval'][1])} | "
+            f"{signed(c['difference'])} | {signed(c['interval'][0])} to {signed(c['interval'][1])} | "
             f"{'yes' if c['within_noise'] else 'no'} |"
         )
     labels = [r["setting"] for r in report["settings"]]

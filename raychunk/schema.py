@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-__all__ = ["DOCUMENT_SCHEMA", "chunk_schema", "chunks_table", "documents_table"]
+__all__ = ["DOCUMENT_SCHEMA", "chunk_schema", "documents_table"]
 
 _CHUNK_FIELDS = [
     pa.field("chunk_id", pa.string(), nullable=False),
@@ -68,27 +68,6 @@ DOCUMENT_SCHEMA = pa.schema(
     ]
 )
 DOCUMENT_COLUMNS = [f.name for f in DOCUMENT_SCHEMA]
-
-
-def chunks_table(rows: list[dict], dim: int | None) -> pa.Table:
-    """Chunk rows (dicts with the chunk fields, plus ``embedding`` when ``dim``) as an Arrow table."""
-    schema = chunk_schema(dim)
-    columns = {name: [r.get(name) for r in rows] for name in schema.names if name != "embedding"}
-    arrays = [
-        pa.array(columns[name], type=schema.field(name).type) for name in schema.names if name != "embedding"
-    ]
-    if dim:
-        import numpy as np
-
-        flat = (
-            np.concatenate([np.asarray(r["embedding"], dtype=np.float32).reshape(-1) for r in rows])
-            if rows
-            else np.zeros(0, dtype=np.float32)
-        )
-        if flat.size != len(rows) * dim:
-            raise ValueError(f"embeddings do not all have dimension {dim}")
-        arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), dim))
-    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def documents_table(rows: list[dict]) -> pa.Table:

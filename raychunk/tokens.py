@@ -14,6 +14,8 @@ import json
 import re
 from pathlib import Path
 
+from raychunk.models import resolve_model
+
 __all__ = ["CachedCounter", "DEFAULT_TOKENIZER", "TokenCounter", "WordCounter", "load_counter"]
 
 DEFAULT_TOKENIZER = "all-MiniLM-L6-v2"
@@ -141,8 +143,6 @@ class WordCounter(TokenCounter):
 
 def _model_dir(spec: str) -> Path | None:
     """The local folder of a model: the packaged all-MiniLM-L6-v2, or a folder path; None for a hub name."""
-    from raychunk.embed import resolve_model
-
     p = Path(resolve_model(spec))
     return p if p.is_dir() else None
 

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from raychunk.config import build_run_config, load_config
-from raychunk.evaluate import evaluate, load_queries, prepare_eval, run_eval
+from raychunk.evaluate import evaluate, load_queries
+from raychunk.jobs.eval import prepare_eval, run_eval
 from raychunk.pricing import Setting, grid
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +49,7 @@ def test_eval_on_the_sample_corpus(tmp_path, fresh_ray, monkeypatch):
     assert json.dumps(first, sort_keys=True) == json.dumps(evaluate(**inputs, **args), sort_keys=True)
 
     # run_eval: the same scoring plus the files (the Ray part reused, not run twice).
-    monkeypatch.setattr("raychunk.evaluate.prepare_eval", lambda *a, **k: inputs)
+    monkeypatch.setattr("raychunk.jobs.eval.prepare_eval", lambda *a, **k: inputs)
     report = run_eval(cfg, settings, queries, k=5, parent_budget=512, output=tmp_path / "eval")
     out = tmp_path / "eval"
     assert {p.name for p in out.iterdir()} == {"report.json", "report.md", "plot.png"}

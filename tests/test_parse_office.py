@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from raychunk._unstructured import use_packaged_spacy_model
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse import ParseOptions, office, parse_document
-from raychunk.parse.office import _table_rows, parse_office, use_packaged_spacy_model
+from raychunk.parse.office import _table_rows, parse_office
 
 # Looked up, not imported: importing unstructured before prepare_unstructured() has set the opt-out
 # variables would send its load-time analytics ping. raychunk.parse.office imports it lazily.

@@ -11,7 +11,6 @@ from raychunk.pricing import (
     IndexSpec,
     Rates,
     Setting,
-    fixed_chunk_count,
     grid,
     in_sample,
     index_bytes,
@@ -22,6 +21,17 @@ from raychunk.pricing import (
 from raychunk.tokens import WordCounter
 
 WORDS = WordCounter()
+
+
+def fixed_chunk_count(tokens: int, max_tokens: int, overlap_tokens: int, header_tokens: int = 0) -> int:
+    """Closed form of the ``fixed`` strategy on structureless text: windows of ``max_tokens`` minus
+    the header line, each repeating ``overlap_tokens`` of the one before."""
+    budget = max_tokens - header_tokens
+    if tokens <= 0:
+        return 0
+    if tokens <= budget:
+        return 1
+    return 1 + math.ceil((tokens - budget) / (budget - overlap_tokens))
 
 
 def structureless(n_tokens: int, source: str, title: str | None = None) -> ParsedDocument:

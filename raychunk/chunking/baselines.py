@@ -28,7 +28,7 @@ _FALLBACK_CHARS_PER_TOKEN = 4.0
 
 def _import_unstructured():
     try:
-        from raychunk.parse.office import prepare_unstructured
+        from raychunk._unstructured import prepare_unstructured
 
         prepare_unstructured()  # before the first import: no telemetry ping, no model download
         from unstructured.chunking.title import chunk_by_title

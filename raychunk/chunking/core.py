@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from raychunk.chunking.model import Chunk, Profile, chunk_id
 from raychunk.chunking.sentences import sentence_spans
 from raychunk.document import Block, ParsedDocument
-from raychunk.parse._common import render_table
+from raychunk.render import render_table
 from raychunk.tokens import TokenCounter
 
 __all__ = ["ChunkStats", "chunk_document", "chunk_stats", "header_line"]

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["sentence_spans", "word_spans"]
+from raychunk.render import trimmed
+
+__all__ = ["sentence_spans"]
 
 # A sentence ends at . ! ? … (plus closing quotes/brackets) before whitespace and an upper-case
 # letter, digit, quote or bracket; or at a line break followed by a speaker turn or a bullet.
@@ -28,24 +30,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         cut = m.start(1) if m.group(1) is not None else m.start(2)
         if text[cut - 1] == "." and _ABBREV.search(text, max(0, cut - 6), cut):
             continue
-        spans.extend(_trim(text, start, cut))
+        spans.extend(trimmed(text, start, cut))
         start = m.end()
-    spans.extend(_trim(text, start, len(text)))
+    spans.extend(trimmed(text, start, len(text)))
     return spans
-
-
-def word_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    end = len(text) if end is None else end
-    return (
-        [(m.start(), m.end()) for m in re.finditer(r"\S+", text[start:end])]
-        if start == 0 and end == len(text)
-        else [(start + m.start(), start + m.end()) for m in re.finditer(r"\S+", text[start:end])]
-    )
-
-
-def _trim(text: str, s: int, e: int):
-    while s < e and text[s].isspace():
-        s += 1
-    while e > s and text[e - 1].isspace():
-        e -= 1
-    return [(s, e)] if e > s else []

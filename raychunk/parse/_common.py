@@ -6,10 +6,10 @@ import dataclasses
 import re
 
 from raychunk.document import Block, BlockKind, Document, ParsedDocument
+from raychunk.render import squash
 
 _OVERSTRIKE = re.compile(r".\x08")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
-_SPACES = re.compile(r"\s+")
 
 
 def clean_text(s: str) -> str:
@@ -17,11 +17,6 @@ def clean_text(s: str) -> str:
     if "\x08" in s:
         s = _OVERSTRIKE.sub("", s)
     return _CONTROL.sub("", s)
-
-
-def squash(s: str) -> str:
-    """Collapse runs of whitespace to one space and strip the ends."""
-    return _SPACES.sub(" ", s).strip()
 
 
 class BlockStream:
@@ -82,16 +77,6 @@ class TextAssembler:
     @property
     def text(self) -> str:
         return "".join(self._parts)
-
-
-def render_table(rows: tuple[tuple[str, ...], ...] | list, header_rows: int) -> str:
-    """A table as pipe-table text, header rows first, one line per row."""
-    lines = []
-    for i, row in enumerate(rows):
-        lines.append("| " + " | ".join(squash(c).replace("|", "\\|") for c in row) + " |")
-        if header_rows and i == header_rows - 1:
-            lines.append("|" + "---|" * max(1, len(row)))
-    return "\n".join(lines)
 
 
 def finish(base: Document, text: str, blocks: list[Block], **changes) -> ParsedDocument:

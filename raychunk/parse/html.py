@@ -26,7 +26,8 @@ import re
 from html.parser import HTMLParser
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish, render_table, squash
+from raychunk.parse._common import BlockStream, clean_text, finish
+from raychunk.render import render_table, squash
 
 __all__ = ["parse_html"]
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish, line_offsets, render_table, squash
+from raychunk.parse._common import BlockStream, clean_text, finish, line_offsets
+from raychunk.render import render_table, squash
 
 __all__ = ["parse_markdown"]
 

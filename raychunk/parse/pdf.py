@@ -31,7 +31,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from raychunk.document import Block, Document, ParsedDocument
-from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish, render_table, squash
+from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
+from raychunk.render import render_table, squash
 
 __all__ = ["parse_pdf"]
 

@@ -6,7 +6,8 @@ import csv
 import json
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish, squash
+from raychunk.parse._common import BlockStream, clean_text, finish
+from raychunk.render import squash
 
 __all__ = ["parse_csv", "parse_jsonl"]
 

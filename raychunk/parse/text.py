@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish, squash
+from raychunk.parse._common import BlockStream, clean_text, finish
+from raychunk.render import squash, trimmed
 
 __all__ = ["parse_text", "iter_paragraphs"]
 
@@ -30,18 +31,9 @@ def iter_paragraphs(text: str, start: int = 0, end: int | None = None):
     end = len(text) if end is None else end
     pos = start
     for m in _BLANK.finditer(text, start, end):
-        yield from _trimmed(text, pos, m.start())
+        yield from trimmed(text, pos, m.start())
         pos = m.end()
-    yield from _trimmed(text, pos, end)
-
-
-def _trimmed(text: str, s: int, e: int):
-    while s < e and text[s].isspace():
-        s += 1
-    while e > s and text[e - 1].isspace():
-        e -= 1
-    if e > s:
-        yield s, e
+    yield from trimmed(text, pos, end)
 
 
 def parse_text(text: str, base: Document) -> ParsedDocument:
@@ -62,7 +54,7 @@ def parse_text(text: str, base: Document) -> ParsedDocument:
             out.heading(clean_text(first), level, s, s + len(first.rstrip()))
             numbered_offset = numbered_offset or int(len(out.blocks) == 1 and level == 1)
             rest = s + len(lines[0]) + 1 + len(lines[1]) + 1
-            for rs, re_ in _trimmed(text, rest, e):
+            for rs, re_ in trimmed(text, rest, e):
                 _add_body(out, text, rs, re_)
             continue
         if len(lines) == 1:
@@ -86,7 +78,7 @@ def _split_line_runs(text: str, paragraphs: list) -> list:
             continue
         pos = s
         for line in text[s:e].split("\n"):
-            result.extend(_trimmed(text, pos, pos + len(line)))
+            result.extend(trimmed(text, pos, pos + len(line)))
             pos += len(line) + 1
     return result
 
@@ -118,7 +110,7 @@ def _add_body(out: BlockStream, text: str, s: int, e: int) -> None:
     if len(turns) >= 3 and turns[0] == 0:
         starts = [s + sum(len(x) + 1 for x in lines[:i]) for i in turns] + [e + 1]
         for ts, te in zip(starts, starts[1:]):
-            for ps, pe in _trimmed(text, ts, te - 1):
+            for ps, pe in trimmed(text, ts, te - 1):
                 out.add("paragraph", clean_text(text[ps:pe]), ps, pe)
         return
     if len(lines) > 1 and all(_BULLET.match(line) for line in lines if line.strip()):
@@ -154,10 +146,10 @@ def _faq_records(text: str):
     out = BlockStream()
     starts = [m.start() for m in re.finditer(r"(?m)^[ \t]*(?:Q|Question)\s*[:.)]", text)]
     preface_end = starts[0]
-    for s, e in _trimmed(text, 0, preface_end):
+    for s, e in trimmed(text, 0, preface_end):
         out.add("paragraph", clean_text(text[s:e]), s, e)
     for i, qs in enumerate(starts):
-        for s, e in _trimmed(text, qs, starts[i + 1] if i + 1 < len(starts) else len(text)):
+        for s, e in trimmed(text, qs, starts[i + 1] if i + 1 < len(starts) else len(text)):
             body = clean_text(text[s:e])
             question = squash(re.sub(r"^\s*(?:Q|Question)\s*[:.)]\s*", "", body.split("\n")[0], flags=re.I))
             out.add("record", body, s, e, rows=(("question",), (question,)), header_rows=1)

@@ -1,0 +1,1 @@
+"""raychunk's default configs, shipped inside the package as ``raychunk.configs``."""

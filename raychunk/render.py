@@ -1,0 +1,41 @@
+"""Text helpers below the parsers, chunkers and reports: whitespace, span trimming, pipe tables, signs.
+
+A block's text and a chunk's text are rendered the same way, so both sides import from here.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["render_table", "signed", "squash", "trimmed"]
+
+_SPACES = re.compile(r"\s+")
+
+
+def squash(s: str) -> str:
+    """Collapse runs of whitespace to one space and strip the ends."""
+    return _SPACES.sub(" ", s).strip()
+
+
+def trimmed(text: str, s: int, e: int) -> list[tuple[int, int]]:
+    """``[(s, e)]`` narrowed past whitespace at both ends, or ``[]`` when only whitespace is left."""
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return [(s, e)] if e > s else []
+
+
+def render_table(rows: tuple[tuple[str, ...], ...] | list, header_rows: int) -> str:
+    """A table as pipe-table text, header rows first, one line per row."""
+    lines = []
+    for i, row in enumerate(rows):
+        lines.append("| " + " | ".join(squash(c).replace("|", "\\|") for c in row) + " |")
+        if header_rows and i == header_rows - 1:
+            lines.append("|" + "---|" * max(1, len(row)))
+    return "\n".join(lines)
+
+
+def signed(x: float) -> str:
+    """A difference as reports print it: ``+0.05``, ``-0.12``."""
+    return f"{x:+.2f}"
