@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
     import ray
 
     from raychunk.config import build_run_config, load_config
-    from raychunk.pipeline import run_price
+    from raychunk.jobs.price import measure_corpus
     from raychunk.pricing import grid
 
     shared = ROOT.parent / "shared" / "corpus"
@@ -35,16 +35,16 @@ def main(argv: list[str]) -> int:
     nine = grid([128, 256, 512], [0, 0.1, 0.2], ["structure"])
 
     t = time.perf_counter()
-    rows, listing = run_price(cfg, one)
+    rows, listing = measure_corpus(cfg, one)
     warm = time.perf_counter() - t
     print(f"corpus: {listing['files']} files, {listing['bytes'] / 1e6:.1f} MB ({', '.join(inputs)})")
     print(f"warm-up, 1 setting: {warm:.1f} s (includes Ray start)")
 
     t = time.perf_counter()
-    rows9, _ = run_price(cfg, nine)
+    rows9, _ = measure_corpus(cfg, nine)
     t9 = time.perf_counter() - t
     t = time.perf_counter()
-    rows1, _ = run_price(cfg, one)
+    rows1, _ = measure_corpus(cfg, one)
     t1 = time.perf_counter() - t
     chunks1 = sum(r["chunks"] for r in rows1)
     chunks9 = sum(r["chunks"] for r in rows9)

@@ -1,17 +1,14 @@
-"""The ``raychunk`` command line. Argument parsing and printing only; the work lives in the stages."""
+"""The ``raychunk`` command line: argument parsing only. Each command calls its job in ``raychunk.jobs``."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
-import time
-from collections import Counter
 from pathlib import Path
 
-STRATEGIES = ("structure", "records", "fixed", "code", "unstructured_by_title")
-SAMPLE_CORPUS = Path(__file__).resolve().parent.parent / "samples"
+from raychunk.chunking.model import STRATEGIES
+from raychunk.config import SAMPLE_CORPUS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -167,48 +164,46 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _config_from(args, flags: dict):
+# Flags that set a config key, by argparse dest. `price` and `eval` take only the first four; their
+# --output names the report folder, not the run's output.
+_CONFIG_FLAGS = {
+    "input": "input",
+    "embedder": "embedder.model",
+    "num_cpus": "resources.num_cpus",
+    "doc_types": "chunk.doc_types",
+    "output": "output",
+    "overwrite": "output_files.overwrite",
+    "batch_size": "embedder.batch_size",
+    "device": "embedder.device",
+    "embed_actors": "resources.embed_actors",
+    "gpus_per_actor": "resources.gpus_per_embed_actor",
+    "num_gpus": "resources.num_gpus",
+    "rows_per_shard": "output_files.rows_per_shard",
+}
+_GRID_JOB_FLAGS = ("input", "embedder", "num_cpus", "doc_types")
+
+
+def _config_from(args, flags=tuple(_CONFIG_FLAGS)):
     """The run config: the YAML (--config), then --set KEY=VALUE, then the named flags given."""
     import dataclasses
 
     from raychunk.config import build_run_config, load_config, parse_set_flags
 
     overrides = parse_set_flags(args.set)
-    overrides.update({k: v for k, v in flags.items() if v is not None})
+    overrides.update({_CONFIG_FLAGS[f]: getattr(args, f) for f in flags if getattr(args, f) is not None})
+    if getattr(args, "no_embed", False):
+        overrides["embedder.enabled"] = False
     cfg = build_run_config(load_config(args.config), overrides)
     if cfg.input == ("samples",) and not Path("samples").exists():
         cfg = dataclasses.replace(cfg, input=(str(SAMPLE_CORPUS),))
     return cfg
 
 
-def run_config_from_args(args):
-    return _config_from(
-        args,
-        {
-            "input": args.input,
-            "output": args.output,
-            "output_files.overwrite": args.overwrite,
-            "embedder.model": args.embedder,
-            "embedder.enabled": False if args.no_embed else None,
-            "embedder.batch_size": args.batch_size,
-            "embedder.device": args.device,
-            "resources.embed_actors": args.embed_actors,
-            "resources.gpus_per_embed_actor": args.gpus_per_actor,
-            "resources.num_cpus": args.num_cpus,
-            "resources.num_gpus": args.num_gpus,
-            "output_files.rows_per_shard": args.rows_per_shard,
-            "chunk.doc_types": args.doc_types,
-        },
-    )
-
-
 def cmd_run(args) -> int:
-    from raychunk.pipeline import run
+    from raychunk.jobs.run import run
     from raychunk.report import render_run_text
 
-    cfg = run_config_from_args(args)
-    report = run(cfg)
-    print(render_run_text(report))
+    print(render_run_text(run(_config_from(args))))
     return 0
 
 
@@ -222,169 +217,62 @@ def _numbers(text: str, name: str, cast) -> list:
     return values
 
 
-def _grid_job_config(args):
-    """The run config of `price` and `eval`, which take only a few of the job's flags."""
-    return _config_from(
-        args,
-        {
-            "input": args.input,
-            "embedder.model": args.embedder,
-            "resources.num_cpus": args.num_cpus,
-            "chunk.doc_types": args.doc_types,
-        },
+def _settings(args, *, profile: bool) -> list:
+    from raychunk.pricing import Setting, grid
+
+    strategies = [x.strip() for x in args.strategies.split(",") if x.strip()]
+    return ([Setting("per-type profile")] if profile else []) + grid(
+        _numbers(args.sizes, "sizes", int), _numbers(args.overlaps, "overlaps", float), strategies
     )
 
 
 def cmd_price(args) -> int:
-    import json as json_
+    from raychunk.jobs.price import PriceOptions, price
+    from raychunk.pricing import IndexSpec
+    from raychunk.report import render_price_text
 
-    from raychunk.embed import embedding_dim, measure_throughput
-    from raychunk.io import resolve_output
-    from raychunk.pipeline import run_price
-    from raychunk.pricing import IndexSpec, Rates, Setting, grid, summarize
-    from raychunk.report import plot_price, render_price_markdown, render_price_text, write_price_csv
-
-    cfg = _grid_job_config(args)
-    index = IndexSpec.parse(args.index)
-    if not 0 < args.sample <= 1:
-        raise ValueError(f"--sample {args.sample}: expected a fraction in (0, 1]")
-    strategies = [x.strip() for x in args.strategies.split(",") if x.strip()]
-    settings = [Setting("per-type profile")] + grid(
-        _numbers(args.sizes, "sizes", int), _numbers(args.overlaps, "overlaps", float), strategies
-    )
-    dim = args.dim or embedding_dim(cfg.embedder.model)
-    previous = _previous_ids(args.previous) if args.previous else None
-    rows, listing = run_price(cfg, settings, sample=args.sample, keep_ids=previous is not None)
-
-    throughput = None
-    tps = args.tokens_per_second
-    if not tps and not args.no_measure:
-        ok = [r for r in rows if r["setting"] == settings[0].label and r["chunks"]]
-        mean = sum(r["tokens"] for r in ok) / max(1, sum(r["chunks"] for r in ok))
-        throughput = measure_throughput(cfg.embedder.model, tokens_per_text=max(16, int(mean)))
-        tps = throughput["tokens_per_second"]
-    rates = Rates(args.gpu_hour_usd, args.storage_gb_month_usd, args.api_usd_per_1m_tokens, tps)
-    report = summarize(
-        rows,
-        settings,
-        dim=dim,
+    cfg = _config_from(args, _GRID_JOB_FLAGS)
+    opts = PriceOptions(
+        output=args.output,
+        dim=args.dim,
         dtype=args.dtype,
-        index=index,
-        corpus_files=listing["files"],
-        corpus_bytes=listing["bytes"],
+        index=IndexSpec.parse(args.index),
         sample=args.sample,
-        rates=rates,
-        previous=previous,
+        previous=args.previous,
+        tokens_per_second=args.tokens_per_second,
+        measure_throughput=not args.no_measure,
+        gpu_hour_usd=args.gpu_hour_usd,
+        storage_gb_month_usd=args.storage_gb_month_usd,
+        api_usd_per_1m_tokens=args.api_usd_per_1m_tokens,
+        chart=not args.no_chart,
     )
-    report["notes"] = _price_notes(report, index, throughput, rates, args, cfg, listing)
-    report["throughput"] = throughput
-
-    import tempfile
-
-    out_fs, out_dir = resolve_output(args.output)
-    out_fs.create_dir(out_dir, recursive=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        local = Path(tmp)
-        (local / "report.json").write_text(json_.dumps(report, indent=2, ensure_ascii=False))
-        (local / "report.md").write_text(render_price_markdown(report))
-        write_price_csv(report, local / "report.csv")
-        if not args.no_chart:
-            plot_price(report, local / "chart.png")
-        for f in sorted(local.iterdir()):  # the output may be an s3:// or gs:// folder
-            with out_fs.open_output_stream(f"{out_dir}/{f.name}") as dst:
-                dst.write(f.read_bytes())
+    report = price(cfg, _settings(args, profile=True), opts)
     print(render_price_text(report))
-    print(
-        f"\nwrote {args.output}: report.json, report.csv, report.md"
-        + ("" if args.no_chart else ", chart.png"),
-        file=sys.stderr,
-    )
+    print(f"\nwrote {args.output}: {', '.join(report['written'])}", file=sys.stderr)
     return 0
 
 
-def _previous_ids(output: str) -> dict[str, int]:
-    import pyarrow.parquet as pq
-
-    from raychunk.io import resolve_output
-
-    fs, path = resolve_output(output)
-    try:
-        table = pq.read_table(f"{path}/chunks", filesystem=fs, columns=["chunk_id", "n_tokens"])
-    except (FileNotFoundError, OSError) as e:
-        raise ValueError(f"--previous {output}: no chunks/ table there ({e})") from e
-    return dict(zip(table.column("chunk_id").to_pylist(), table.column("n_tokens").to_pylist()))
-
-
-def _price_notes(report, index, throughput, rates, args, cfg, listing) -> list[str]:
-    from raychunk.pricing import vector_bytes
-
-    notes = [
-        f"Tokens are counted with {cfg.tokenizer_spec}'s tokenizer; each setting chunks the same parse.",
-        "'per-type profile' applies configs/doc_types.yaml (what `raychunk run` builds); the other rows apply "
-        "one strategy, size and overlap to every document.",
-        f"Vector bytes = vectors x ceil(dim x bits / 8) = vectors x {vector_bytes(1, report['dim'], report['dtype']):.0f} B "
-        f"({report['dtype']}, dim {report['dim']}).",
-        "Index bytes: flat = the vectors."
-        if index.kind == "flat"
-        else f"Index bytes (HNSW, M={index.m}) = vectors + vectors x 4 B x (2M + M/(M-1)) graph links "
-        f"= vectors + vectors x {4 * (2 * index.m + index.m / (index.m - 1)):.1f} B.",
-        "Total = chunk text (UTF-8, stored beside each vector) + index bytes.",
-        "hdr% and ovl% are the shares of embedded tokens spent on header lines and on overlap.",
-        ">limit counts chunks longer than the embedder reads; the embedder would silently truncate them.",
-    ]
-    if report["estimate"]:
-        notes.append(
-            f"ESTIMATE: {listing['sampled_files']:,} of {listing['files']:,} files were parsed "
-            f"(hash sample {args.sample:g}); totals are scaled by corpus bytes / sampled bytes, with 95% "
-            "intervals from 1,000 bootstrap resamples of documents. File count and bytes come from the listing."
-        )
-    if throughput:
-        notes.append(
-            f"Embedding time uses {throughput['tokens_per_second']:,.0f} tokens/s measured here "
-            f"({throughput['device']}, {throughput['texts']} texts of {throughput['tokens_per_text']} tokens)."
-        )
-    elif rates.tokens_per_second:
-        notes.append(f"Embedding time uses the given {rates.tokens_per_second:,.0f} tokens/s.")
-    if (
-        rates.gpu_hour_usd is None
-        and rates.api_usd_per_1m_tokens is None
-        and rates.storage_gb_month_usd is None
-    ):
-        notes.append(
-            "No prices were configured, so no money is shown (--gpu-hour-usd, --storage-gb-month-usd, "
-            "--api-usd-per-1m-tokens)."
-        )
-    return notes
-
-
 def cmd_eval(args) -> int:
-
-    from raychunk.evaluate import load_queries
+    from raychunk.evaluation import load_queries
     from raychunk.jobs.eval import run_eval
-    from raychunk.pricing import IndexSpec, Setting, grid
+    from raychunk.pricing import IndexSpec
     from raychunk.report import render_eval_text
 
-    cfg = _grid_job_config(args)
+    cfg = _config_from(args, _GRID_JOB_FLAGS)
     queries_path = args.queries
     if queries_path is None:
         queries_path = SAMPLE_CORPUS.parent / "evals" / "samples.jsonl"
         if cfg.input not in (("samples",), (str(SAMPLE_CORPUS),)):
             raise ValueError("--queries is required when --input is not the sample corpus")
-    queries = load_queries(queries_path)
-    index = IndexSpec.parse(args.index)
-    strategies = [x.strip() for x in args.strategies.split(",") if x.strip()]
-    settings = ([] if args.no_profile else [Setting("per-type profile")]) + grid(
-        _numbers(args.sizes, "sizes", int), _numbers(args.overlaps, "overlaps", float), strategies
-    )
     report = run_eval(
         cfg,
-        settings,
-        queries,
+        _settings(args, profile=not args.no_profile),
+        load_queries(queries_path),
         k=args.k,
         parent_budget=args.parent_budget,
         output=args.output,
         dtype=args.dtype,
-        index=index,
+        index=IndexSpec.parse(args.index),
         plot=not args.no_plot,
         seed=args.seed,
     )
@@ -395,68 +283,20 @@ def cmd_eval(args) -> int:
 
 def cmd_parse(args) -> int:
     from raychunk.config import load_config, parse_options_from
-    from raychunk.parse import iter_input_files, parse_path
+    from raychunk.jobs.preview import preview_parse
 
-    config = load_config(args.config)
-    options = parse_options_from(config.get("parse"), pdf_tables=args.pdf_tables, timeout_s=args.timeout)
-    inputs = args.inputs or [SAMPLE_CORPUS]
-    statuses: Counter[str] = Counter()
-    n_blocks = 0
-    t0 = time.perf_counter()
-    out = sys.stdout
-    for path in iter_input_files(inputs):
-        t = time.perf_counter()
-        parsed = parse_path(path, options=options)
-        elapsed = time.perf_counter() - t
-        doc = parsed.document
-        statuses[doc.status] += 1
-        n_blocks += len(parsed.blocks)
-        if args.json:
-            out.write(
-                json.dumps(
-                    {
-                        "type": "document",
-                        **doc.to_dict(),
-                        "blocks": len(parsed.blocks),
-                        "seconds": round(elapsed, 3),
-                    },
-                    ensure_ascii=False,
-                )
-                + "\n"
-            )
-            for i, b in enumerate(parsed.blocks):
-                out.write(
-                    json.dumps(
-                        {"type": "block", "doc_id": doc.doc_id, "index": i, **b.to_dict()}, ensure_ascii=False
-                    )
-                    + "\n"
-                )
-            continue
-        _print_document(out, parsed, elapsed, args.width)
-    summary = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
-    print(
-        f"parsed {sum(statuses.values())} files into {n_blocks} blocks in {time.perf_counter() - t0:.1f} s: "
-        f"{summary}",
-        file=sys.stderr,
+    options = parse_options_from(
+        load_config(args.config).get("parse"), pdf_tables=args.pdf_tables, timeout_s=args.timeout
     )
+    preview_parse(args.inputs or [str(SAMPLE_CORPUS)], options, as_json=args.json, width=args.width)
     return 0
 
 
 def cmd_chunk(args) -> int:
-    import dataclasses
-
-    from raychunk.chunking import chunk_document
-    from raychunk.classify import DOC_TYPES, classify
-    from raychunk.config import ConfigError, load_config, load_doc_types, parse_options_from
-    from raychunk.parse import iter_input_files, parse_path
+    from raychunk.config import load_config, load_doc_types, parse_options_from
+    from raychunk.jobs.preview import preview_chunks
     from raychunk.tokens import DEFAULT_TOKENIZER, load_counter
 
-    config = load_config(args.config)
-    options = parse_options_from(config.get("parse"))
-    types = load_doc_types(args.doc_types)
-    if args.doc_type and args.doc_type not in DOC_TYPES:
-        raise ConfigError(f"--doc-type {args.doc_type!r}: accepted values are {', '.join(DOC_TYPES)}")
-    counter = load_counter(args.tokenizer or DEFAULT_TOKENIZER)
     changes = {
         k: v
         for k, v in (
@@ -468,99 +308,16 @@ def cmd_chunk(args) -> int:
         )
         if v is not None
     }
-    out = sys.stdout
-    totals: Counter[str] = Counter()
-    for path in iter_input_files(args.inputs or [SAMPLE_CORPUS]):
-        parsed = parse_path(path, options=options)
-        doc = parsed.document
-        if args.doc_type:
-            doc_type, why = args.doc_type, "forced by --doc-type"
-        else:
-            cls = classify(parsed, types.thresholds, types.overrides)
-            doc_type, why = cls.doc_type, cls.reason
-        try:
-            profile = dataclasses.replace(types.profiles[doc_type], **changes)
-        except ValueError as e:
-            raise ConfigError(str(e)) from e
-        chunks = chunk_document(parsed, profile, counter, doc_type=doc_type)
-        totals["documents"] += 1
-        totals["chunks"] += len(chunks)
-        totals["over_limit"] += sum(c.over_limit for c in chunks)
-        if args.json:
-            for ch in chunks:
-                out.write(json.dumps(ch.to_dict(), ensure_ascii=False) + "\n")
-            continue
-        out.write(
-            f"\n=== {doc.source}  [{doc.status}] type={doc_type} ({why})  {profile.label}  "
-            f"{len(chunks)} chunks\n"
-        )
-        if doc.status != "ok":
-            out.write(f"    {doc.reason}\n")
-        for ch in chunks:
-            facts = [f"#{ch.chunk_index}", f"{ch.n_tokens} tokens"]
-            if ch.page_start:
-                facts.append(
-                    f"p{ch.page_start}" + (f"-{ch.page_end}" if ch.page_end != ch.page_start else "")
-                )
-            facts.append(",".join(ch.block_kinds))
-            if ch.overlap_tokens:
-                facts.append(f"overlap {ch.overlap_tokens}")
-            if ch.table_part is not None:
-                facts.append(f"table part {ch.table_part}")
-            if ch.continuation:
-                facts.append("continued")
-            if ch.over_limit:
-                facts.append(f"OVER EMBEDDER LIMIT ({counter.max_input}): would be truncated")
-            out.write(f"--- {' · '.join(facts)} ---\n{ch.text}\n")
-    print(
-        f"chunked {totals['documents']} files into {totals['chunks']} chunks "
-        f"({totals['over_limit']} over the embedder's input limit) with {counter.name}",
-        file=sys.stderr,
+    preview_chunks(
+        args.inputs or [str(SAMPLE_CORPUS)],
+        parse_options_from(load_config(args.config).get("parse")),
+        load_doc_types(args.doc_types),
+        load_counter(args.tokenizer or DEFAULT_TOKENIZER),
+        changes=changes,
+        doc_type=args.doc_type,
+        as_json=args.json,
     )
     return 0
-
-
-def _print_document(out, parsed, elapsed: float, width: int) -> None:
-    doc = parsed.document
-    kinds = Counter(b.kind for b in parsed.blocks)
-    facts = [doc.format, doc.status, f"{len(parsed.blocks)} blocks"]
-    if doc.pages:
-        facts.append(f"{doc.pages} pages")
-    facts.append(f"{elapsed:.2f} s")
-    out.write(f"\n== {doc.source}  [{' | '.join(facts)}]\n")
-    if doc.title:
-        out.write(f"   title: {doc.title}\n")
-    if doc.reason:
-        out.write(f"   reason: {doc.reason}\n")
-    if kinds:
-        out.write("   kinds: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()) + "\n")
-    for b in parsed.blocks:
-        if b.kind == "heading":
-            tag = f"h{b.level}"
-        elif b.kind == "list_item":
-            tag = f"li{b.level}"
-        elif b.kind == "table":
-            tag = f"{len(b.rows)}x{max((len(r) for r in b.rows), default=0)} hdr{b.header_rows}"
-        elif b.kind == "code":
-            tag = b.language or ""
-        else:
-            tag = ""
-        page = "p" + "-".join(str(p) for p in (b.pages[0], b.pages[-1]) if True) if b.pages else ""
-        if b.pages and b.pages[0] == b.pages[-1]:
-            page = f"p{b.pages[0]}"
-        path = " > ".join(b.heading_path)
-        text = " ".join(b.text.split())
-        if len(text) > width:
-            text = text[: width - 1] + "…"
-        indent = "  " * b.level if b.kind == "list_item" else ""
-        out.write(
-            f"   {b.kind:<10} {tag:<11} {page:<6} {b.char_start:>7}-{b.char_end:<7} "
-            f"{_clip(path, 40):<40} {indent}{text}\n"
-        )
-
-
-def _clip(s: str, n: int) -> str:
-    return s if len(s) <= n else "…" + s[-(n - 1) :]
 
 
 if __name__ == "__main__":

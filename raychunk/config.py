@@ -25,7 +25,6 @@ __all__ = [
 ]
 
 
-
 def _configs_dir() -> Path:
     """The default configs: ``raychunk.configs`` when installed (a wheel, or an editable checkout),
     else ``configs/`` beside the package, for a source tree on sys.path (``ray job submit --working-dir``)."""

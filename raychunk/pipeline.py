@@ -1,8 +1,9 @@
-"""The Ray Data job, wired in one place: read → parse → classify → chunk → embed → write.
+"""The Ray Data pipeline, wired in one place: read → parse → classify → chunk → embed.
 
-``build`` is the only code that calls map / flat_map / map_batches and sets resources; ``run``
-starts or joins Ray, lists the inputs, executes the job into a staging folder, and publishes the
-output only when the whole run succeeded.
+``build`` is the only code that calls map / flat_map / map_batches and sets resources. The jobs in
+``raychunk.jobs`` start or join Ray (``init_ray``), read their inputs (``read_files``), call
+``build`` and consume what it returns: the run job writes it, the price job aggregates it, the eval
+job scores it.
 """
 
 from __future__ import annotations
@@ -10,24 +11,13 @@ from __future__ import annotations
 import logging
 import math
 import os
-import time
-import uuid
 from dataclasses import dataclass
 
 from raychunk.config import ConfigError, RunConfig, load_doc_types
 
 log = logging.getLogger(__name__)
 
-__all__ = [
-    "EmbedPlan",
-    "build",
-    "build_eval",
-    "build_price",
-    "plan_embedding",
-    "read_inputs",
-    "run",
-    "run_price",
-]
+__all__ = ["EmbedPlan", "build", "init_ray", "plan_embedding", "read_files"]
 
 
 @dataclass(frozen=True)
@@ -148,146 +138,13 @@ def build(
     return ds
 
 
-def run(cfg: RunConfig) -> dict:
-    """Run the job; returns the run report (also written as report.json and report.md)."""
-    import ray
+def read_files(files: list, fs, cfg: RunConfig):
+    """The listed input files as a Ray Data dataset of ``(path, bytes)`` rows, a few files per block."""
     import ray.data
 
-    from raychunk.io import list_inputs, resolve_output
-    from raychunk.report import finalize_run
-    from raychunk.sink import ShardSink
-
-    t0 = time.perf_counter()
-    load_doc_types(cfg.chunk.doc_types_path)  # fail on a bad config before starting anything
-    out_fs, out_path = resolve_output(cfg.output)
-    _check_output(out_fs, out_path, cfg.output_files.overwrite)
-    in_fs, scheme, files = list_inputs(cfg.input)
-    where = init_ray(cfg)
-    cluster = ray.cluster_resources()
-    plan = plan_embedding(cfg, cluster) if cfg.embedder.enabled else None
-    log.info("raychunk: %d files on %s Ray (%s); embedding: %s", len(files), where, cluster, plan)
-    staging = f"{out_path}/_staging/{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-    sink = ShardSink(
-        staging,
-        out_fs,
-        dim=plan.dim if plan else None,
-        rows_per_shard=cfg.output_files.rows_per_shard,
-        compression=cfg.output_files.compression,
-    )
-    ds = ray.data.read_binary_files(
+    return ray.data.read_binary_files(
         [f.path for f in files],
         include_paths=True,
-        filesystem=in_fs,
+        filesystem=fs,
         override_num_blocks=max(1, math.ceil(len(files) / cfg.resources.files_per_block)),
     )
-    ds = build(ds, cfg, scheme=scheme, plan=plan)
-    try:
-        ds.write_datasink(sink)
-    except BaseException:
-        _remove(out_fs, staging)
-        raise
-    stats = _stage_stats(ds)
-    return finalize_run(
-        cfg,
-        out_fs,
-        out_path,
-        staging,
-        files,
-        sink.results,
-        plan,
-        stats,
-        wall_seconds=time.perf_counter() - t0,
-        where=where,
-        cluster=cluster,
-    )
-
-
-def _check_output(fs, path: str, overwrite: bool) -> None:
-    import pyarrow.fs as pafs
-
-    existing = [
-        p
-        for p in ("chunks", "documents", "report.json")
-        if fs.get_file_info(f"{path}/{p}").type != pafs.FileType.NotFound
-    ]
-    if existing and not overwrite:
-        raise ConfigError(
-            f"output {path} already holds a run ({', '.join(existing)}): pass --overwrite "
-            "(output_files.overwrite) or choose another --output"
-        )
-
-
-def _remove(fs, path: str) -> None:
-    try:
-        fs.delete_dir(path)
-    except OSError:
-        log.warning("could not remove staging folder %s", path)
-
-
-def _stage_stats(ds) -> str:
-    """Ray Data's own per-operator stats for the executed job (wall time per stage)."""
-    try:
-        return ds.stats()
-    except Exception as e:  # stats are a report nicety; never fail a finished run over them
-        return f"(stats unavailable: {type(e).__name__})"
-
-
-def build_price(ds, cfg: RunConfig, *, scheme: str, settings: list, keep_ids: bool):
-    """The price job: every grid setting measured over one parse, no embedding."""
-    return build(ds, cfg, scheme=scheme, plan=None, settings=settings, measure=True, keep_ids=keep_ids)
-
-
-def run_price(
-    cfg: RunConfig, settings: list, *, sample: float = 1.0, keep_ids: bool = False
-) -> tuple[list[dict], dict]:
-    """Measure every setting over the (sampled) corpus. Returns the per-document rows and the listing
-    facts: the corpus's file count and bytes come from listing it, not from parsing it."""
-    import ray.data
-
-    from raychunk.io import list_inputs
-    from raychunk.pricing import in_sample
-
-    in_fs, scheme, files = list_inputs(cfg.input)
-    chosen = [f for f in files if in_sample(scheme + f.path, sample)]
-    listing = {
-        "files": len(files),
-        "bytes": sum(f.size for f in files),
-        "sampled_files": len(chosen),
-        "sampled_bytes": sum(f.size for f in chosen),
-    }
-    if not chosen:
-        raise ValueError(f"--sample {sample} selects none of the {len(files)} files; use a larger fraction")
-    init_ray(cfg)
-    ds = ray.data.read_binary_files(
-        [f.path for f in chosen],
-        include_paths=True,
-        filesystem=in_fs,
-        override_num_blocks=max(1, math.ceil(len(chosen) / cfg.resources.files_per_block)),
-    )
-    ds = build_price(ds, cfg, scheme=scheme, settings=settings, keep_ids=keep_ids)
-    return ds.take_all(), listing
-
-
-def build_eval(ds, cfg: RunConfig, *, scheme: str, settings: list, plan: EmbedPlan):
-    """The eval job: chunks under every setting over one parse, embedded. Rows carry their
-    ``setting``; document rows carry the document text for passage spans."""
-    return build(ds, cfg, scheme=scheme, plan=plan, settings=settings)
-
-
-def read_inputs(cfg: RunConfig):
-    """Start or join Ray and read the configured inputs: ``(dataset, scheme, files, plan)``."""
-    import ray
-    import ray.data
-
-    from raychunk.io import list_inputs
-
-    in_fs, scheme, files = list_inputs(cfg.input)
-    init_ray(cfg)
-    plan = plan_embedding(cfg, ray.cluster_resources())
-    ds = ray.data.read_binary_files(
-        [f.path for f in files],
-        include_paths=True,
-        filesystem=in_fs,
-        override_num_blocks=max(1, math.ceil(len(files) / cfg.resources.files_per_block)),
-    )
-    return ds, scheme, files, plan

@@ -16,12 +16,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import random
 from collections import Counter
 from dataclasses import dataclass, field
 
 from raychunk.chunking import Profile, chunk_stats
 from raychunk.document import ParsedDocument
+from raychunk.stats import percentile_interval, resample_indices
 from raychunk.tokens import CachedCounter, TokenCounter
 
 __all__ = [
@@ -276,27 +276,26 @@ def _cost_row(
 def _bootstrap(
     docs: list[dict], corpus_bytes: int, dim: int, dtype: str, index: IndexSpec, seed: int, rounds: int = 1000
 ) -> dict:
-    """95% interval of the scaled vectors, tokens and total bytes: resample documents with replacement."""
+    """95% interval of the scaled vectors, tokens and total bytes: resample documents with replacement
+    and scale each resample to the corpus by its bytes (a ratio estimate)."""
     if len(docs) < 2:
         return {}
-    rng = random.Random(seed)
-    n = len(docs)
-    draws = {"vectors": [], "tokens": [], "total_bytes": []}
-    for _ in range(rounds):
-        pick = [docs[rng.randrange(n)] for _ in range(n)]
-        size = sum(r["bytes"] for r in pick) or 1
-        scale = corpus_bytes / size
-        chunks = sum(r["chunks"] for r in pick) * scale
-        draws["vectors"].append(chunks)
-        draws["tokens"].append(sum(r["tokens"] for r in pick) * scale)
-        draws["total_bytes"].append(
-            sum(r["text_bytes"] for r in pick) * scale + index_bytes(chunks, dim, dtype, index)
-        )
-    out = {}
-    for key, values in draws.items():
-        values.sort()
-        out[key] = [round(values[int(0.025 * rounds)]), round(values[int(0.975 * rounds) - 1])]
-    return out
+    import numpy as np
+
+    pick = resample_indices(len(docs), rounds, seed)
+
+    def resampled(key: str):
+        return np.array([r[key] for r in docs])[pick].sum(axis=1)
+
+    size = resampled("bytes")
+    scale = corpus_bytes / np.where(size > 0, size, 1)
+    vectors = resampled("chunks") * scale
+    draws = {
+        "vectors": vectors,
+        "tokens": resampled("tokens") * scale,
+        "total_bytes": resampled("text_bytes") * scale + index_bytes(vectors, dim, dtype, index),
+    }
+    return {key: [round(x) for x in percentile_interval(values)] for key, values in draws.items()}
 
 
 def _delta(docs: list[dict], previous: dict[str, int], rates: Rates) -> dict:

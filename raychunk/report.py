@@ -1,22 +1,13 @@
-"""The run report: finish the staged output, publish it, and describe the run in JSON, markdown and text."""
+"""Rendering the reports of the run, price and eval jobs: text, markdown, CSV and PNG."""
 
 from __future__ import annotations
 
 import json
-import re
-import time
-from collections import Counter
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.fs as pafs
-import pyarrow.parquet as pq
-
 from raychunk.render import signed
-from raychunk.schema import DOCUMENT_SCHEMA
 
 __all__ = [
-    "finalize_run",
     "plot_eval",
     "plot_price",
     "render_eval_markdown",
@@ -28,167 +19,6 @@ __all__ = [
     "write_eval",
     "write_price_csv",
 ]
-
-
-def finalize_run(
-    cfg,
-    fs: pafs.FileSystem,
-    out: str,
-    staging: str,
-    files,
-    results: list[dict],
-    plan,
-    stats: str,
-    *,
-    wall_seconds: float,
-    where: str,
-    cluster: dict,
-) -> dict:
-    docs = _compact_documents(fs, staging, cfg.output_files.compression)
-    _check_every_input_accounted(docs, files)
-    report = _build_report(cfg, docs, files, results, plan, stats, wall_seconds, where, cluster)
-    _publish(fs, staging, out, cfg.output_files.overwrite)
-    for name, text in (
-        ("report.json", json.dumps(report, indent=2, ensure_ascii=False)),
-        ("report.md", render_run_markdown(report)),
-    ):
-        with fs.open_output_stream(f"{out}/{name}") as f:
-            f.write(text.encode())
-    return report
-
-
-def _compact_documents(fs, staging: str, compression: str) -> pa.Table:
-    """One documents file, sorted by source, instead of one part per write task."""
-    folder = f"{staging}/documents"
-    parts = [i.path for i in fs.get_file_info(pafs.FileSelector(folder)) if i.path.endswith(".parquet")]
-    tables = [pq.read_table(p, filesystem=fs, schema=DOCUMENT_SCHEMA) for p in sorted(parts)]
-    docs = pa.concat_tables(tables) if tables else DOCUMENT_SCHEMA.empty_table()
-    docs = docs.sort_by("source")
-    for p in parts:
-        fs.delete_file(p)
-    pq.write_table(
-        docs,
-        f"{folder}/documents.parquet",
-        filesystem=fs,
-        compression=None if compression == "none" else compression,
-    )
-    return docs
-
-
-def _check_every_input_accounted(docs: pa.Table, files) -> None:
-    if docs.num_rows != len(files):
-        raise RuntimeError(f"{len(files)} input files but {docs.num_rows} document rows: refusing to publish")
-
-
-def _publish(fs, staging: str, out: str, overwrite: bool) -> None:
-    for name in ("chunks", "documents"):
-        final = f"{out}/{name}"
-        if fs.get_file_info(final).type != pafs.FileType.NotFound:
-            if not overwrite:
-                raise RuntimeError(f"{final} appeared during the run; the new output stays in {staging}")
-            fs.delete_dir(final)
-    for name in ("report.json", "report.md"):
-        if fs.get_file_info(f"{out}/{name}").type == pafs.FileType.File:
-            fs.delete_file(f"{out}/{name}")
-    for name in ("chunks", "documents"):
-        _move_dir(fs, f"{staging}/{name}", f"{out}/{name}")
-    fs.delete_dir(staging)
-    if not fs.get_file_info(pafs.FileSelector(f"{out}/_staging", allow_not_found=True)):
-        fs.delete_dir(f"{out}/_staging")
-
-
-def _move_dir(fs: pafs.FileSystem, src: str, dest: str) -> None:
-    """Rename a folder. Object stores have no folders to rename (pyarrow's S3 and GCS ``move`` take one
-    object), so there each file is moved and the emptied source removed; report.json, written last,
-    is what marks the output complete."""
-    if fs.type_name == "local":
-        fs.move(src, dest)
-        return
-    fs.create_dir(dest, recursive=True)
-    for info in fs.get_file_info(pafs.FileSelector(src, recursive=True)):
-        if info.type == pafs.FileType.File:
-            fs.move(info.path, dest + info.path[len(src) :])
-    fs.delete_dir(src)
-
-
-_OP = re.compile(
-    r"^Operator \d+ (?P<name>.+?): (?:.*?produced in |executed in )(?P<secs>[\d.]+)s"
-    r"(?:\n\* Remote wall time: .*?(?P<task>[\d.]+)(?P<unit>us|ms|s|min) total)?",
-    re.M,
-)
-_UNIT = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
-
-
-def _stages(stats: str) -> list[dict]:
-    """Per Ray Data operator (fused stages share one): wall seconds and summed task seconds."""
-    return [
-        {
-            "stage": m.group("name"),
-            "seconds": float(m.group("secs")),
-            "task_seconds": round(float(m.group("task")) * _UNIT[m.group("unit")], 3)
-            if m.group("task")
-            else None,
-        }
-        for m in _OP.finditer(stats or "")
-    ]
-
-
-def _build_report(cfg, docs: pa.Table, files, results, plan, stats, wall, where, cluster) -> dict:
-    rows = docs.to_pylist()
-    total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
-    chunks, tokens = total("chunks"), total("tokens")
-    vectors = chunks if plan else 0
-    input_bytes = sum(f.size for f in files)
-    return {
-        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "output": cfg.output,
-        "ray": {
-            "mode": where,
-            "cluster": {k: v for k, v in sorted(cluster.items()) if k in ("CPU", "GPU", "memory")},
-        },
-        "embedder": {
-            "model": cfg.embedder.model,
-            "dim": plan.dim if plan else None,
-            "actors": plan.actors if plan else 0,
-            "gpus_per_actor": plan.gpus_per_actor if plan else 0,
-        }
-        if plan
-        else None,
-        "input": {"files": len(files), "bytes": input_bytes},
-        "documents": {
-            "by_status": dict(sorted(Counter(r["status"] for r in rows).items())),
-            "by_type": dict(sorted(Counter(r["doc_type"] for r in rows if r["status"] == "ok").items())),
-        },
-        "chunks": chunks,
-        "vectors": vectors,
-        "tokens_embedded": tokens if plan else 0,
-        "tokens_chunked": tokens,
-        "over_embedder_limit": total("over_limit"),
-        "storage_bytes": {
-            "chunks_parquet": total("chunk_bytes"),
-            "documents_parquet": sum(r.get("document_bytes", 0) for r in results),
-            "chunk_text": total("text_bytes"),
-            "vectors_raw": vectors * (plan.dim if plan else 0) * 4,
-        },
-        "throughput": {
-            "wall_seconds": round(wall, 2),
-            "files_per_s": round(len(files) / wall, 3),
-            "input_mb_per_s": round(input_bytes / 1e6 / wall, 3),
-            "chunks_per_s": round(chunks / wall, 2),
-            "tokens_per_s": round(tokens / wall, 1),
-        },
-        "stages": _stages(stats),
-        "not_ok": [
-            {"source": r["source"], "status": r["status"], "reason": r["reason"]}
-            for r in rows
-            if r["status"] != "ok"
-        ],
-        "warnings": [
-            {"source": r["source"], "reason": r["reason"]}
-            for r in rows
-            if r["status"] == "ok" and r["reason"]
-        ],
-    }
 
 
 def _mb(n: int) -> str:

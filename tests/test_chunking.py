@@ -239,7 +239,7 @@ def test_block_spans_and_pages_on_hand_built_document():
 
 def test_a_huge_paragraph_is_split_into_sentences_once(monkeypatch):
     """Overlap is cut from the end of long blocks; finding it must not rescan the block every time."""
-    import raychunk.chunking.core as core
+    import raychunk.chunking.packing as core
 
     calls = []
     real = core.sentence_spans

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from raychunk.config import build_run_config, load_config
-from raychunk.evaluate import evaluate, load_queries
+from raychunk.evaluation import evaluate, load_queries
 from raychunk.jobs.eval import prepare_eval, run_eval
 from raychunk.pricing import Setting, grid
 
@@ -73,7 +73,7 @@ def test_eval_on_the_sample_corpus(tmp_path, fresh_ray, monkeypatch):
 
 
 def test_a_label_naming_no_document_fails_before_the_job(tmp_path, fresh_ray):
-    from raychunk.evaluate import LabelledQuery
+    from raychunk.evaluation import LabelledQuery
 
     cfg = build_run_config(load_config(), {"input": [str(SAMPLES)], "resources.num_cpus": 2})
     bad = [LabelledQuery("x1", "Where?", "missing.md", ({"quote": "x"},))]

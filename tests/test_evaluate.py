@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from raychunk.evaluate import (
+from raychunk.evaluation import (
     IndexedChunk,
     LabelledQuery,
     Passage,

@@ -27,7 +27,7 @@ def read(out: Path):
 
 
 def test_run_on_sample_corpus_then_again_with_identical_ids(tmp_path, fresh_ray):
-    from raychunk.pipeline import run
+    from raychunk.jobs.run import run
 
     report = run(config(tmp_path))
     out = tmp_path / "out"
@@ -68,7 +68,7 @@ def test_run_on_sample_corpus_then_again_with_identical_ids(tmp_path, fresh_ray)
 
 def test_existing_output_is_not_clobbered(tmp_path, fresh_ray):
     from raychunk.config import ConfigError
-    from raychunk.pipeline import run
+    from raychunk.jobs.run import run
 
     (tmp_path / "out" / "chunks").mkdir(parents=True)
     with pytest.raises(ConfigError, match="--overwrite"):
@@ -76,7 +76,7 @@ def test_existing_output_is_not_clobbered(tmp_path, fresh_ray):
 
 
 def test_bad_inputs_each_get_a_document_row(tmp_path, fresh_ray):
-    from raychunk.pipeline import run
+    from raychunk.jobs.run import run
 
     src = tmp_path / "in"
     src.mkdir()
@@ -105,7 +105,8 @@ def test_bad_inputs_each_get_a_document_row(tmp_path, fresh_ray):
 
 def test_embed_stage_on_a_fake_gpu_falls_back_to_cpu(tmp_path, fresh_ray):
     """A cluster that advertises a GPU without CUDA: the actor gets the GPU, torch runs on CPU."""
-    from raychunk.pipeline import plan_embedding, run
+    from raychunk.jobs.run import run
+    from raychunk.pipeline import plan_embedding
 
     cfg = config(tmp_path, **{"resources.num_gpus": 1, "input": [str(SAMPLES / "billing-faq.txt")]})
     ray.init(num_cpus=2, num_gpus=1, include_dashboard=False)
@@ -149,7 +150,7 @@ def test_asking_for_a_missing_gpu_fails_fast_instead_of_hanging(tmp_path, fresh_
 def test_multi_node_cluster_gives_the_same_chunks(tmp_path, fresh_ray):
     from ray.cluster_utils import Cluster
 
-    from raychunk.pipeline import run
+    from raychunk.jobs.run import run
 
     single = config(tmp_path, name="single", **{"embedder.enabled": False})
     run(single)

@@ -97,7 +97,7 @@ def test_listing_yields_clean_s3_sources(s3_server):
 
 
 def test_job_reads_and_writes_s3(s3_server, local_ray):
-    from raychunk.pipeline import run
+    from raychunk.jobs.run import run
 
     cfg = build_run_config(
         {},

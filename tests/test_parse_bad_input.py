@@ -2,10 +2,12 @@
 
 import gzip
 import os
+from pathlib import Path
 
 import pytest
 
-from raychunk.parse import ParseOptions, iter_input_files, parse_document, parse_path
+from raychunk.io import list_inputs
+from raychunk.parse import ParseOptions, parse_document, parse_path
 
 
 def check(doc, status: str, *words: str):
@@ -103,15 +105,16 @@ def test_bad_option_names_accepted_values():
         ParseOptions(pdf_tables="sometimes")
 
 
-def test_iter_input_files(tmp_path):
+def test_list_inputs(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "x.md").write_text("x")
     (tmp_path / "b.txt").write_text("y")
     (tmp_path / ".hidden").write_text("z")
-    found = [p.relative_to(tmp_path).as_posix() for p in iter_input_files([tmp_path])]
+    _, _, files = list_inputs([str(tmp_path)])
+    found = [Path(f.path).relative_to(tmp_path.resolve()).as_posix() for f in files]
     assert found == ["a/x.md", "b.txt"]
     with pytest.raises(FileNotFoundError, match="nope"):
-        list(iter_input_files([tmp_path / "nope"]))
+        list_inputs([str(tmp_path / "nope")])
 
 
 def test_utf8_with_a_stray_legacy_byte_keeps_its_utf8():

@@ -1,7 +1,8 @@
 """Chunking: structure-first by default, with records, fixed, code and baseline strategies."""
 
-from raychunk.chunking.core import ChunkStats, chunk_document, chunk_stats, header_line
-from raychunk.chunking.model import STRATEGIES, Chunk, Profile, chunk_id
+from raychunk.chunking.core import chunk_document, chunk_stats
+from raychunk.chunking.model import STRATEGIES, Chunk, ChunkStats, Profile, chunk_id
+from raychunk.chunking.packing import header_line
 
 __all__ = [
     "STRATEGIES",

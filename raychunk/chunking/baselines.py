@@ -1,9 +1,10 @@
 """Baselines the structure-first chunker is measured against.
 
-``run_unstructured_by_title`` is unstructured's ``chunk_by_title`` run over our parsed blocks, as a
-user of unstructured would run it: a new chunk at every Title, small sections left alone
-(``combine_text_under_n_chars=0``), overlap only inside a split element (``overlap_all=False``), and
-no header line, which is the point of the comparison. Its chunk texts are exactly unstructured's.
+``unstructured_by_title`` (``UnstructuredByTitle``) is unstructured's ``chunk_by_title`` run over our
+parsed blocks, as a user of unstructured would run it: a new chunk at every Title, small sections
+left alone (``combine_text_under_n_chars=0``), overlap only inside a split element
+(``overlap_all=False``), and no header line, which is the point of the comparison. Its chunk texts
+are exactly unstructured's.
 
 Invariants: every chunk's span is the smallest span of the document text holding the blocks it came
 from; the same document and profile give the same chunks and ids; a document without text gives [].
@@ -15,11 +16,11 @@ import hashlib
 import html
 import re
 
-from raychunk.chunking.model import Chunk, Profile, chunk_id
+from raychunk.chunking.model import Chunk, ChunkStats, Profile, chunk_id
 from raychunk.document import Block, ParsedDocument
 from raychunk.tokens import TokenCounter
 
-__all__ = ["run_unstructured_by_title"]
+__all__ = ["UnstructuredByTitle", "run_unstructured_by_title"]
 
 # lxml refuses control characters, which would make unstructured drop a table's html.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -226,3 +227,33 @@ def run_unstructured_by_title(
             )
         )
     return chunks
+
+
+class UnstructuredByTitle:
+    name = "unstructured_by_title"
+
+    def chunks(
+        self, parsed: ParsedDocument, profile: Profile, counter: TokenCounter, doc_type: str
+    ) -> list[Chunk]:
+        return run_unstructured_by_title(parsed, profile, counter, doc_type=doc_type)
+
+    def stats(
+        self,
+        parsed: ParsedDocument,
+        profile: Profile,
+        counter: TokenCounter,
+        doc_type: str,
+        *,
+        with_ids: bool,
+    ) -> list[ChunkStats]:
+        return [
+            ChunkStats(
+                c.chunk_id if with_ids else None,
+                c.n_tokens,
+                c.header_tokens,
+                c.overlap_tokens,
+                c.over_limit,
+                len(c.text.encode()),
+            )
+            for c in self.chunks(parsed, profile, counter, doc_type)
+        ]

@@ -1,11 +1,11 @@
-"""The chunker's records: a chunk profile (the setting) and the chunk it produces."""
+"""The chunker's records: a chunk profile (the setting), the chunk it produces and that chunk's numbers."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
 
-__all__ = ["STRATEGIES", "Chunk", "Profile", "chunk_id"]
+__all__ = ["STRATEGIES", "Chunk", "ChunkStats", "Profile", "chunk_id"]
 
 STRATEGIES = ("structure", "records", "fixed", "code", "unstructured_by_title")
 
@@ -91,6 +91,18 @@ class Chunk:
             f: getattr(self, f) if not isinstance(getattr(self, f), tuple) else list(getattr(self, f))
             for f in self.__slots__
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkStats:
+    """A chunk's numbers without its text: what pricing a setting needs."""
+
+    chunk_id: str | None
+    n_tokens: int
+    header_tokens: int
+    overlap_tokens: int
+    over_limit: bool
+    text_bytes: int
 
 
 def chunk_id(doc_id: str, profile: Profile, char_start: int, char_end: int, part: int | None = None) -> str:

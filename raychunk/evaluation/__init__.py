@@ -1,0 +1,57 @@
+"""Retrieval evaluation with labelled passages: does the passage that answers a question come back?
+
+Every chunking setting is scored on the same questions, against the same embedder, with all
+documents pooled into one index.
+
+- ``labels``: the labelled queries, and their passages located in the documents' parsed text;
+- ``metrics``: hit, MRR, recall, precision, IoU and tokens read per question, plain and small-to-big;
+- ``recommendation``: the cheapest setting within noise of the best, by a paired bootstrap over questions;
+- ``report``: the eval report from collected rows, every mean with a 95% bootstrap interval.
+
+Pure Python and numpy (the bootstrap is ``raychunk.stats``); the Ray job is ``raychunk.jobs.eval``.
+"""
+
+from raychunk.evaluation.labels import (
+    LabelledQuery,
+    Passage,
+    ResolvedQuery,
+    load_queries,
+    locate_quote,
+    match_source,
+    resolve_queries,
+)
+from raychunk.evaluation.metrics import (
+    HIT_SHARE,
+    IndexedChunk,
+    Unit,
+    expand_to_parent,
+    score_corpus,
+    score_units,
+    tokens_read,
+    top_k,
+)
+from raychunk.evaluation.recommendation import recommend
+from raychunk.evaluation.report import evaluate
+from raychunk.stats import bootstrap_interval, paired_difference
+
+__all__ = [
+    "HIT_SHARE",
+    "IndexedChunk",
+    "LabelledQuery",
+    "Passage",
+    "ResolvedQuery",
+    "Unit",
+    "bootstrap_interval",
+    "evaluate",
+    "expand_to_parent",
+    "load_queries",
+    "locate_quote",
+    "match_source",
+    "paired_difference",
+    "recommend",
+    "resolve_queries",
+    "score_corpus",
+    "score_units",
+    "tokens_read",
+    "top_k",
+]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from raychunk.evaluate import LabelledQuery, evaluate, match_source, resolve_queries
+from raychunk.evaluation import LabelledQuery, evaluate, match_source, resolve_queries
 
 __all__ = ["collect_eval_rows", "embed_queries", "prepare_eval", "run_eval"]
 
@@ -71,19 +71,24 @@ def embed_queries(model: str, texts: list[str], *, device: str = "auto", normali
 
 
 def prepare_eval(cfg, settings, queries: list[LabelledQuery]) -> dict:
-    """The Ray part: chunk and embed the corpus under every setting (``pipeline.build_eval``),
-    collect the rows, locate every passage, and embed the questions with the same model. Returns
-    the keyword arguments of ``evaluate`` that come from the corpus."""
-    from raychunk.pipeline import build_eval, read_inputs
+    """The Ray part: chunk and embed the corpus under every setting over one parse, collect the
+    rows, locate every passage, and embed the questions with the same model. Returns the keyword
+    arguments of ``evaluate`` that come from the corpus."""
+    import ray
 
-    ds, scheme, files, plan = read_inputs(cfg)
+    from raychunk.io import list_inputs
+    from raychunk.pipeline import build, init_ray, plan_embedding, read_files
+
+    in_fs, scheme, files = list_inputs(cfg.input)
     listed = [scheme + f.path for f in files]
     for q in queries:  # a label that names no document fails before anything runs
         try:
             match_source(q.source, listed)
         except ValueError as e:
             raise ValueError(f"query {q.qid} ({q.query!r}): {e}") from e
-    ds = build_eval(ds, cfg, scheme=scheme, settings=settings, plan=plan)
+    init_ray(cfg)
+    plan = plan_embedding(cfg, ray.cluster_resources())
+    ds = build(read_files(files, in_fs, cfg), cfg, scheme=scheme, plan=plan, settings=settings)
     documents, chunks, vectors = collect_eval_rows(ds)
     for q in queries:
         if documents[match_source(q.source, sorted(documents))].get("status") != "ok":

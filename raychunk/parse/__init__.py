@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import glob
 import logging
 import re
 import signal
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from raychunk.document import Document, ParsedDocument, content_hash
 from raychunk.parse.detect import BinaryContent, decode_text, format_from_name, sniff_content
 
-__all__ = ["ParseOptions", "ParseTimeout", "iter_input_files", "parse_document", "parse_path"]
+__all__ = ["ParseOptions", "ParseTimeout", "parse_document", "parse_path"]
 
 log = logging.getLogger(__name__)
 
@@ -252,29 +250,6 @@ _PARSERS = {
         )
     },
 }
-
-
-def iter_input_files(inputs: list[str | Path]) -> Iterator[Path]:
-    """Files named by ``inputs`` (files, folders walked recursively, globs), sorted, each once."""
-    seen: set[Path] = set()
-    for item in inputs:
-        p = Path(item)
-        if p.is_dir():
-            found = sorted(q for q in p.rglob("*") if q.is_file() and not _hidden(q.relative_to(p)))
-        elif p.exists():
-            found = [p]
-        else:
-            found = sorted(Path(q) for q in glob.glob(str(item), recursive=True) if Path(q).is_file())
-            if not found:
-                raise FileNotFoundError(f"no such file, folder or glob match: {item}")
-        for q in found:
-            if q not in seen:
-                seen.add(q)
-                yield q
-
-
-def _hidden(rel: Path) -> bool:
-    return any(part.startswith(".") for part in rel.parts)
 
 
 def _failed(base: Document, reason: str) -> ParsedDocument:

@@ -1,0 +1,172 @@
+"""Structure-first: a section per heading, its blocks packed in order up to the cap, an over-cap block
+split at sentence ends, overlap carried between the chunks of a section. A table is one chunk up to
+its own cap, else split by rows with its header rows repeated. With ``min_tokens``, a tiny section
+joins its next sibling under the same parent heading."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from raychunk.chunking.packing import Packer, PackingStrategy, Piece, render
+from raychunk.document import Block, ParsedDocument
+from raychunk.render import render_table
+
+__all__ = ["Section", "Structure"]
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """The blocks under one heading. ``merged``: tiny siblings joined under their parent heading,
+    whose own headings stay in the body as text."""
+
+    path: tuple[str, ...]
+    blocks: list[Block] = field(default_factory=list)
+    ordinal: int = 0
+    merged: bool = False
+
+
+class Structure(PackingStrategy):
+    name = "structure"
+
+    def stands_alone(self, block: Block, piece: Piece, budget: int) -> bool:
+        """Whether a block gets chunks of its own rather than sharing them with its neighbours."""
+        return False
+
+    def pack(self, packer: Packer) -> None:
+        sections = _sections(packer.parsed)
+        if packer.profile.min_tokens:
+            sections = _merge_tiny(packer, sections)
+        for section in sections:
+            blocks = section.blocks if section.merged else [b for b in section.blocks if b.kind != "heading"]
+            self._pack_section(packer, section, blocks)
+
+    def _pack_section(self, packer: Packer, section: Section, blocks: list[Block]) -> None:
+        _, header_tokens = packer.header(section.path)
+        budget = max(8, packer.profile.max_tokens - header_tokens)
+        overlap_budget = packer.profile.overlap_tokens
+        parent = _parent_id(packer.doc.doc_id, section)
+        current: list[Piece] = []
+        size = 0
+
+        def flush(split: bool) -> None:
+            nonlocal current, size
+            if not any(not p.overlap for p in current):
+                current, size = [], 0
+                return
+            packer.emit(current, section.path, parent)
+            seed = packer.tail(current[-1], overlap_budget) if split else None
+            current, size = ([seed], seed.tokens) if seed else ([], 0)
+
+        pieces = packer.block_pieces(blocks)
+        for block, piece in zip(blocks, pieces):
+            if block.kind == "table":
+                flush(False)
+                current, size = [], 0
+                _emit_table(packer, block, piece, section, parent)
+                continue
+            if self.stands_alone(block, piece, budget):
+                flush(False)
+                current, size = [], 0
+                for part in packer.split_piece(piece, budget) if piece.tokens > budget else [piece]:
+                    packer.emit([part], section.path, parent, continuation=part.continuation)
+                continue
+            # Pieces of a split block leave room for the overlap that the next one will carry.
+            parts = (
+                packer.split_piece(piece, max(8, budget - overlap_budget))
+                if piece.tokens > budget
+                else [piece]
+            )
+            for part in parts:
+                if current and size + part.tokens > budget:
+                    if current[0].overlap and len(current) == 1:
+                        current, size = [], 0  # the overlap would push a whole block over: drop it
+                    else:
+                        flush(True)
+                        if size + part.tokens > budget:
+                            current, size = [], 0
+                current.append(part)
+                size += part.tokens
+        flush(False)
+
+
+def _sections(parsed: ParsedDocument) -> list[Section]:
+    out = [Section(())]
+    for b in parsed.blocks:
+        if b.kind == "heading":
+            out.append(Section(b.heading_path + (b.text,), [b], len(out)))
+        elif b.kind != "page_break":
+            out[-1].blocks.append(b)
+    return [s for s in out if any(b.kind != "heading" for b in s.blocks)] if len(out) > 1 else out
+
+
+def _merge_tiny(packer: Packer, sections: list[Section]) -> list[Section]:
+    """A section under ``min_tokens`` joins its next sibling (same parent heading), if they fit."""
+    profile = packer.profile
+    sizes = [sum(packer.counter.count_batch([render(b) for b in s.blocks])) for s in sections]
+    out: list[Section] = []
+    i = 0
+    while i < len(sections):
+        sec, size = sections[i], sizes[i]
+        j = i + 1
+        group = [sec]
+        while (
+            size < profile.min_tokens
+            and j < len(sections)
+            and sec.path
+            and len(sections[j].path) == len(sec.path)
+            and sections[j].path[:-1] == sec.path[:-1]
+            and size + sizes[j] <= profile.max_tokens - packer.header(sec.path[:-1])[1]
+        ):
+            group.append(sections[j])
+            size += sizes[j]
+            j += 1
+        if len(group) == 1:
+            out.append(sec)
+        else:
+            out.append(Section(sec.path[:-1], [b for s in group for b in s.blocks], sec.ordinal, merged=True))
+        i = j
+    return out
+
+
+def _parent_id(doc_id: str, section: Section) -> str:
+    key = f"{doc_id}|{'/'.join(section.path)}|{section.ordinal}"
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _emit_table(packer: Packer, block: Block, piece: Piece, section: Section, parent: str) -> None:
+    counter = packer.counter
+    _, header_tokens = packer.header(section.path)
+    cap = max(8, packer.profile.table_cap - header_tokens)
+    table_id = hashlib.sha256(
+        f"{packer.doc.doc_id}|table|{block.char_start}|{block.char_end}".encode()
+    ).hexdigest()[:32]
+    if piece.tokens <= cap or len(block.rows) <= block.header_rows + 1:
+        packer.emit([piece], section.path, parent, table_id=table_id, table_part=0)
+        return
+    head = block.rows[: block.header_rows]
+    body = block.rows[block.header_rows :]
+    head_tokens = counter.count(render_table(head, block.header_rows)) if head else 0
+    row_tokens = counter.count_batch([render_table((r,), 0) for r in body])
+    budget = max(1, cap - head_tokens)
+    groups: list[list[tuple[str, ...]]] = []
+    size = 0
+    for row, n in zip(body, row_tokens):
+        if groups and size + n <= budget:
+            groups[-1].append(row)
+            size += n
+        else:
+            groups.append([row])
+            size = n
+    for part, rows in enumerate(groups):
+        text = render_table(tuple(head) + tuple(rows), block.header_rows)
+        p = Piece(
+            text,
+            block.char_start,
+            block.char_end,
+            head_tokens + sum(row_tokens[body.index(rows[0]) : body.index(rows[0]) + len(rows)]),
+            "table",
+            block.pages,
+            continuation=part > 0,
+        )
+        packer.emit([p], section.path, parent, table_id=table_id, table_part=part, continuation=part > 0)

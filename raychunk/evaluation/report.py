@@ -1,0 +1,210 @@
+"""The eval report as data, from collected rows: each setting priced, scored in both modes, its
+metric means with 95% bootstrap intervals over questions, and the recommendation.
+
+``raychunk.report`` renders it; ``raychunk.jobs.eval`` collects the rows on Ray.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from raychunk.evaluation.labels import ResolvedQuery
+from raychunk.evaluation.metrics import HIT_SHARE, METRICS, S2B_METRICS, IndexedChunk, score_corpus
+from raychunk.evaluation.recommendation import recommend
+from raychunk.pricing import IndexSpec, Rates, summarize
+from raychunk.stats import bootstrap_interval
+
+__all__ = ["evaluate"]
+
+
+def _price_rows(
+    documents: dict[str, dict], chunks: dict[str, list[dict]], settings, sizes: dict[str, int]
+) -> list[dict]:
+    """Per-document, per-setting statistics in the shape ``pricing.summarize`` takes, from the
+    chunks that were evaluated (so the cost columns price exactly the index that was scored)."""
+    out = []
+    for s in settings:
+        per_doc: dict[str, list[dict]] = {}
+        for c in chunks.get(s.label, []):
+            per_doc.setdefault(c["source"], []).append(c)
+        for source, doc in sorted(documents.items()):
+            cs = per_doc.get(source, [])
+            out.append(
+                {
+                    "setting": s.label,
+                    "doc_id": doc.get("doc_id", source),
+                    "source": source,
+                    "doc_type": doc.get("doc_type", ""),
+                    "status": doc.get("status", "ok"),
+                    "bytes": sizes.get(source, len(doc.get("text", "").encode())),
+                    "chunks": len(cs),
+                    "tokens": sum(c["n_tokens"] for c in cs),
+                    "header_tokens": sum(c["header_tokens"] for c in cs),
+                    "overlap_tokens": sum(c["overlap_tokens"] for c in cs),
+                    "over_limit": sum(bool(c["over_limit"]) for c in cs),
+                    "text_bytes": sum(len(c["text"].encode()) for c in cs),
+                    "token_hist": json.dumps(sorted(Counter(c["n_tokens"] for c in cs).items())),
+                    "chunk_ids": "",
+                }
+            )
+    return out
+
+
+def evaluate(
+    queries: list[ResolvedQuery],
+    query_vectors,
+    documents: dict[str, dict],
+    chunks: dict[str, list[dict]],
+    vectors: dict,
+    settings,
+    *,
+    k: int = 5,
+    parent_budget: int = 512,
+    dim: int,
+    dtype: str = "float32",
+    index=None,
+    file_sizes: dict[str, int] | None = None,
+    rounds: int = 2000,
+    seed: int = 0,
+) -> dict:
+    """The eval report from collected rows. ``documents``: source → document facts (``text``,
+    ``doc_type``, ``status``); ``chunks``: setting label → chunk dicts (chunk record columns) in a
+    stable order; ``vectors``: label → array aligned with those chunks."""
+
+    index = index or IndexSpec()
+    sizes = file_sizes or {}
+    price = summarize(
+        _price_rows(documents, chunks, settings, sizes),
+        settings,
+        dim=dim,
+        dtype=dtype,
+        index=index,
+        corpus_files=len(documents),
+        corpus_bytes=sum(sizes.get(s, len(d.get("text", "").encode())) for s, d in documents.items()),
+        sample=1.0,
+        rates=Rates(),
+    )
+    cost = {r["setting"]: r for r in price["settings"]}
+    rows, per_setting = [], {}
+    for s in settings:
+        cs = [_indexed(c) for c in chunks.get(s.label, [])]
+        scored = score_corpus(
+            queries, query_vectors, cs, vectors.get(s.label), k=k, parent_budget=parent_budget
+        )
+        per_setting[s.label] = scored
+        c = cost[s.label]
+        rows.append(
+            {
+                **{key: c[key] for key in _COST_KEYS},
+                "metrics": _summary(scored["chunks"], METRICS, rounds, seed),
+                "small_to_big": _summary(scored["small_to_big"], S2B_METRICS, rounds, seed),
+                "by_type": {
+                    t: {key: x[key] for key in ("documents", "chunks", "tokens", "total_bytes")}
+                    for t, x in c["by_type"].items()
+                },
+            }
+        )
+    rec = recommend(
+        [
+            {
+                "setting": r["setting"],
+                "vectors": r["vectors"],
+                "total_bytes": r["total_bytes"],
+                "tokens": r["metrics"]["tokens"]["mean"],
+                "values": [x["recall"] for x in per_setting[r["setting"]]["chunks"]],
+            }
+            for r in rows
+        ],
+        rounds=rounds,
+        seed=seed,
+    )
+    per_query = [
+        {
+            "id": q.qid,
+            "query": q.query,
+            "source": q.source,
+            "doc_type": documents[q.source].get("doc_type", ""),
+            "passages": [[p.start, p.end] for p in q.passages],
+            "results": {
+                label: {
+                    "rank": scored["chunks"][i]["rank"],
+                    "recall": round(scored["chunks"][i]["recall"], 4),
+                    "s2b_recall": round(scored["small_to_big"][i]["recall"], 4),
+                    "top": scored["chunks"][i]["top"],
+                }
+                for label, scored in per_setting.items()
+            },
+        }
+        for i, q in enumerate(queries)
+    ]
+    return {
+        "k": k,
+        "parent_budget": parent_budget,
+        "questions": len(queries),
+        "documents": len(documents),
+        "dim": dim,
+        "dtype": dtype,
+        "index": index.label,
+        "bootstrap": {"rounds": rounds, "seed": seed, "confidence": 0.95},
+        "settings": rows,
+        "recommendation": rec,
+        "per_query": per_query,
+        "notes": _notes(k, parent_budget, len(queries)),
+    }
+
+
+_COST_KEYS = (
+    "setting",
+    "documents",
+    "vectors",
+    "tokens",
+    "tokens_mean",
+    "over_limit",
+    "text_bytes",
+    "index_bytes",
+    "total_bytes",
+)
+
+
+def _indexed(c: dict) -> IndexedChunk:
+    return IndexedChunk(
+        c["source"],
+        int(c["char_start"]),
+        int(c["char_end"]),
+        int(c["n_tokens"]),
+        c.get("text") or "",
+        c.get("parent_id") or "",
+        int(c.get("chunk_index") or 0),
+        int(c.get("header_tokens") or 0),
+        int(c.get("overlap_tokens") or 0),
+    )
+
+
+def _notes(k: int, budget: int, n: int) -> list[str]:
+    return [
+        f"Top {k} by cosine over all documents pooled, one index per setting; the queries are embedded "
+        "with the same model as the chunks.",
+        f"hit@{k}: a retrieved chunk of the labelled document covers >= {HIT_SHARE:.0%} of a passage or "
+        "contains its quote. recall@k: share of passage characters inside the union of the top-k body "
+        "spans. precision / IoU: in characters, over the union of retrieved spans (duplicates count once).",
+        "tokens: the summed tokens of the top-k chunks (header lines and overlap included, as embedded).",
+        f"small-to-big: each hit is expanded to its parent section, or to the neighbours that fit, "
+        f"at most {budget} tokens per hit; a parent read twice is counted once.",
+        f"Intervals: 95% percentile bootstrap over the {n} questions; the recommendation compares each "
+        "setting with the best by a paired bootstrap on the same resampled questions.",
+        "A chunk's span is its body's span in the document text. Pieces of a split table (and fixed "
+        "windows cut inside a table) carry the whole table's span, so span coverage is generous there.",
+        "'per-type profile' is configs/doc_types.yaml (what `raychunk run` builds).",
+    ]
+
+
+def _summary(rows: list[dict], names, rounds: int, seed: int) -> dict:
+    out = {}
+    for name in names:
+        values = [r[name] for r in rows]
+        out["mrr" if name == "rr" else name] = {
+            "mean": sum(values) / len(values) if values else 0.0,
+            "interval": bootstrap_interval(values, rounds=rounds, seed=seed),
+        }
+    return out
