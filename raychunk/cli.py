@@ -38,18 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     pr = sub.add_parser(
         "price", help="price index builds: chunks, vectors and storage per size x overlap setting"
     )
-    pr.add_argument("--config", help="YAML config (default: configs/default.yaml)")
-    pr.add_argument(
-        "--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)"
-    )
+    add_grid_flags(pr, sizes="128,256,512", overlaps="0,0.1,0.2", strategies="structure")
     pr.add_argument("--output", default="out/price", help="where report.json/.csv/.md and chart.png go")
-    pr.add_argument("--sizes", default="128,256,512", help="max_tokens values, comma-separated")
-    pr.add_argument("--overlaps", default="0,0.1,0.2", help="overlaps: fractions (<1) or tokens (>=1)")
-    pr.add_argument("--strategies", default="structure", help="chunking strategies, comma-separated")
-    pr.add_argument("--embedder", help="model whose tokenizer counts tokens and whose speed is measured")
     pr.add_argument("--dim", type=int, help="vector dimension (default: the embedder's)")
-    pr.add_argument("--dtype", choices=("float32", "float16", "int8", "binary"), default="float32")
-    pr.add_argument("--index", default="flat", help="flat or hnsw[:M=16]")
     pr.add_argument("--sample", type=float, default=1.0, help="price a hash-based sample of the documents")
     pr.add_argument("--previous", help="an earlier run's output: report unchanged/new/removed chunks")
     pr.add_argument("--tokens-per-second", type=float, help="embedding throughput of your hardware")
@@ -58,50 +49,25 @@ def main(argv: list[str] | None = None) -> int:
     pr.add_argument("--storage-gb-month-usd", type=float, help="storage price per GB-month")
     pr.add_argument("--api-usd-per-1m-tokens", type=float, help="embedding API price per 1M tokens")
     pr.add_argument("--no-chart", action="store_true", help="skip chart.png")
-    pr.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (ignored when joining a cluster)")
-    pr.add_argument("--doc-types", help="doc types YAML (default: configs/doc_types.yaml)")
-    pr.add_argument(
-        "--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. parse.timeout_s=60"
-    )
     pr.set_defaults(func=cmd_price)
 
     ev = sub.add_parser(
         "eval", help="retrieval recall per chunking setting on labelled questions, with a recommendation"
     )
-    ev.add_argument("--config", help="YAML config (default: configs/default.yaml)")
-    ev.add_argument(
-        "--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)"
-    )
+    add_grid_flags(ev, sizes="128,256", overlaps="0,0.1", strategies="structure,fixed,unstructured_by_title")
     ev.add_argument(
         "--queries",
         help="labelled questions, JSONL: query, source, passages [{quote} / {span}] "
         "(default: evals/samples.jsonl, written for samples/)",
     )
     ev.add_argument("--output", default="out/eval", help="where report.json, report.md and plot.png go")
-    ev.add_argument("--sizes", default="128,256", help="max_tokens values, comma-separated")
-    ev.add_argument("--overlaps", default="0,0.1", help="overlaps: fractions (<1) or tokens (>=1)")
-    ev.add_argument(
-        "--strategies",
-        default="structure,fixed,unstructured_by_title",
-        help="chunking strategies, comma-separated (fixed and unstructured_by_title are the baselines)",
-    )
     ev.add_argument("--no-profile", action="store_true", help="leave out the per-type profile row")
     ev.add_argument("--k", type=int, default=5, help="results retrieved per question (default 5)")
     ev.add_argument(
         "--parent-budget", type=int, default=512, help="small-to-big: at most this many tokens per hit"
     )
-    ev.add_argument(
-        "--embedder", help="sentence-transformers model name or folder (default: all-MiniLM-L6-v2)"
-    )
-    ev.add_argument("--dtype", choices=("float32", "float16", "int8", "binary"), default="float32")
-    ev.add_argument("--index", default="flat", help="flat or hnsw[:M=16], for the storage column")
     ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     ev.add_argument("--no-plot", action="store_true", help="skip plot.png")
-    ev.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (ignored when joining a cluster)")
-    ev.add_argument("--doc-types", help="doc types YAML (default: configs/doc_types.yaml)")
-    ev.add_argument(
-        "--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. embedder.batch_size=32"
-    )
     ev.set_defaults(func=cmd_eval)
 
     c = sub.add_parser("chunk", help="print the chunks exactly as the retriever sees them")
@@ -133,6 +99,31 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+
+
+def add_grid_flags(p: argparse.ArgumentParser, *, sizes: str, overlaps: str, strategies: str) -> None:
+    """Flags shared by the grid jobs (price, eval): the corpus, the settings, the embedder, the index."""
+    p.add_argument("--config", help="YAML config (default: configs/default.yaml)")
+    p.add_argument(
+        "--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)"
+    )
+    p.add_argument("--sizes", default=sizes, help=f"max_tokens values, comma-separated (default {sizes})")
+    p.add_argument("--overlaps", default=overlaps, help="overlaps: fractions (<1) or tokens (>=1)")
+    p.add_argument(
+        "--strategies",
+        default=strategies,
+        help="chunking strategies, comma-separated (fixed and unstructured_by_title are the baselines)",
+    )
+    p.add_argument(
+        "--embedder", help="sentence-transformers model name or folder (default: all-MiniLM-L6-v2)"
+    )
+    p.add_argument("--dtype", choices=("float32", "float16", "int8", "binary"), default="float32")
+    p.add_argument("--index", default="flat", help="flat or hnsw[:M=16]")
+    p.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (ignored when joining a cluster)")
+    p.add_argument("--doc-types", help="doc types YAML (default: configs/doc_types.yaml)")
+    p.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. parse.timeout_s=60"
+    )
 
 
 def add_run_flags(p: argparse.ArgumentParser) -> None:
