@@ -153,6 +153,23 @@ def load_doc_types(path: str | Path | None = None) -> DocTypeConfig:
     return DocTypeConfig(profiles, dict(thresholds), tuple(overrides))
 
 
+def check_limits(cfg: RunConfig) -> list[str]:
+    """At start-up: every doc type's profile against the input limit of the embedder the run names
+    (``chunking.check_profiles``). Raises ConfigError on a cap over it; returns (and logs) the
+    warnings of profiles that allow it."""
+    from raychunk.chunking import check_profiles
+    from raychunk.tokens import load_counter
+
+    try:
+        return check_profiles(
+            load_doc_types(cfg.chunk.doc_types_path).profiles, load_counter(cfg.tokenizer_spec)
+        )
+    except ConfigError:
+        raise
+    except ValueError as e:
+        raise ConfigError(f"{cfg.chunk.doc_types_path}: {e}") from e
+
+
 # -- the run configuration ---------------------------------------------------------------------
 
 

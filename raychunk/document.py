@@ -27,7 +27,7 @@ __all__ = [
 BlockKind = Literal["heading", "paragraph", "list_item", "table", "code", "record", "page_break"]
 BLOCK_KINDS: tuple[str, ...] = BlockKind.__args__  # type: ignore[attr-defined]
 
-Status = Literal["ok", "empty", "no_text", "unsupported", "failed"]
+Status = Literal["ok", "empty", "no_text", "unsupported", "failed", "duplicate"]
 STATUSES: tuple[str, ...] = Status.__args__  # type: ignore[attr-defined]
 
 

@@ -3,7 +3,8 @@
 ``build`` is the only code that calls map / flat_map / map_batches and sets resources. The jobs in
 ``raychunk.jobs`` start or join Ray (``init_ray``), read their inputs (``read_files``), call
 ``build`` and consume what it returns: the run job writes it, the price job aggregates it, the eval
-job scores it.
+job scores it. ``find_duplicates``, run before ``build``, names the byte-identical inputs that the
+parse stage then skips.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from raychunk.config import ConfigError, RunConfig, load_doc_types
 
 log = logging.getLogger(__name__)
 
-__all__ = ["EmbedPlan", "build", "init_ray", "plan_embedding", "read_files"]
+__all__ = ["EmbedPlan", "build", "find_duplicates", "init_ray", "plan_embedding", "read_files"]
 
 
 @dataclass(frozen=True)
@@ -90,11 +91,13 @@ def build(
     settings: list | None = None,
     measure: bool = False,
     keep_ids: bool = False,
+    duplicates: dict[str, str] | None = None,
 ):
     """The whole job on one screen: read → parse → classify → chunk → embed.
 
     With ``settings`` the chunk stage runs every setting over the same parse: ``measure`` keeps only
-    their numbers (the price job, no embedding), otherwise their chunks (the eval job)."""
+    their numbers (the price job, no embedding), otherwise their chunks (the eval job).
+    ``duplicates`` (from ``find_duplicates``) become ``duplicate`` documents, not parsed."""
     from ray.data import ActorPoolStrategy
 
     from raychunk.embed import EmbedChunks
@@ -102,7 +105,11 @@ def build(
 
     types = load_doc_types(cfg.chunk.doc_types_path)
     cpus = cfg.resources.cpus_per_task
-    ds = ds.map(parse_file, fn_kwargs={"options": cfg.parse, "scheme": scheme}, num_cpus=cpus)
+    ds = ds.map(
+        parse_file,
+        fn_kwargs={"options": cfg.parse, "scheme": scheme, "duplicates": duplicates or {}},
+        num_cpus=cpus,
+    )
     ds = ds.map(
         classify_document,
         fn_kwargs={"thresholds": types.thresholds, "overrides": types.overrides},
@@ -148,3 +155,20 @@ def read_files(files: list, fs, cfg: RunConfig):
         filesystem=fs,
         override_num_blocks=max(1, math.ceil(len(files) / cfg.resources.files_per_block)),
     )
+
+
+def find_duplicates(files: list, fs, scheme: str, cfg: RunConfig) -> dict[str, str]:
+    """``{duplicate source: kept source}`` for the byte-identical inputs. Only files whose listed sizes
+    collide are read: in the driver when they are few, else hashed and grouped by digest in Ray tasks,
+    so the driver receives only the duplicates."""
+    from raychunk.dedupe import digest_row, duplicate_rows, fits_driver, hash_in_driver, size_candidates
+
+    candidates = size_candidates(files)
+    if not candidates:
+        return {}
+    if fits_driver(candidates):
+        return hash_in_driver(candidates, fs, scheme)
+    cpus = cfg.resources.cpus_per_task
+    ds = read_files(candidates, fs, cfg).map(digest_row, fn_kwargs={"scheme": scheme}, num_cpus=cpus)
+    ds = ds.groupby("digest").map_groups(duplicate_rows, batch_format="numpy", num_cpus=cpus)
+    return {r["source"]: r["kept"] for r in ds.iter_rows()}

@@ -218,6 +218,7 @@ def summarize(
             by_type.setdefault(r["doc_type"] or r["status"], _Acc()).add(r)
         scale = corpus_bytes / acc.bytes if sample < 1 and acc.bytes else 1.0
         row = _cost_row(s.label, acc, scale, dim, dtype, index, rates)
+        row.update(_duplicates_saved(docs, scale))
         if sample < 1:
             row["documents"] = corpus_files
         if sample < 1:
@@ -228,9 +229,11 @@ def summarize(
             t: _cost_row(t, a, scale, dim, dtype, index, rates) for t, a in sorted(by_type.items())
         }
         out.append(row)
+    first = by_setting.get(settings[0].label, []) if settings else []
     return {
         "settings": out,
-        "sampled_documents": len(by_setting.get(settings[0].label, [])) if settings else 0,
+        "sampled_documents": len(first),
+        "duplicates": sum(r["status"] == "duplicate" for r in first),
         "corpus_files": corpus_files,
         "corpus_bytes": corpus_bytes,
         "sample": sample,
@@ -238,6 +241,17 @@ def summarize(
         "dim": dim,
         "dtype": dtype,
         "index": index.label,
+    }
+
+
+def _duplicates_saved(docs: list[dict], scale: float) -> dict:
+    """Byte-identical copies skipped and, per copy, the kept copy's tokens under this setting (a copy
+    shares its doc_id, the hash of its bytes, with the kept one)."""
+    kept_tokens = {r["doc_id"]: r["tokens"] for r in docs if r["status"] != "duplicate"}
+    copies = [r for r in docs if r["status"] == "duplicate"]
+    return {
+        "duplicates": round(len(copies) * scale),
+        "tokens_saved": round(sum(kept_tokens.get(r["doc_id"], 0) for r in copies) * scale),
     }
 
 

@@ -1,5 +1,6 @@
 """Staging → final: a run writes under ``OUTPUT/_staging/<run>/`` and is moved into place only when
-the whole run succeeded; ``report.json``, written last, marks the output complete."""
+the whole run succeeded and its chunk ids are unique; ``report.json``, written last, marks the output
+complete."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import time
 import uuid
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
@@ -17,6 +19,7 @@ from raychunk.schema import DOCUMENT_SCHEMA
 __all__ = [
     "check_every_input_accounted",
     "check_output",
+    "check_unique_chunk_ids",
     "compact_documents",
     "discard",
     "publish",
@@ -28,6 +31,8 @@ log = logging.getLogger(__name__)
 
 _OUTPUTS = ("chunks", "documents")
 _REPORTS = ("report.json", "report.md")
+COMPACT_MAX_BYTES = 128 * 2**20
+_DOCUMENT_FIELDS = [c for c in DOCUMENT_SCHEMA.names if c != "text"]
 
 
 def check_output(fs: pafs.FileSystem, path: str, overwrite: bool) -> None:
@@ -55,13 +60,20 @@ def discard(fs: pafs.FileSystem, staging: str) -> None:
         log.warning("could not remove staging folder %s", staging)
 
 
-def compact_documents(fs: pafs.FileSystem, staging: str, compression: str) -> pa.Table:
-    """One documents file, sorted by source, instead of one part per write task."""
+def compact_documents(
+    fs: pafs.FileSystem, staging: str, compression: str, *, max_bytes: int = COMPACT_MAX_BYTES
+) -> pa.Table:
+    """One documents file, sorted by source, instead of one part per write task, when the parts
+    total at most ``max_bytes``; larger (the text column holds the corpus) they stay parts, so the
+    driver never holds every document's text. Returns the documents less their text, by source."""
     folder = f"{staging}/documents"
-    parts = [i.path for i in fs.get_file_info(pafs.FileSelector(folder)) if i.path.endswith(".parquet")]
-    tables = [pq.read_table(p, filesystem=fs, schema=DOCUMENT_SCHEMA) for p in sorted(parts)]
-    docs = pa.concat_tables(tables) if tables else DOCUMENT_SCHEMA.empty_table()
-    docs = docs.sort_by("source")
+    infos = [i for i in fs.get_file_info(pafs.FileSelector(folder)) if i.path.endswith(".parquet")]
+    parts = sorted(i.path for i in infos)
+    if sum(i.size for i in infos) > max_bytes:
+        return _concat(
+            [pq.read_table(p, filesystem=fs, schema=DOCUMENT_SCHEMA, columns=_DOCUMENT_FIELDS) for p in parts]
+        ).sort_by("source")
+    docs = _concat([pq.read_table(p, filesystem=fs, schema=DOCUMENT_SCHEMA) for p in parts]).sort_by("source")
     for p in parts:
         fs.delete_file(p)
     pq.write_table(
@@ -70,7 +82,11 @@ def compact_documents(fs: pafs.FileSystem, staging: str, compression: str) -> pa
         filesystem=fs,
         compression=None if compression == "none" else compression,
     )
-    return docs
+    return docs.select(_DOCUMENT_FIELDS)
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    return pa.concat_tables(tables) if tables else DOCUMENT_SCHEMA.empty_table()
 
 
 def check_every_input_accounted(docs: pa.Table, files) -> None:
@@ -78,8 +94,36 @@ def check_every_input_accounted(docs: pa.Table, files) -> None:
         raise RuntimeError(f"{len(files)} input files but {docs.num_rows} document rows: refusing to publish")
 
 
+def check_unique_chunk_ids(fs: pafs.FileSystem, staging: str) -> None:
+    """A bug guard: a chunk id held twice in the staged ``chunks/`` stops the publish, naming the id
+    and its sources; the staging folder stays for inspection."""
+    folder = f"{staging}/chunks"
+    infos = fs.get_file_info(pafs.FileSelector(folder, allow_not_found=True))
+    parts = sorted(i.path for i in infos if i.path.endswith(".parquet"))
+    if not parts:
+        return
+    columns = [pq.read_table(p, filesystem=fs, columns=["chunk_id"]).column(0) for p in parts]
+    ids = pa.chunked_array([a for c in columns for a in c.chunks], type=pa.string())
+    counts = pc.value_counts(ids)
+    repeated = counts.filter(pc.greater(counts.field("counts"), 1))
+    if not len(repeated):
+        return
+    chunk_id = repeated.field("values")[0].as_py()
+    sources = []
+    for p in parts:
+        t = pq.read_table(p, filesystem=fs, columns=["chunk_id", "source"])
+        sources += t.filter(pc.equal(t.column("chunk_id"), chunk_id)).column("source").to_pylist()
+    more = f" (and {len(repeated) - 1} more repeated ids)" if len(repeated) > 1 else ""
+    raise RuntimeError(
+        f"chunk_id {chunk_id} is written {len(sources)} times, from {sources[0]} and {sources[1]}{more}: "
+        f"refusing to publish; the output stays in {staging}"
+    )
+
+
 def publish(fs: pafs.FileSystem, staging: str, out: str, overwrite: bool) -> None:
-    """Move ``chunks/`` and ``documents/`` from the staging folder to the output."""
+    """Move ``chunks/`` and ``documents/`` from the staging folder to the output, once the chunk ids
+    are known to be unique."""
+    check_unique_chunk_ids(fs, staging)
     for name in _OUTPUTS:
         final = f"{out}/{name}"
         if fs.get_file_info(final).type != pafs.FileType.NotFound:

@@ -31,6 +31,7 @@ def render_run_text(r: dict) -> str:
         f"  input      {r['input']['files']} files, {_mb(r['input']['bytes'])}",
         "  documents  " + ", ".join(f"{n} {s}" for s, n in r["documents"]["by_status"].items()),
         "  types      " + ", ".join(f"{n} {t}" for t, n in r["documents"]["by_type"].items()),
+        *_duplicates_line(r),
         f"  chunks     {r['chunks']:,}  vectors {r['vectors']:,}  tokens embedded {r['tokens_embedded']:,}"
         f"  over the embedder's input limit: {r['over_embedder_limit']}",
         f"  storage    chunks {_mb(r['storage_bytes']['chunks_parquet'])} parquet (raw vectors "
@@ -53,6 +54,16 @@ def render_run_text(r: dict) -> str:
     return "\n".join(lines)
 
 
+def _duplicates_line(r: dict) -> list[str]:
+    d = r.get("duplicates")
+    if not d or not d["files"]:
+        return []
+    return [
+        f"  duplicates {d['files']} byte-identical files skipped: {_mb(d['bytes_saved'])} and "
+        f"{d['tokens_saved']:,} tokens saved"
+    ]
+
+
 def render_run_markdown(r: dict) -> str:
     out = [
         f"# raychunk run report\n\nOutput: `{r['output']}` · generated {r['generated']} · Ray: {r['ray']['mode']}\n",
@@ -64,6 +75,12 @@ def render_run_markdown(r: dict) -> str:
         out.append(f"| documents {s} | {n} |")
     for t, n in r["documents"]["by_type"].items():
         out.append(f"| type {t} | {n} |")
+    d = r.get("duplicates")
+    if d and d["files"]:
+        out.append(
+            f"| byte-identical duplicates skipped | {d['files']} ({_mb(d['bytes_saved'])}, "
+            f"{d['tokens_saved']:,} tokens saved) |"
+        )
     out += [
         f"| chunks | {r['chunks']:,} |",
         f"| vectors | {r['vectors']:,} |",
@@ -110,6 +127,7 @@ PRICE_COLUMNS = [
     ("index_bytes", "index"),
     ("total_bytes", "total"),
 ]
+_DUPLICATES = [("duplicates", "dups"), ("tokens_saved", "tokens saved")]
 _MONEY = [
     ("embed_seconds", "embed time"),
     ("embed_usd", "embed $"),
@@ -153,6 +171,8 @@ def _cell(key: str, value) -> str:
 
 def _price_columns(rows: list[dict]) -> list[tuple[str, str]]:
     cols = list(PRICE_COLUMNS)
+    if any(r.get("duplicates") for r in rows):
+        cols += _DUPLICATES
     cols += [c for c in _MONEY if any(c[0] in r for r in rows)]
     return cols
 
@@ -218,9 +238,11 @@ def _by_type_matrix(rows: list[dict]) -> list[str]:
 
 def _price_title(report: dict) -> str:
     kind = "ESTIMATE from a sample" if report["estimate"] else "measured"
+    dupes = report.get("duplicates", 0)
+    skipped = f" ({dupes:,} byte-identical duplicates skipped)" if dupes else ""
     return (
         f"raychunk price ({kind}): {report['corpus_files']:,} files, {_human_bytes(report['corpus_bytes'])}; "
-        f"{report['sampled_documents']:,} documents parsed; dim {report['dim']} {report['dtype']}, "
+        f"{report['sampled_documents'] - dupes:,} documents parsed{skipped}; dim {report['dim']} {report['dtype']}, "
         f"index {report['index']}"
     )
 
@@ -353,12 +375,15 @@ def _eval_table(report: dict) -> list[list[str]]:
     k = report["k"]
     head = [
         "setting",
+        "spans",
         "vectors",
         "total",
         f"hit@{k}",
         f"recall@{k}",
         "precision",
         "IoU",
+        "precision (Chroma)",
+        "IoU (Chroma)",
         "MRR",
         "tokens read",
         "s2b recall",
@@ -371,12 +396,15 @@ def _eval_table(report: dict) -> list[list[str]]:
         rows.append(
             [
                 r["setting"] + (" *" if r["setting"] == rec else ""),
+                _span_cell(r.get("span_check")),
                 f"{r['vectors']:,}",
                 _human_bytes(r["total_bytes"]),
                 _metric(m["hit"]),
                 _metric(m["recall"]),
                 _metric(m["precision"]),
                 _metric(m["iou"]),
+                _metric(m["chroma_precision"]) if "chroma_precision" in m else "-",
+                _metric(m["chroma_iou"]) if "chroma_iou" in m else "-",
                 _metric(m["mrr"]),
                 _metric(m["tokens"], 0),
                 _metric(b["recall"]),
@@ -384,6 +412,48 @@ def _eval_table(report: dict) -> list[list[str]]:
             ]
         )
     return rows
+
+
+def _span_cell(check: dict | None) -> str:
+    if check is None:
+        return "-"
+    return "ok" if check["ok"] else f"FAIL {check['bad']:,}/{check['chunks']:,}"
+
+
+_OK = {"ok": True}
+
+
+def _span_failures(report: dict) -> list[tuple[str, dict]]:
+    return [(r["setting"], r["span_check"]) for r in report["settings"] if not r.get("span_check", _OK)["ok"]]
+
+
+def _span_warning(report: dict) -> list[str]:
+    """The failed span checks, in words: which settings, how many chunks, the first few named."""
+    failed = _span_failures(report)
+    if not failed:
+        return []
+    lines = [
+        f"SPAN CHECK FAILED for {len(failed)} of {len(report['settings'])} settings: some chunk spans do not "
+        "hold their chunk's text, so their recall, precision and IoU are not comparable (loose spans "
+        "inflate recall). They are left out of the recommendation."
+    ]
+    for label, check in failed:
+        lines.append(f"  {label}: {check['bad']:,} of {check['chunks']:,} chunks")
+        for b in check["examples"]:
+            start, end = b["span"]
+            lines.append(
+                f"    {b['source'].rsplit('/', 1)[-1]} chunk {b['chunk_index']} [{start}, {end}): {b['why']}"
+            )
+    return lines
+
+
+def _recommendation_line(rec: dict) -> str:
+    if rec["setting"] is None:
+        return "Recommendation: none"
+    excluded = rec.get("excluded")
+    return f"Recommendation (*): {rec['setting']}" + (
+        f" (among the settings whose spans hold; left out: {', '.join(excluded)})" if excluded else ""
+    )
 
 
 def _eval_title(report: dict) -> str:
@@ -400,8 +470,10 @@ def render_eval_text(report: dict) -> str:
     widths = [max(len(r[i]) for r in grid) for i in range(len(grid[0]))]
     fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
     rec = report["recommendation"]
-    lines = [_eval_title(report), "", fmt(grid[0]), "  ".join("-" * w for w in widths), *map(fmt, grid[1:])]
-    lines += ["", f"Recommendation (*): {rec['setting']}", f"  {rec['reason']}", ""]
+    warning = _span_warning(report)
+    lines = [_eval_title(report), ""] + ([*warning, ""] if warning else [])
+    lines += [fmt(grid[0]), "  ".join("-" * w for w in widths), *map(fmt, grid[1:])]
+    lines += ["", _recommendation_line(rec), f"  {rec['reason']}", ""]
     lines += [f"note: {n}" for n in report["notes"]]
     return "\n".join(lines)
 
@@ -409,13 +481,22 @@ def render_eval_text(report: dict) -> str:
 def render_eval_markdown(report: dict) -> str:
     grid = _eval_table(report)
     rec = report["recommendation"]
-    out = [
-        f"# raychunk eval report\n\n{_eval_title(report)}\n",
-        "Metrics are means with [95% bootstrap interval].\n",
-    ]
+    out = [f"# raychunk eval report\n\n{_eval_title(report)}\n"]
+    failed = _span_failures(report)
+    if failed:
+        out += [
+            f"> **Span check failed for {len(failed)} of {len(report['settings'])} settings: "
+            f"{', '.join(label for label, _ in failed)}.** Some of their chunk spans do not hold the "
+            "chunk's text, so their recall, precision and IoU are not comparable (loose spans inflate "
+            "recall); they are left out of the recommendation. See *Span check* below.\n"
+        ]
+    out += ["Metrics are means with [95% bootstrap interval].\n"]
     out += ["| " + " | ".join(grid[0]) + " |", "|" + "---|" * len(grid[0])]
     out += ["| " + " | ".join(r) + " |" for r in grid[1:]]
-    out += ["", "## Recommendation", "", f"**{rec['setting']}**. {rec['reason']}", ""]
+    pick = f"**{rec['setting']}**." if rec["setting"] is not None else "**None.**"
+    out += ["", "## Recommendation", "", f"{pick} {rec['reason']}", ""]
+    if rec.get("excluded"):
+        out += [f"Left out (their spans fail the check): {', '.join(rec['excluded'])}.", ""]
     out += [
         f"| setting | vectors | total | {rec['metric']}@k | difference vs best | paired 95% interval | within noise |",
         "|---|---|---|---|---|---|---|",
@@ -426,6 +507,16 @@ def render_eval_markdown(report: dict) -> str:
             f"{signed(c['difference'])} | {signed(c['interval'][0])} to {signed(c['interval'][1])} | "
             f"{'yes' if c['within_noise'] else 'no'} |"
         )
+    if failed:
+        out += ["", "## Span check", ""]
+        out += ["| setting | bad chunks | document | chunk | span | why |", "|---|---|---|---|---|---|"]
+        for label, check in failed:
+            for i, b in enumerate(check["examples"]):
+                bad = f"{check['bad']:,} of {check['chunks']:,}" if i == 0 else ""
+                out.append(
+                    f"| {label if i == 0 else ''} | {bad} | {b['source'].rsplit('/', 1)[-1]} | "
+                    f"{b['chunk_index']} | [{b['span'][0]}, {b['span'][1]}) | {b['why'].replace('|', '/')} |"
+                )
     labels = [r["setting"] for r in report["settings"]]
     out += ["", "## Per question (rank of the first hit, - when none)", ""]
     out += ["| id | document | question | " + " | ".join(labels) + " |", "|" + "---|" * (3 + len(labels))]
@@ -460,21 +551,25 @@ def plot_eval(report: dict, path, *, x: str = "total_bytes") -> None:
         m = r["metrics"]["recall"]
         xv = r[x] / scale
         strategy = r["setting"].split(" ")[0]
+        spans_ok = r.get("span_check", _OK)["ok"]
         ax.errorbar(
             xv,
             m["mean"],
             yerr=[[m["mean"] - m["interval"][0]], [m["interval"][1] - m["mean"]]],
-            fmt="o",
-            color=colours[strategy],
+            fmt="o" if spans_ok else "x",
+            color=colours[strategy] if spans_ok else "grey",
             capsize=3,
             alpha=0.85,
         )
-        ax.annotate(r["setting"], (xv, m["mean"]), textcoords="offset points", xytext=(5, 4), fontsize=7)
+        label = r["setting"] if spans_ok else f"{r['setting']} (spans fail)"
+        ax.annotate(label, (xv, m["mean"]), textcoords="offset points", xytext=(5, 4), fontsize=7)
         if r["setting"] == rec:
             ax.plot(xv, m["mean"], "o", ms=16, mfc="none", mec="crimson", mew=2)
     for s in strategies:
         ax.plot([], [], "o", color=colours[s], label=s)
-    ax.plot([], [], "o", ms=12, mfc="none", mec="crimson", mew=2, label=f"recommended: {rec}")
+    if report.get("span_failures"):
+        ax.plot([], [], "x", color="grey", label="spans fail the check: not ranked")
+    ax.plot([], [], "o", ms=12, mfc="none", mec="crimson", mew=2, label=f"recommended: {rec or 'none'}")
     ax.set_xlabel("total storage (kB: chunk text + index)" if x == "total_bytes" else "vectors")
     ax.set_ylabel(f"coverage recall@{report['k']} (95% interval)")
     low = min(r["metrics"]["recall"]["interval"][0] for r in rows)

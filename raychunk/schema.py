@@ -35,6 +35,7 @@ _CHUNK_FIELDS = [
     pa.field("table_part", pa.int32()),
     pa.field("continuation", pa.bool_()),
     pa.field("over_limit", pa.bool_()),
+    pa.field("oversize", pa.bool_()),  # a single unsplittable unit over max_tokens
 ]
 CHUNK_COLUMNS = [f.name for f in _CHUNK_FIELDS]
 
@@ -65,6 +66,7 @@ DOCUMENT_SCHEMA = pa.schema(
         pa.field("encoding", pa.string()),
         pa.field("no_text_pages", pa.list_(pa.int32())),
         pa.field("parse_seconds", pa.float32()),
+        pa.field("text", pa.large_string()),  # what chunk spans index into; null for a duplicate
     ]
 )
 DOCUMENT_COLUMNS = [f.name for f in DOCUMENT_SCHEMA]

@@ -12,8 +12,10 @@ import time
 
 from raychunk.chunking import chunk_document
 from raychunk.classify import classify
-from raychunk.document import ParsedDocument
+from raychunk.dedupe import duplicate_reason
+from raychunk.document import Document, ParsedDocument, content_hash
 from raychunk.parse import ParseOptions, parse_document
+from raychunk.parse.detect import format_from_name
 from raychunk.schema import CHUNK_COLUMNS
 
 __all__ = ["ROW_KEYS", "chunk_rows", "chunk_settings", "classify_document", "measure_settings", "parse_file"]
@@ -21,11 +23,28 @@ __all__ = ["ROW_KEYS", "chunk_rows", "chunk_settings", "classify_document", "mea
 ROW_KEYS = ("row_type", "document", *CHUNK_COLUMNS)
 
 
-def parse_file(row: dict, *, options: ParseOptions, scheme: str = "") -> dict:
-    """``{bytes, path}`` from the reader → ``{source, parsed, parse_seconds}``."""
+def parse_file(
+    row: dict, *, options: ParseOptions, scheme: str = "", duplicates: dict[str, str] | None = None
+) -> dict:
+    """``{bytes, path}`` from the reader → ``{source, parsed, parse_seconds}``. A source in
+    ``duplicates`` (duplicate → kept source) is not parsed: it becomes a ``duplicate`` document."""
     t = time.perf_counter()
     source = scheme + row["path"]
-    parsed = parse_document(bytes(row["bytes"]), source, options=options)
+    data = bytes(row["bytes"])
+    kept = (duplicates or {}).get(source)
+    if kept is not None:
+        parsed = ParsedDocument(
+            Document(
+                doc_id=content_hash(data),
+                source=source,
+                format=format_from_name(source) or "unknown",
+                status="duplicate",
+                reason=duplicate_reason(kept),
+                bytes=len(data),
+            )
+        )
+    else:
+        parsed = parse_document(data, source, options=options)
     return {"source": source, "parsed": parsed, "parse_seconds": time.perf_counter() - t}
 
 
@@ -64,6 +83,7 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str) -> list[dict]:
         "encoding": doc.encoding,
         "no_text_pages": list(doc.no_text_pages),
         "parse_seconds": round(row["parse_seconds"], 4),
+        "text": None if doc.status == "duplicate" else parsed.text,  # a duplicate's is the kept copy's
     }
     empty = dict.fromkeys(CHUNK_COLUMNS)
     out = [

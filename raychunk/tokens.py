@@ -109,16 +109,17 @@ class TiktokenCounter(TokenCounter):
         self.max_input = None
 
     def count_batch(self, texts: list[str]) -> list[int]:
-        return [len(ids) for ids in self._enc.encode_ordinary_batch(list(texts), num_threads=1)]
+        # One text at a time: tiktoken's batch call starts a thread pool on every call.
+        encode = self._enc.encode_ordinary
+        return [len(encode(t)) for t in texts]
 
     def cut_points(self, text: str, budget: int) -> list[int]:
         ids = self._enc.encode_ordinary(text)
-        points, pos = [], 0
-        for i in range(0, len(ids), budget):
-            if i:
-                points.append(pos)
-            pos += len(self._enc.decode(ids[i : i + budget]))
-        return points
+        if len(ids) <= budget:
+            return []
+        # Where each token starts in the text (a token that ends inside a character belongs to it).
+        _, starts = self._enc.decode_with_offsets(ids)
+        return sorted({starts[i] for i in range(budget, len(ids), budget)} - {0})
 
 
 class WordCounter(TokenCounter):
@@ -166,11 +167,22 @@ def load_counter(spec: str = DEFAULT_TOKENIZER) -> TokenCounter:
                 f"tokenizer {spec!r}: not a model folder, and it could not be fetched from the hub "
                 f"({type(e).__name__}). Give a local model folder, {DEFAULT_TOKENIZER}, tiktoken:cl100k_base or words"
             ) from e
-    max_seq = None
-    cfg = model_dir / "sentence_bert_config.json"
-    if cfg.exists():
-        max_seq = json.loads(cfg.read_text()).get("max_seq_length")
-    return HFTokenizerCounter(spec, model_dir / "tokenizer.json", max_seq)
+    return HFTokenizerCounter(spec, model_dir / "tokenizer.json", _max_seq_length(model_dir))
+
+
+def _max_seq_length(model_dir: Path) -> int | None:
+    """How many tokens the embedder reads: sentence-transformers' ``max_seq_length``, else the
+    tokenizer's ``model_max_length`` (when it is a real limit, not the library's 1e30 default)."""
+    for name, key in (
+        ("sentence_bert_config.json", "max_seq_length"),
+        ("tokenizer_config.json", "model_max_length"),
+    ):
+        cfg = model_dir / name
+        if cfg.exists():
+            value = json.loads(cfg.read_text()).get(key)
+            if isinstance(value, int) and 0 < value < 1_000_000:
+                return value
+    return None
 
 
 class CachedCounter(TokenCounter):

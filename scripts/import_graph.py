@@ -16,7 +16,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "raychunk"
 LAYERS: list[tuple[str, ...]] = [
     ("raychunk.document", "raychunk.render", "raychunk.models", "raychunk.stats", "raychunk._unstructured"),
     ("raychunk.tokens", "raychunk.classify", "raychunk.parse", "raychunk.chunking"),
-    ("raychunk.config", "raychunk.schema", "raychunk.io", "raychunk.pricing", "raychunk.embed"),
+    (
+        "raychunk.config",
+        "raychunk.schema",
+        "raychunk.io",
+        "raychunk.dedupe",
+        "raychunk.pricing",
+        "raychunk.embed",
+    ),
     ("raychunk.evaluation", "raychunk.stages"),
     ("raychunk.pipeline", "raychunk.sink", "raychunk.publish", "raychunk.report"),
     ("raychunk.jobs",),

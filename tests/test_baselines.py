@@ -84,7 +84,7 @@ def test_elements_in_one_section_are_packed_up_to_the_budget():
     assert chunks[1].heading_path == ("T",) and chunks[1].continuation is False
 
 
-def test_long_paragraph_is_split_and_its_pieces_share_its_span():
+def test_long_paragraph_is_split_and_its_pieces_span_their_own_parts():
     para = sentences(40, "gamma")
     doc = md(f"# T\n\n{para}\n")
     (block,) = [b for b in doc.blocks if b.kind == "paragraph"]
@@ -94,7 +94,10 @@ def test_long_paragraph_is_split_and_its_pieces_share_its_span():
     assert len(pieces) > 3
     assert all(len(c.text) <= max_chars(doc, 40) for c in pieces)
     assert [c.continuation for c in pieces] == [False] + [True] * (len(pieces) - 1)
-    assert {(c.char_start, c.char_end) for c in pieces} == {(block.char_start, block.char_end)}
+    # Each piece spans its own part of the paragraph, in order, and together they cover it.
+    assert [doc.text[c.char_start : c.char_end] for c in pieces] == [c.text for c in pieces]
+    assert pieces[0].char_start == block.char_start and pieces[-1].char_end == block.char_end
+    assert all(a.char_end < b.char_start for a, b in zip(pieces, pieces[1:]))
     assert len({c.chunk_id for c in chunks}) == len(chunks)
     assert all(c.overlap_tokens == 0 for c in chunks)
     # Without overlap the pieces are the paragraph, cut at spaces.
@@ -143,7 +146,9 @@ def test_small_table_is_one_table_chunk_apart_from_prose():
     assert [c.text for c in chunks] == ["T\n\nBefore.", "a b 1 2", "After."]
     t = chunks[1]
     assert t.block_kinds == ("table",) and t.table_part == 0 and t.table_id
-    assert (t.char_start, t.char_end) == (table.char_start, table.char_end)
+    # The chunk's text is the cells: its span runs from the first cell to the last.
+    assert doc.text[t.char_start : t.char_end] == "a | b |\n|---|---|\n| 1 | 2"
+    assert table.char_start < t.char_start < t.char_end < table.char_end
     assert chunks[0].table_id is None and chunks[2].table_id is None
 
 
@@ -192,7 +197,9 @@ def test_huge_element_without_orig_elements_keeps_its_block(monkeypatch):
     chunks = by_title(doc, max_tokens=40)
     assert chunks[-1].text == "After it."
     assert (chunks[-1].char_start, chunks[-1].char_end) == (after.char_start, after.char_end)
-    assert {(c.char_start, c.char_end) for c in chunks[1:-1]} == {(para.char_start, para.char_end)}
+    pieces = chunks[1:-1]
+    assert [doc.text[c.char_start : c.char_end] for c in pieces] == [c.text for c in pieces]
+    assert pieces[0].char_start == para.char_start and pieces[-1].char_end == para.char_end
 
 
 @pytest.mark.parametrize(

@@ -59,9 +59,15 @@ def test_eval_on_the_sample_corpus(tmp_path, fresh_ray, monkeypatch):
     assert [r["setting"] for r in saved["settings"]] == [s.label for s in settings]
     for row in saved["settings"]:
         assert row["vectors"] > 0 and row["total_bytes"] > 0
-        for name in ("hit", "recall", "precision", "iou", "mrr", "tokens"):
+        for name in ("hit", "recall", "precision", "iou", "chroma_precision", "chroma_iou", "mrr", "tokens"):
             m = row["metrics"][name]
             assert m["interval"][0] <= m["mean"] <= m["interval"][1]
+        # Summed retrieved characters are at least the merged ones.
+        for name in ("precision", "iou"):
+            assert row["metrics"][f"chroma_{name}"]["mean"] <= row["metrics"][name]["mean"] + 1e-9
+        check = row["span_check"]
+        assert check["chunks"] == len(inputs["chunks"][row["setting"]])
+        assert check["ok"], check["examples"]  # structure and fixed spans hold their bodies
         assert set(row["small_to_big"]) == {"hit", "recall", "tokens"}
         assert row["small_to_big"]["recall"]["mean"] >= row["metrics"]["recall"]["mean"] - 1e-9
         assert row["metrics"]["recall"]["mean"] > 0.5  # far above chance on this corpus

@@ -1,6 +1,7 @@
 """Every bad input gets a document record with a status and a one-line reason; nothing raises."""
 
 import gzip
+import logging
 import os
 from pathlib import Path
 
@@ -78,14 +79,23 @@ def test_unreadable_path(tmp_path):
     check(parse_path(tmp_path / "missing.md"), "failed", "cannot read")
 
 
-def test_parser_exception_becomes_failed(monkeypatch):
+def test_parser_exception_becomes_failed_with_a_sentence_and_a_logged_traceback(monkeypatch, caplog):
     import raychunk.parse.markdown as md
 
     def boom(text, base):
         raise RuntimeError("kaboom\nsecond line")
 
     monkeypatch.setattr(md, "parse_markdown", boom)
-    check(parse_document(b"# hi", "x.md"), "failed", "RuntimeError", "kaboom second line")
+    with caplog.at_level(logging.INFO, logger="raychunk.parse"):
+        doc = parse_document(b"# hi", "my notes.md")
+    check(doc, "failed")
+    assert doc.document.reason == (
+        "could not be parsed as Markdown: the parser failed on this file; "
+        "run `raychunk -v parse 'my notes.md'` for details"
+    )
+    [record] = [r for r in caplog.records if r.exc_info]
+    assert record.levelno == logging.INFO  # the CLI's -v shows INFO
+    assert "kaboom" in str(record.exc_info[1])
 
 
 def test_timeout_becomes_failed(monkeypatch):

@@ -1,6 +1,6 @@
 """Chunking: structure-first by default, with records, fixed, code and baseline strategies."""
 
-from raychunk.chunking.core import chunk_document, chunk_stats
+from raychunk.chunking.core import check_profiles, chunk_document, chunk_stats
 from raychunk.chunking.model import STRATEGIES, Chunk, ChunkStats, Profile, chunk_id
 from raychunk.chunking.packing import header_line
 
@@ -9,6 +9,7 @@ __all__ = [
     "Chunk",
     "ChunkStats",
     "Profile",
+    "check_profiles",
     "chunk_document",
     "chunk_id",
     "chunk_stats",

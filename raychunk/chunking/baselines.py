@@ -6,8 +6,10 @@ left alone (``combine_text_under_n_chars=0``), overlap only inside a split eleme
 (``overlap_all=False``), and no header line, which is the point of the comparison. Its chunk texts
 are exactly unstructured's.
 
-Invariants: every chunk's span is the smallest span of the document text holding the blocks it came
-from; the same document and profile give the same chunks and ids; a document without text gives [].
+Invariants: every chunk's span is the smallest span of the document text holding what its text was
+made from (a piece of a split element spans its own part of the element); ids are unique within a
+document; the same document and profile give the same chunks and ids; a document without text
+gives [].
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import hashlib
 import html
 import re
 
-from raychunk.chunking.model import Chunk, ChunkStats, Profile, chunk_id
+from raychunk.chunking.align import Alignment, align
+from raychunk.chunking.model import Chunk, ChunkStats, Profile, chunk_ids
 from raychunk.document import Block, ParsedDocument
 from raychunk.tokens import TokenCounter
 
@@ -99,6 +102,72 @@ def _overlap_prefix(previous: str, text: str, limit: int) -> str:
     return ""
 
 
+def _element_text(b: Block) -> str:
+    """The text ``_element`` gives the block's element."""
+    if b.kind == "table":
+        cells = [c for r in b.rows for c in r if c.strip()]
+        if cells:
+            return " ".join(cells)
+    return b.text
+
+
+class _Locator:
+    """Finds each chunk's text in the elements it came from, and maps it to the document text."""
+
+    def __init__(self, parsed: ParsedDocument, blocks: list[Block]):
+        self.parsed = parsed
+        self.blocks = blocks
+        self._aligned: dict[int, tuple[str, Alignment]] = {}
+        self._cursor: dict[int, int] = {}
+
+    def element(self, i: int) -> tuple[str, Alignment]:
+        if i not in self._aligned:
+            b = self.blocks[i]
+            text = _element_text(b)
+            source = self.parsed.text[b.char_start : b.char_end]
+            markup = {"html": "source", "markdown": "both"}.get(self.parsed.document.format, "")
+            self._aligned[i] = (text, align(text, source, b.char_start, markup=markup))
+        return self._aligned[i]
+
+    def span(self, text: str, prefix: str, source: tuple[int, ...]) -> tuple[int, int]:
+        """Whole elements span their own text; a piece of a split element (after its overlap
+        ``prefix``) is found in the element text after the previous piece, and the overlap just
+        before it."""
+        spans = []
+        if len(source) == 1:
+            element, where = self.element(source[0])
+            if text != element:
+                found = self._find(source[0], element, text[len(prefix) :].strip())
+                if found is not None:
+                    a, b = found
+                    if prefix.strip():
+                        k = element.rfind(prefix.strip(), 0, a + 1)
+                        a = k if k >= 0 else a
+                    spans.append(where.span(a, b))
+        if not spans:
+            for i in source:
+                element, where = self.element(i)
+                spans.append(where.span(0, len(element)))
+        held = [(a, b) for a, b in spans if b > a] or spans
+        return min(a for a, _ in held), max(b for _, b in held)
+
+    def _find(self, i: int, element: str, rest: str) -> tuple[int, int] | None:
+        cursor = self._cursor.get(i, 0)
+        candidates = [rest]
+        b = self.blocks[i]
+        if b.kind == "table" and b.header_rows:
+            # A split table repeats its header cells at the top of every piece.
+            head = " ".join(c for r in b.rows[: b.header_rows] for c in r if c.strip())
+            if rest.startswith(head):
+                candidates.append(rest[len(head) :].strip())
+        for c in candidates:
+            a = element.find(c, cursor) if c else -1
+            if a >= 0:
+                self._cursor[i] = a + len(c)
+                return a, a + len(c)
+        return None
+
+
 def _hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
@@ -109,9 +178,9 @@ def run_unstructured_by_title(
     """Chunk one parsed document with unstructured's ``chunk_by_title``, as the baseline.
 
     ``profile.max_tokens`` and ``profile.overlap_tokens`` become character budgets through the
-    document's own characters per token. Each chunk's span runs from its first source block's start
-    to its last one's end (pieces of one split element share the element's span); its heading path
-    is that of the section its first block is in.
+    document's own characters per token. Each chunk's span runs from the first to the last source
+    character of what it holds (a piece of a split element: its own part of the element); its
+    heading path is that of the section its first block is in.
     """
     doc = parsed.document
     if doc.status != "ok":
@@ -171,12 +240,17 @@ def run_unstructured_by_title(
     with_prefix = [i for i, s in enumerate(prefixes) if s]
     overlap_counts = dict(zip(with_prefix, counter.count_batch([prefixes[i] for i in with_prefix])))
 
-    spans = [(min(blocks[i].char_start for i in s), max(blocks[i].char_end for i in s)) for _, s, _ in drafts]
-    shared: dict[tuple[int, int], int] = {}
-    for span in spans:
-        shared[span] = shared.get(span, 0) + 1
-    seen: dict[tuple[int, int], int] = {}
+    locate = _Locator(parsed, blocks)
+    spans = [locate.span(p.text, prefix, s) for (p, s, _), prefix in zip(drafts, prefixes)]
     table_parts: dict[tuple[int, ...], int] = {}
+    parts = []
+    for p, source, _ in drafts:
+        part = None
+        if isinstance(p, el.Table):
+            part = table_parts.get(source, 0)
+            table_parts[source] = part + 1
+        parts.append(part)
+    cids = chunk_ids(doc.doc_id, profile, counter.name, [(a, b, t) for (a, b), t in zip(spans, parts)])
     limit = counter.max_input
     chunks = []
     for i, ((p, source, continuation), n, (start, end)) in enumerate(zip(drafts, counts, spans)):
@@ -184,23 +258,14 @@ def run_unstructured_by_title(
         first = src[0]
         path = first.heading_path + (first.text,) if first.kind == "heading" else first.heading_path
         pages = [pg for b in src for pg in b.pages]
-        ordinal = seen.get((start, end), 0)
-        seen[(start, end)] = ordinal + 1
         table_id = table_part = None
-        if isinstance(p, el.Table):
+        if parts[i] is not None:
             # The same id as the structure chunker gives this table, so the two can be compared.
-            table_id = _hash(f"{doc.doc_id}|table|{start}|{end}")
-            table_part = table_parts.get(source, 0)
-            table_parts[source] = table_part + 1
+            table_id = _hash(f"{doc.doc_id}|table|{first.char_start}|{first.char_end}")
+            table_part = parts[i]
         chunks.append(
             Chunk(
-                chunk_id=chunk_id(
-                    doc.doc_id,
-                    profile,
-                    start,
-                    end,
-                    ordinal if shared[(start, end)] > 1 else table_part,
-                ),
+                chunk_id=cids[i],
                 doc_id=doc.doc_id,
                 source=doc.source,
                 doc_type=doc_type,

@@ -3,15 +3,24 @@
 Each strategy is one module behind ``Strategy``; ``REGISTRY`` maps a profile's strategy name to it.
 structure, records, code and fixed pack pieces through ``packing.Packer``; the
 ``unstructured_by_title`` baseline (``baselines``) states its own invariants. The packing ones hold
-these (tested with hypothesis):
-- every piece of a chunk's body is a span of the document text, and the chunk's span covers them;
+these (tested with hypothesis, ``tests/test_chunking_properties.py`` and ``tests/test_exact_chunks.py``):
+- a chunk's span is exact: from the first to the last document character its body was made from
+  (mapped through rendering by ``align``; list markers, record keys, repeated table header rows and
+  the header line are context and span nothing); a split table's part spans its own rows;
 - the chunks cover every non-empty block, and only declared overlap repeats text;
-- a chunk exceeds ``max_tokens`` only when it holds one block that cannot be split;
-- the same document and profile give the same chunks and ids.
+- ``n_tokens`` is ``counter.count(text)`` for the text embedded (header, separators, body), for any
+  tokenizer; the header line takes at most ``header_share`` of ``max_tokens``;
+- a chunk exceeds its cap only when it is one unit that cannot be split (a table row under its
+  header rows; a word over the cap is cut at token boundaries), and is then flagged ``oversize``;
+- ids hash the document, the setting, the tokenizer, the span, the table part and an ordinal among
+  equal spans: unique within a document, and the same document and profile give the same chunks
+  and ids (``chunk_stats(with_ids=True)`` too).
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from typing import Protocol
 
 from raychunk.chunking.baselines import UnstructuredByTitle
@@ -23,7 +32,9 @@ from raychunk.chunking.structure import Structure
 from raychunk.document import ParsedDocument
 from raychunk.tokens import TokenCounter
 
-__all__ = ["REGISTRY", "Strategy", "chunk_document", "chunk_stats"]
+__all__ = ["REGISTRY", "Strategy", "check_profiles", "chunk_document", "chunk_stats"]
+
+log = logging.getLogger(__name__)
 
 
 class Strategy(Protocol):
@@ -74,3 +85,27 @@ def chunk_document(
     if parsed.document.status != "ok" or not parsed.blocks:
         return []
     return REGISTRY[profile.strategy].chunks(parsed, profile, counter, doc_type)
+
+
+def check_profiles(profiles: Mapping[str, Profile], counter: TokenCounter) -> list[str]:
+    """Every profile's caps against the embedder's input limit (``counter.max_input``): a cap over it
+    raises ``ValueError`` naming the doc type and the limit, unless the profile has
+    ``allow_over_limit``; then the warning is logged and returned. No limit known, nothing to check."""
+    limit = counter.max_input
+    warnings = []
+    for name, p in profiles.items():
+        caps = [
+            (k, v) for k, v in (("max_tokens", p.max_tokens), ("table_max_tokens", p.table_max_tokens)) if v
+        ]
+        over = [f"{k}={v}" for k, v in caps if limit is not None and v > limit]
+        if not over:
+            continue
+        msg = (
+            f"doc type {name!r}: {', '.join(over)} is over the input limit of {counter.name} "
+            f"({limit} tokens): longer chunks would be truncated when embedded"
+        )
+        if not p.allow_over_limit:
+            raise ValueError(f"{msg}; lower it, or set allow_over_limit: true on the profile")
+        log.warning("%s (allowed by allow_over_limit)", msg)
+        warnings.append(msg)
+    return warnings

@@ -4,6 +4,7 @@ overlap is the previous window's last whole units."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 from raychunk.chunking.packing import PROSE, Packer, PackingStrategy, Piece
@@ -17,19 +18,20 @@ class Fixed(PackingStrategy):
 
     def pack(self, packer: Packer) -> None:
         blocks = [b for b in packer.parsed.blocks if b.kind != "page_break"]
-        _, header_tokens = packer.header(())
-        budget = max(8, packer.profile.max_tokens - header_tokens)
+        budget = packer.budget(())
         parent = hashlib.sha256(f"{packer.doc.doc_id}|document".encode()).hexdigest()[:32]
         current: list[Piece] = []
         size = 0
         for unit in _units(packer, blocks, budget):
-            if current and size + unit.tokens > budget:
+            n = unit.tokens + packer.join(current[-1] if current else None, unit)
+            if current and size + n > budget:
                 packer.emit(current, (), parent)
-                seed = _overlap(current, min(packer.profile.overlap_tokens, budget - unit.tokens))
+                seed = _overlap(packer, current, min(packer.profile.overlap_tokens, budget - unit.tokens))
                 current = seed
-                size = sum(p.tokens for p in seed)
+                size = _size(packer, seed)
+                n = unit.tokens + packer.join(current[-1] if current else None, unit)
             current.append(unit)
-            size += unit.tokens
+            size += n
         if current and any(not p.overlap for p in current):
             packer.emit(current, (), parent)
 
@@ -60,13 +62,18 @@ def _units(packer: Packer, blocks: list[Block], budget: int) -> list[Piece]:
     return units
 
 
-def _overlap(previous: list[Piece], budget: int) -> list[Piece]:
+def _overlap(packer: Packer, previous: list[Piece], budget: int) -> list[Piece]:
     """The last whole units of the previous window within ``budget`` tokens, marked as overlap."""
     seed: list[Piece] = []
     total = 0
     for p in reversed(previous):
-        if p.overlap or total + p.tokens > budget:
+        n = p.tokens + packer.join(p, seed[0]) if seed else p.tokens
+        if p.overlap or total + n > budget:
             break
-        seed.insert(0, Piece(p.text, p.start, p.end, p.tokens, p.kind, p.pages, overlap=True, exact=p.exact))
-        total += p.tokens
+        seed.insert(0, dataclasses.replace(p, overlap=True, continuation=False))
+        total += n
     return seed
+
+
+def _size(packer: Packer, pieces: list[Piece]) -> int:
+    return sum(p.tokens for p in pieces) + sum(packer.join(a, b) for a, b in zip(pieces, pieces[1:]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-__all__ = ["STRATEGIES", "Chunk", "ChunkStats", "Profile", "chunk_id"]
+__all__ = ["STRATEGIES", "Chunk", "ChunkStats", "Profile", "chunk_id", "chunk_ids"]
 
 STRATEGIES = ("structure", "records", "fixed", "code", "unstructured_by_title")
 
@@ -17,6 +17,9 @@ class Profile:
     ``overlap`` below 1 is a fraction of ``max_tokens``, from 1 up a token count. ``table_max_tokens``
     is the table cap: a table up to it is one chunk, a bigger one is split by rows. ``min_tokens``
     lets a tiny section join its next sibling under the same parent heading (0 = never).
+    ``header_share`` is the most of ``max_tokens`` the header line may take (a longer heading path
+    is shortened from the middle). ``allow_over_limit`` lets a cap exceed the embedder's input limit
+    (the check at start-up then warns instead of failing).
     """
 
     strategy: str = "structure"
@@ -24,6 +27,8 @@ class Profile:
     min_tokens: int = 0
     overlap: float = 0.0
     table_max_tokens: int | None = None
+    header_share: float = 0.25
+    allow_over_limit: bool = False
 
     def __post_init__(self):
         if self.strategy not in STRATEGIES:
@@ -40,6 +45,10 @@ class Profile:
             )
         if self.table_max_tokens is not None and self.table_max_tokens < 16:
             raise ValueError(f"table_max_tokens must be >= 16, got {self.table_max_tokens!r}")
+        if isinstance(self.header_share, bool) or not 0 < self.header_share <= 0.5:
+            raise ValueError(f"header_share must be a fraction in (0, 0.5], got {self.header_share!r}")
+        if not isinstance(self.allow_over_limit, bool):
+            raise ValueError(f"allow_over_limit must be true or false, got {self.allow_over_limit!r}")
 
     @property
     def overlap_tokens(self) -> int:
@@ -50,6 +59,14 @@ class Profile:
         return self.table_max_tokens or self.max_tokens
 
     @property
+    def key(self) -> str:
+        """Everything in the setting that shapes chunks, for ids."""
+        return (
+            f"{self.strategy}|{self.max_tokens}|{self.overlap_tokens}|{self.min_tokens}|{self.table_cap}"
+            f"|{self.header_share}"
+        )
+
+    @property
     def label(self) -> str:
         """A short name for reports: ``structure/256/o26``."""
         return f"{self.strategy}/{self.max_tokens}/o{self.overlap_tokens}"
@@ -58,8 +75,12 @@ class Profile:
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """One unit of retrieval. ``text`` is exactly what gets embedded: the header line, a blank line,
-    then the body. ``char_start``/``char_end`` span the body in the document text; ``overlap_tokens``
-    of the body repeat the end of the previous chunk."""
+    then the body; ``n_tokens`` is its exact token count. ``char_start``/``char_end`` span exactly the
+    document text the body was made from, from its first to its last source character (rendering
+    context such as list markers, record keys and repeated table header rows spans nothing).
+    ``overlap_tokens`` of the body repeat the end of the previous chunk. ``oversize``: over the
+    profile's cap because it is one unit that cannot be split (a table row); ``over_limit``: over
+    the embedder's input."""
 
     chunk_id: str
     doc_id: str
@@ -85,8 +106,10 @@ class Chunk:
     table_part: int | None = None
     continuation: bool = False
     over_limit: bool = False
+    oversize: bool = False
 
     def to_dict(self) -> dict:
+        """The chunk's output columns (``schema.CHUNK_COLUMNS``)."""
         return {
             f: getattr(self, f) if not isinstance(getattr(self, f), tuple) else list(getattr(self, f))
             for f in self.__slots__
@@ -103,9 +126,34 @@ class ChunkStats:
     overlap_tokens: int
     over_limit: bool
     text_bytes: int
+    oversize: bool = False
 
 
-def chunk_id(doc_id: str, profile: Profile, char_start: int, char_end: int, part: int | None = None) -> str:
-    """Deterministic: a hash of the document, the setting and the span (and table piece)."""
-    key = f"{doc_id}|{profile.strategy}|{profile.max_tokens}|{profile.overlap_tokens}|{char_start}|{char_end}|{part}"
+def chunk_id(
+    doc_id: str,
+    profile: Profile,
+    char_start: int,
+    char_end: int,
+    part: int | None = None,
+    *,
+    tokenizer: str = "",
+    ordinal: int = 0,
+) -> str:
+    """Deterministic: a hash of the document, the setting, the tokenizer and the span (and table
+    part, and how many earlier chunks of the document had the same span and part)."""
+    key = f"{doc_id}|{profile.key}|{tokenizer}|{char_start}|{char_end}|{part}|{ordinal}"
     return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def chunk_ids(
+    doc_id: str, profile: Profile, tokenizer: str, spans: list[tuple[int, int, int | None]]
+) -> list[str]:
+    """The ids of one document's chunks, in order, from their ``(start, end, table part)``: unique
+    within the document, as a repeated span gets the next ordinal."""
+    seen: dict[tuple[int, int, int | None], int] = {}
+    out = []
+    for span in spans:
+        ordinal = seen.get(span, 0)
+        seen[span] = ordinal + 1
+        out.append(chunk_id(doc_id, profile, *span, tokenizer=tokenizer, ordinal=ordinal))
+    return out

@@ -1,41 +1,127 @@
 """What the packing strategies share: pieces of body text cut from blocks at sentence, line or word
-ends; one document's packing state (header lines, a per-document memo, the chunk drafts); and the
-step from drafts to chunk records, or to their numbers only."""
+ends, each with the exact source span of what it holds; one document's packing state (header lines
+within their share of the budget, a per-document memo, the chunk drafts); and the step from drafts
+to chunk records, or to their numbers only, with exact token counts."""
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import ClassVar
 
-from raychunk.chunking.model import Chunk, ChunkStats, Profile, chunk_id
+from raychunk.chunking.align import Alignment, align, identity
+from raychunk.chunking.model import Chunk, ChunkStats, Profile, chunk_ids
 from raychunk.chunking.sentences import sentence_spans
 from raychunk.document import Block, ParsedDocument
 from raychunk.tokens import TokenCounter
 
-__all__ = ["PROSE", "Draft", "Packer", "PackingStrategy", "Piece", "header_line", "render"]
+__all__ = [
+    "PROSE",
+    "Draft",
+    "Packer",
+    "PackingStrategy",
+    "Piece",
+    "SourceMap",
+    "fit_header",
+    "header_line",
+    "render",
+]
 
 PROSE = ("paragraph", "list_item")
+ELLIPSIS = "…"
 
 
 @dataclass(slots=True)
 class Piece:
-    """A run of body text with its source span; ``tokens`` are counted on ``text`` as rendered."""
+    """A run of body text: ``root[root_offset:root_offset + len(text)]``, where ``root`` is the
+    rendered block it was cut from and ``source`` maps the root's offsets to the document text.
+    ``start``/``end`` are the tight source span of what it holds (empty when it holds only context,
+    like a list marker), found when first asked for: pricing without ids never needs them.
+    ``tokens`` are counted on ``text``."""
 
     text: str
-    start: int
-    end: int
     tokens: int
     kind: str
     pages: tuple[int, ...] = ()
     continuation: bool = False
     overlap: bool = False
-    exact: bool = False  # text == document text[start:end], so sub-spans can be mapped
-    root: str = ""  # the block text this piece was cut from, and where: token offsets are per block
+    root: str = ""
     root_offset: int = 0
+    source: SourceMap | None = None
+    found: tuple[int, int] | None = None
+
+    def span(self) -> tuple[int, int]:
+        if self.found is None:
+            a, b = _trim(self.text)
+            o = self.root_offset
+            self.found = self.source.span(o + a, o + b)
+        return self.found
+
+    @property
+    def start(self) -> int:
+        return self.span()[0]
+
+    @property
+    def end(self) -> int:
+        return self.span()[1]
+
+
+class SourceMap:
+    """Maps offsets of one rendered block (or table part) to the document text, aligning the two the
+    first time it is asked (once per block and document: the alignment is kept in the memo)."""
+
+    __slots__ = ("memo", "text", "rendered", "start", "end", "markup", "shift", "rows", "_map")
+
+    def __init__(self, memo, text, rendered, start, end, markup, *, shift=0, rows=None):
+        self.memo, self.text, self.rendered, self.start, self.end = memo, text, rendered, start, end
+        self.markup, self.shift, self.rows = markup, shift, rows
+        self._map: Alignment | None = None
+
+    def alignment(self) -> Alignment:
+        if self._map is None:
+            self._map = _alignment(self.memo, self.text, self.rendered, self.start, self.end, self.markup)
+        return self._map
+
+    def span(self, a: int, b: int) -> tuple[int, int]:
+        if self.rows is not None:  # a table part: the span of the rows it holds, whatever the cut
+            held = [s for s in (self.row_spans()[i] for i in self.rows) if s[1] > s[0]]
+            return (min(s for s, _ in held), max(e for _, e in held)) if held else (self.start, self.start)
+        return self.alignment().span(max(0, a - self.shift), max(0, b - self.shift))
+
+    def row_spans(self) -> list[tuple[int, int]]:
+        """The source span of each row of a table, through its rendering as a pipe table."""
+        key = ("rows", self.start, self.end)
+        if key not in self.memo:
+            lines, pos = [], 0
+            for line in self.rendered.split("\n"):
+                lines.append((pos, pos + len(line)))
+                pos += len(line) + 1
+            where = self.alignment()
+            self.memo[key] = [where.span(s, e) for s, e in lines]
+        return self.memo[key]
+
+
+def _alignment(memo: dict, text: str, rendered: str, start: int, end: int, markup: str) -> Alignment:
+    source = text[start:end]
+    if rendered == source:
+        return identity(rendered, start)
+    key = ("align", start, end, rendered)
+    if key not in memo:
+        memo[key] = align(rendered, source, start, markup=markup)
+    return memo[key]
+
+
+def _trim(text: str) -> tuple[int, int]:
+    a, b = 0, len(text)
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +140,53 @@ class Draft:
 
 def header_line(title: str, path: tuple[str, ...]) -> str:
     """The heading path, document title first: ``Acme Cloud > Billing > Refunds``."""
+    return " > ".join(_header_parts(title, path))
+
+
+def _header_parts(title: str, path: tuple[str, ...]) -> list[str]:
     parts = [title] if title else []
     for p in path:
         if not parts or p.casefold() != parts[-1].casefold():
             parts.append(p)
-    return " > ".join(parts)
+    return parts
+
+
+def fit_header(parts: list[str], cap: int, counter: TokenCounter) -> str:
+    """``parts`` joined by `` > `` in at most ``cap`` tokens: headings dropped from the middle of the
+    path (``Title > … > Nearest``), never the title or the nearest heading; if those two alone are
+    over, their own text is cut short with an ellipsis."""
+    line = " > ".join(parts)
+    if not parts or counter.count(line) <= cap:
+        return line
+    for k in range(2, len(parts)):
+        line = " > ".join([parts[0], ELLIPSIS, *parts[k:]])
+        if counter.count(line) <= cap:
+            return line
+    first, last = parts[0], parts[-1] if len(parts) > 1 else None
+    middle = [ELLIPSIS] if len(parts) > 2 else []
+    keep_first = counter.count(first)
+    keep_last = counter.count(last) if last is not None else 0
+    for _ in range(64):
+        line = " > ".join(
+            [_cut(first, keep_first, counter), *middle]
+            + ([_cut(last, keep_last, counter)] if last is not None else [])
+        )
+        over = counter.count(line) - cap
+        if over <= 0 or keep_first + keep_last == 0:
+            break
+        if last is not None and keep_last >= keep_first:
+            keep_last = max(0, keep_last - over)
+        else:
+            keep_first = max(0, keep_first - over)
+    return line
+
+
+def _cut(text: str, keep: int, counter: TokenCounter) -> str:
+    """``text`` cut to its first ``keep`` tokens plus an ellipsis, when it has more."""
+    if keep <= 0:
+        return ELLIPSIS
+    cuts = counter.cut_points(text, keep)
+    return text[: cuts[0]].rstrip() + ELLIPSIS if cuts else text
 
 
 def render(b: Block) -> str:
@@ -79,18 +207,71 @@ class Packer:
         self.doc_type = doc_type
         self.title = self.doc.title or PurePosixPath(self.doc.source).name
         self.drafts: list[Draft] = []
-        self._header_tokens: dict[str, int] = {}
-        # Rendered blocks, sentence boundaries and token offsets of this document: a CachedCounter
-        # shares them across the settings of a grid; otherwise they live for this call.
+        self._headers: dict[tuple[str, ...], tuple[str, int, int]] = {}
+        # Rendered blocks, alignments, sentence boundaries, token offsets and join costs of this
+        # document: a CachedCounter shares them across the settings of a grid; otherwise they live
+        # for this call.
         self.memo: dict = getattr(counter, "memo", None)
         if self.memo is None:
             self.memo = {}
+        self._joins: dict[tuple[str, str, str], int] = self.memo.setdefault("joins", {})
+
+    # -- headers and budgets ------------------------------------------------------------------
+
+    def _header(self, path: tuple[str, ...]) -> tuple[str, int, int]:
+        if path not in self._headers:
+            cap = max(1, int(self.profile.header_share * self.profile.max_tokens))
+            line = fit_header(_header_parts(self.title, path), cap, self.counter)
+            tokens = self.counter.count(line) if line else 0
+            # What the header adds to a chunk: itself and the blank line after it, which a BPE
+            # tokenizer may merge with the header's last characters.
+            cost = tokens if self.counter.additive or not line else self.counter.count(line + "\n\n")
+            self._headers[path] = (line, tokens, cost)
+        return self._headers[path]
 
     def header(self, path: tuple[str, ...]) -> tuple[str, int]:
-        line = header_line(self.title, path)
-        if line not in self._header_tokens:
-            self._header_tokens[line] = self.counter.count(line)
-        return line, self._header_tokens[line]
+        """The header line of a chunk under ``path`` (within the profile's header share) and its tokens."""
+        line, tokens, _ = self._header(path)
+        return line, tokens
+
+    def budget(self, path: tuple[str, ...], cap: int | None = None) -> int:
+        """Tokens left for the body of a chunk under ``path``."""
+        return max(8, (cap or self.profile.max_tokens) - self._header(path)[2])
+
+    def join(self, prev: Piece | None, nxt: Piece) -> int:
+        """Tokens that putting ``nxt`` after ``prev`` adds beyond their own counts: 0 when counts add
+        up across whitespace (word-piece); else found on the words either side of the separator."""
+        if prev is None or (self.counter.additive and not _glued(prev, nxt)):
+            return 0
+        return self.join_text(prev.text[-_EDGE:], _separator(prev, nxt), nxt.text[:_EDGE])
+
+    def join_within(self, text: str, left_end: int, right_start: int) -> int:
+        """``join`` for two cuts of one text: ``text[:left_end]`` then ``text[right_start:]``."""
+        if self.counter.additive and right_start > left_end:
+            return 0
+        return self.join_text(
+            text[max(0, left_end - _EDGE) : left_end],
+            text[left_end:right_start],
+            text[right_start : right_start + _EDGE],
+        )
+
+    def join_text(self, left: str, sep: str, right: str) -> int:
+        if self.counter.additive and sep:
+            return 0
+        a, b = _last_words(left), _first_words(right)
+        key = (a, sep, b)
+        if key not in self._joins:
+            both, n_a, n_b = self.counter.count_batch([a + sep + b, a, b])
+            self._joins[key] = both - n_a - n_b
+        return self._joins[key]
+
+    # -- pieces ---------------------------------------------------------------------------------
+
+    def source_map(self, rendered: str, block: Block, **kw) -> SourceMap:
+        markup = _MARKUP.get(self.doc.format, "")
+        return SourceMap(
+            self.memo, self.parsed.text, rendered, block.char_start, block.char_end, markup, **kw
+        )
 
     def block_pieces(self, blocks: list[Block]) -> list[Piece]:
         """One piece per block, rendered and tokenized once (one batch call for all of them).
@@ -100,21 +281,19 @@ class Packer:
             return self.memo[key]
         texts = [render(b) for b in blocks]
         counts = self.counter.count_batch(texts)
-        source = self.parsed.text
-        pieces = [
-            Piece(
-                t,
-                b.char_start,
-                b.char_end,
-                n,
-                b.kind,
-                b.pages,
-                exact=source[b.char_start : b.char_end] == b.text and t == b.text,
-            )
-            for t, b, n in zip(texts, blocks, counts)
-        ]
+        pieces = []
+        for t, b, n in zip(texts, blocks, counts):
+            # A list marker exists only in the rendering: the item's own text is what maps.
+            marker = len(t) - len(b.text) if b.kind == "list_item" else 0
+            source = self.source_map(b.text if marker else t, b, shift=marker)
+            pieces.append(Piece(t, n, b.kind, b.pages, root=t, source=source))
         self.memo[key] = pieces
         return pieces
+
+    def table_rows(self, block: Block, rendered: str, rows: list[int]) -> SourceMap:
+        """The source of a table part holding ``rows`` (indices into ``block.rows``); ``rendered``
+        is the whole table as a pipe table."""
+        return self.source_map(rendered, block, rows=_row_lines(block, rows))
 
     def sentences(self, text: str, *, with_starts: bool = False):
         """Sentence spans of ``text`` (and their starts, for bisecting), remembered per document."""
@@ -125,37 +304,41 @@ class Packer:
         spans, starts = self.memo[key]
         return (spans, starts) if with_starts else spans
 
-    def sub_piece(
-        self, p: Piece, s: int, e: int, text: str | None = None, tokens: int | None = None
-    ) -> Piece:
-        """The part ``p.text[s:e]`` of a piece, with its span mapped when the piece maps exactly."""
-        text = p.text[s:e] if text is None else text
-        start, end = (p.start + s, p.start + e) if p.exact else (p.start, p.end)
+    def sub_piece(self, p: Piece, s: int, e: int, tokens: int | None = None) -> Piece:
+        """The part ``p.text[s:e]`` of a piece, its span mapped through the piece's source."""
+        text = p.text[s:e]
+        o = p.root_offset
         n = self.counter.count(text) if tokens is None else tokens
         return Piece(
             text,
-            start,
-            end,
             n,
             p.kind,
             p.pages,
             continuation=True,
-            exact=p.exact,
             root=p.root or p.text,
-            root_offset=p.root_offset + s,
+            root_offset=o + s,
+            source=p.source,
         )
 
     def piece_counts(self, p: Piece, spans: list[tuple[int, int]]) -> list[int]:
-        """Tokens of each ``p.text[s:e]``, from the token offsets of the block the piece came from."""
-        if not p.root:
-            return self.counter.span_counts(p.text, spans)
-        o = p.root_offset
-        return self.counter.span_counts(p.root, [(o + s, o + e) for s, e in spans])
+        """Tokens of each ``p.text[s:e]`` (cut at whitespace, or at the piece's ends), from the token
+        offsets of the block the piece came from; counted on their own when the piece itself starts
+        or ends inside a word (a part of a cut word), where offsets would miss a token."""
+        root, o = p.root or p.text, p.root_offset
+        e = o + len(p.text)
+        if (o and not root[o - 1].isspace()) or (e < len(root) and not root[e].isspace()):
+            return self.counter.count_batch([p.text[a:b] for a, b in spans])
+        return self.counter.span_counts(root, [(o + a, o + b) for a, b in spans])
 
     def split_piece(self, p: Piece, budget: int) -> list[Piece]:
-        """Split an over-budget piece at sentence ends (code: blank lines, then lines), never mid-word
-        unless a single word is over the budget."""
-        spans = _line_groups(p.text) if p.kind == "code" else self.sentences(p.text)
+        """Split an over-budget piece at sentence ends (code: blank lines, then lines; a table: rows),
+        never mid-word unless a single word is over the budget."""
+        if p.kind == "code":
+            spans = _line_groups(p.text)
+        elif p.kind == "table":
+            spans = _line_spans(p.text, 0, len(p.text))
+        else:
+            spans = self.sentences(p.text)
         counts = self.piece_counts(p, spans)
         units: list[tuple[int, int, int]] = []
         for (s, e), n in zip(spans, counts):
@@ -163,26 +346,32 @@ class Packer:
                 units.append((s, e, n))
             elif p.kind == "code" and "\n" in p.text[s:e]:
                 lines = _line_spans(p.text, s, e)
-                for (ls, le), ln in zip(lines, self.counter.span_counts(p.text, lines)):
+                for (ls, le), ln in zip(lines, self.piece_counts(p, lines)):
                     units.extend([(ls, le, ln)] if ln <= budget else self.split_words(p, ls, le, budget))
             else:
                 units.extend(self.split_words(p, s, e, budget))
         out: list[Piece] = []
-        cur_s = cur_e = None
-        cur_n = 0
-        for s, e, n in units:
-            if cur_s is not None and cur_n + n > budget:
-                out.append(self.sub_piece(p, cur_s, cur_e, tokens=cur_n))
-                cur_s = None
-            if cur_s is None:
-                cur_s, cur_n = s, 0
-            cur_e = e
-            cur_n += n
-        if cur_s is not None:
-            out.append(self.sub_piece(p, cur_s, cur_e, tokens=cur_n))
+        group: list[tuple[int, int, int]] = []
+        size = 0
+        for unit in units:
+            n = unit[2] + (self.join_within(p.text, group[-1][1], unit[0]) if group else 0)
+            if group and size + n > budget:
+                out.append(self._group_piece(p, group, size))
+                group, size, n = [], 0, unit[2]
+            group.append(unit)
+            size += n
+        if group:
+            out.append(self._group_piece(p, group, size))
         if out:
             out[0].continuation = False
         return out
+
+    def _group_piece(self, p: Piece, group: list[tuple[int, int, int]], size: int) -> Piece:
+        s, e = group[0][0], group[-1][1]
+        glued = any(a == b for (_, b, _), (a, _, _) in zip(group, group[1:]))
+        # Parts of one cut word put back together no longer add up: count them as they are.
+        exact = self.counter.additive and not glued
+        return self.sub_piece(p, s, e, tokens=size if exact or len(group) == 1 else None)
 
     def split_words(self, p: Piece, s: int, e: int, budget: int) -> list[tuple[int, int, int]]:
         """``(start, end, tokens)`` of the words of ``p.text[s:e]``; a word over the budget is cut."""
@@ -191,14 +380,23 @@ class Packer:
         counts = self.piece_counts(p, words)
         units = []
         for (a, b), n in zip(words, counts):
-            if n <= budget:
-                units.append((a, b, n))
-                continue
-            cuts = [a] + [a + c for c in self.counter.cut_points(text[a:b], budget)] + [b]
-            parts = [(x, y) for x, y in zip(cuts, cuts[1:]) if y > x]
-            counts = self.counter.count_batch([text[x:y] for x, y in parts])
-            units.extend((x, y, min(m, budget)) for (x, y), m in zip(parts, counts))
+            units.extend([(a, b, n)] if n <= budget else self.cut_word(text, a, b, budget))
         return units
+
+    def cut_word(self, text: str, a: int, b: int, budget: int) -> list[tuple[int, int, int]]:
+        """``text[a:b]`` (one word) cut at token boundaries into parts of at most ``budget`` tokens,
+        each counted on its own."""
+        parts = []
+        while a < b:
+            cuts = self.counter.cut_points(text[a:b], budget)
+            y = min(b, a + max(1, cuts[0])) if cuts else b
+            n = self.counter.count(text[a:y])
+            while n > budget and y - a > 1:  # re-encoded alone, a part can come out longer
+                y = a + max(1, (y - a) * budget // (n + 1))
+                n = self.counter.count(text[a:y])
+            parts.append((a, y, n))
+            a = y
+        return parts
 
     def tail(self, p: Piece, budget: int) -> Piece | None:
         """Overlap for the next chunk: the last whole sentences of ``p`` within ``budget`` tokens."""
@@ -213,15 +411,20 @@ class Packer:
         if not spans:
             return None
         start, total = None, 0
-        for (s, _), n in zip(reversed(spans), reversed(self.piece_counts(p, spans))):
+        counts = self.piece_counts(p, spans)
+        for k in range(len(spans) - 1, -1, -1):
+            s, _ = spans[k]
+            n = counts[k] + (self.join_within(p.text, spans[k][1], start) if start is not None else 0)
             if total + n > budget:
                 break
             start, total = s, total + n
         if start is None:
             return None
-        piece = self.sub_piece(p, start, spans[-1][1], tokens=total)
+        piece = self.sub_piece(p, start, spans[-1][1], tokens=total if self.counter.additive else None)
         piece.overlap = True
         return piece
+
+    # -- drafts -----------------------------------------------------------------------------------
 
     def emit(
         self,
@@ -240,59 +443,108 @@ class Packer:
             Draft(pieces, path, header, header_tokens, parent, table_id, table_part, continuation)
         )
 
+    def cap(self, d: Draft) -> int:
+        return self.profile.table_cap if d.table_id else self.profile.max_tokens
+
+    def _settle(self, *, texts: bool) -> tuple[list[str] | None, list[int]]:
+        """Every draft's exact token count (and text, when asked or needed). Word-piece counts add up
+        across whitespace, so a chunk's count is the sum of its parts'. Other tokenizers can merge
+        across a join: the joined texts are counted. A chunk that came out over its cap all the same
+        is cut again (its overlap dropped, its last piece moved to a chunk of its own, a lone piece
+        split), unless it is a table part."""
+        full = None
+        if self.counter.additive:
+            counts = [d.header_tokens + sum(p.tokens for p in d.pieces) for d in self.drafts]
+            # ... except across a word cut in two, which the chunk puts back together.
+            glued = [i for i, d in enumerate(self.drafts) if any(map(_glued, d.pieces, d.pieces[1:]))]
+            for i, n in zip(glued, self.counter.count_batch([_text(self.drafts[i]) for i in glued])):
+                counts[i] = n
+        else:
+            full = [_text(d) for d in self.drafts]
+            counts = self.counter.count_batch(full)
+        for _ in range(8):
+            cuts = {}
+            for i, (d, n) in enumerate(zip(self.drafts, counts)):
+                if n > self.cap(d) and (parts := self._recut(d, n)):
+                    cuts[i] = parts
+            if not cuts:
+                break
+            drafts, new_counts, new_full = [], [], []
+            for i, (d, n) in enumerate(zip(self.drafts, counts)):
+                parts = cuts.get(i, [d])
+                more = [_text(x) for x in parts] if i in cuts else [full[i] if full else None]
+                drafts.extend(parts)
+                new_counts.extend(self.counter.count_batch(more) if i in cuts else [n])
+                new_full.extend(more)
+            self.drafts, counts = drafts, new_counts
+            full = new_full if full is not None else None
+        if texts and full is None:
+            full = [_text(d) for d in self.drafts]
+        return full, counts
+
+    def _recut(self, d: Draft, n: int) -> list[Draft] | None:
+        pieces = d.pieces
+        if d.table_id is not None:
+            return None  # a table is cut by rows when its parts are made
+        if any(p.overlap for p in pieces) and not all(p.overlap for p in pieces):
+            return [dataclasses.replace(d, pieces=[p for p in pieces if not p.overlap])]
+        if len(pieces) > 1:
+            return [dataclasses.replace(d, pieces=pieces[:-1]), dataclasses.replace(d, pieces=pieces[-1:])]
+        (p,) = pieces
+        parts = self.split_piece(p, max(1, p.tokens - (n - self.cap(d)) - 1))
+        if len(parts) < 2:
+            return None
+        parts[0].continuation = p.continuation
+        return [dataclasses.replace(d, pieces=[x]) for x in parts]
+
+    def _ids(self, spans: list[tuple[int, int]]) -> list[str]:
+        return chunk_ids(
+            self.doc.doc_id,
+            self.profile,
+            self.counter.name,
+            [(s, e, d.table_part) for (s, e), d in zip(spans, self.drafts)],
+        )
+
     def finish_stats(self, *, with_ids: bool) -> list[ChunkStats]:
-        """What the cost report needs, without building chunk texts and records."""
+        """What the cost report needs, without building chunk texts and records where counts add up."""
+        full, counts = self._settle(texts=False)
         limit = self.counter.max_input
+        ids = self._ids([_span(d.pieces) for d in self.drafts]) if with_ids else [None] * len(self.drafts)
         out = []
-        for d in self.drafts:
-            pieces = d.pieces
-            n = d.header_tokens + sum(p.tokens for p in pieces)
-            body_bytes = sum(_utf8_len(p.text) for p in pieces) + sum(
-                map(len, _separators(pieces, self.parsed.text))
-            )
-            text_bytes = body_bytes + (_utf8_len(d.header) + 2 if d.header else 0)
-            if limit is not None and not self.counter.additive and n > limit - 16:
-                body = _join(pieces, self.parsed.text)
-                n = self.counter.count(f"{d.header}\n\n{body}" if d.header else body)
-            cid = None
-            if with_ids:
-                start, end = min(p.start for p in pieces), max(p.end for p in pieces)
-                cid = chunk_id(self.doc.doc_id, self.profile, start, end, d.table_part)
+        for i, (d, n) in enumerate(zip(self.drafts, counts)):
+            if full is not None:
+                text_bytes = _utf8_len(full[i])
+            else:
+                pieces = d.pieces
+                text_bytes = sum(_utf8_len(p.text) for p in pieces) + sum(map(len, _separators(pieces)))
+                text_bytes += _utf8_len(d.header) + 2 if d.header else 0
             out.append(
                 ChunkStats(
-                    cid,
+                    ids[i],
                     n,
                     d.header_tokens,
-                    sum(p.tokens for p in pieces if p.overlap),
+                    sum(p.tokens for p in d.pieces if p.overlap),
                     limit is not None and n > limit,
                     text_bytes,
+                    n > self.cap(d),
                 )
             )
         return out
 
     def finish(self) -> list[Chunk]:
-        texts = []
-        for d in self.drafts:
-            body = _join(d.pieces, self.parsed.text)
-            texts.append(f"{d.header}\n\n{body}" if d.header else body)
-        # Word-piece counts add up across whitespace, so a chunk's count is the sum of its parts.
-        # Other tokenizers can merge across a join: recount the chunks near the embedder's limit.
-        counts = [d.header_tokens + sum(p.tokens for p in d.pieces) for d in self.drafts]
+        texts, counts = self._settle(texts=True)
         limit = self.counter.max_input
-        if limit is not None and not self.counter.additive:
-            near = [i for i, n in enumerate(counts) if n > limit - 16]
-            for i, n in zip(near, self.counter.count_batch([texts[i] for i in near])):
-                counts[i] = n
+        spans = [_span(d.pieces) for d in self.drafts]
         chunks = []
-        for i, (d, text, n) in enumerate(zip(self.drafts, texts, counts)):
+        for i, (d, text, n, (start, end), cid) in enumerate(
+            zip(self.drafts, texts, counts, spans, self._ids(spans))
+        ):
             pieces = d.pieces
-            start = min(p.start for p in pieces)
-            end = max(p.end for p in pieces)
             pages = [pg for p in pieces for pg in p.pages]
             kinds = tuple(dict.fromkeys(p.kind for p in pieces if not p.overlap)) or (pieces[0].kind,)
             chunks.append(
                 Chunk(
-                    chunk_id=chunk_id(self.doc.doc_id, self.profile, start, end, d.table_part),
+                    chunk_id=cid,
                     doc_id=self.doc.doc_id,
                     source=self.doc.source,
                     doc_type=self.doc_type,
@@ -316,6 +568,7 @@ class Packer:
                     table_part=d.table_part,
                     continuation=bool(d.continuation or pieces[0].continuation or pieces[0].overlap),
                     over_limit=bool(limit is not None and n > limit),
+                    oversize=n > self.cap(d),
                 )
             )
         return chunks
@@ -351,27 +604,73 @@ class PackingStrategy(ABC):
 
 
 _WORD = re.compile(r"\S+")
+_MARKUP = {"html": "source", "markdown": "both"}  # where html tags may be, by format
+_EDGE = 100  # characters either side of a join that can hold the two words next to it
 
 
-def _separators(pieces: list[Piece], source: str) -> list[str]:
-    """What goes between consecutive pieces: sentences of one paragraph keep their own whitespace,
-    list items a line break, blocks a blank line."""
-    seps = []
-    for prev, p in zip(pieces, pieces[1:]):
-        gap = source[prev.end : p.start] if prev.exact and p.exact and 0 < p.start - prev.end <= 3 else None
-        if gap is not None and not gap.strip() and gap.count("\n") < 2:
-            seps.append(gap)
-        else:
-            seps.append("\n" if p.kind == prev.kind == "list_item" else "\n\n")
-    return seps
+def _span(pieces: list[Piece]) -> tuple[int, int]:
+    """From the first to the last source character the pieces hold."""
+    held = [p for p in pieces if p.end > p.start] or pieces
+    return min(p.start for p in held), max(p.end for p in held)
 
 
-def _join(pieces: list[Piece], source: str) -> str:
+def _glued(prev: Piece, p: Piece) -> bool:
+    """Whether ``p`` goes on where ``prev`` stops: the parts of a word cut in two."""
+    return p.root is prev.root and p.root_offset == prev.root_offset + len(prev.text) and bool(p.root)
+
+
+def _separator(prev: Piece, p: Piece) -> str:
+    """What goes between two pieces: cuts of one block keep the block's own whitespace (up to a line
+    break; none between the parts of a word cut in two), list items a line break, blocks a blank line."""
+    if prev.root and prev.root is p.root:
+        end = prev.root_offset + len(prev.text)
+        gap = p.root[end : p.root_offset]
+        if len(gap) <= 3 and not gap.strip() and gap.count("\n") < 2 and p.root_offset >= end:
+            return gap
+    return "\n" if p.kind == prev.kind == "list_item" else "\n\n"
+
+
+def _separators(pieces: list[Piece]) -> list[str]:
+    return [_separator(prev, p) for prev, p in zip(pieces, pieces[1:])]
+
+
+def _body(pieces: list[Piece]) -> str:
     out = [pieces[0].text]
-    for sep, p in zip(_separators(pieces, source), pieces[1:]):
+    for sep, p in zip(_separators(pieces), pieces[1:]):
         out.append(sep)
         out.append(p.text)
     return "".join(out)
+
+
+def _text(d: Draft) -> str:
+    body = _body(d.pieces)
+    return f"{d.header}\n\n{body}" if d.header else body
+
+
+def _last_words(text: str) -> str:
+    """The last two whitespace-separated words of ``text`` with the whitespace before them (a BPE
+    token never spans more than one run of whitespace, so a join changes tokens only this close)."""
+    parts = text.rsplit(None, 2)
+    if len(parts) < 3:
+        return text
+    k = text.rfind(parts[1], 0, len(text) - len(parts[2]))
+    while k > 0 and text[k - 1].isspace():
+        k -= 1
+    return text[k:]
+
+
+def _first_words(text: str) -> str:
+    parts = text.split(None, 2)
+    if len(parts) < 3:
+        return text
+    k = text.find(parts[1], text.find(parts[0]) + len(parts[0]))
+    return text[: k + len(parts[1])]
+
+
+def _row_lines(block: Block, rows: list[int]) -> list[int]:
+    """Lines of the table's pipe rendering that hold ``rows`` (a |---| line follows the header rows)."""
+    hr = block.header_rows
+    return [r + 1 if hr and r >= hr else r for r in rows]
 
 
 def _utf8_len(s: str) -> int:

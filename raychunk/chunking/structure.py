@@ -42,8 +42,7 @@ class Structure(PackingStrategy):
             self._pack_section(packer, section, blocks)
 
     def _pack_section(self, packer: Packer, section: Section, blocks: list[Block]) -> None:
-        _, header_tokens = packer.header(section.path)
-        budget = max(8, packer.profile.max_tokens - header_tokens)
+        budget = packer.budget(section.path)
         overlap_budget = packer.profile.overlap_tokens
         parent = _parent_id(packer.doc.doc_id, section)
         current: list[Piece] = []
@@ -78,15 +77,17 @@ class Structure(PackingStrategy):
                 else [piece]
             )
             for part in parts:
-                if current and size + part.tokens > budget:
+                n = part.tokens + packer.join(current[-1], part) if current else part.tokens
+                if current and size + n > budget:
                     if current[0].overlap and len(current) == 1:
                         current, size = [], 0  # the overlap would push a whole block over: drop it
                     else:
                         flush(True)
-                        if size + part.tokens > budget:
-                            current, size = [], 0
+                    n = part.tokens + packer.join(current[-1], part) if current else part.tokens
+                    if size + n > budget:
+                        current, size, n = [], 0, part.tokens
                 current.append(part)
-                size += part.tokens
+                size += n
         flush(False)
 
 
@@ -135,38 +136,78 @@ def _parent_id(doc_id: str, section: Section) -> str:
 
 
 def _emit_table(packer: Packer, block: Block, piece: Piece, section: Section, parent: str) -> None:
+    """A table up to its cap is one chunk; a bigger one is cut by rows, its header rows repeated at
+    the top of every part as context (each part spans its own rows)."""
     counter = packer.counter
-    _, header_tokens = packer.header(section.path)
-    cap = max(8, packer.profile.table_cap - header_tokens)
+    budget = packer.budget(section.path, packer.profile.table_cap)
     table_id = hashlib.sha256(
         f"{packer.doc.doc_id}|table|{block.char_start}|{block.char_end}".encode()
     ).hexdigest()[:32]
-    if piece.tokens <= cap or len(block.rows) <= block.header_rows + 1:
+    hr = block.header_rows
+    fits = piece.tokens <= budget
+    if not counter.additive:
+        header, _ = packer.header(section.path)
+        fits = (
+            counter.count(f"{header}\n\n{piece.text}" if header else piece.text) <= packer.profile.table_cap
+        )
+    if fits or len(block.rows) <= hr + 1:
         packer.emit([piece], section.path, parent, table_id=table_id, table_part=0)
         return
-    head = block.rows[: block.header_rows]
-    body = block.rows[block.header_rows :]
-    head_tokens = counter.count(render_table(head, block.header_rows)) if head else 0
-    row_tokens = counter.count_batch([render_table((r,), 0) for r in body])
-    budget = max(1, cap - head_tokens)
-    groups: list[list[tuple[str, ...]]] = []
+    head, body = block.rows[:hr], block.rows[hr:]
+    head_text = render_table(head, hr) if head else ""
+    row_texts = [render_table((r,), 0) for r in body]
+    head_tokens, *row_tokens = counter.count_batch([head_text, *row_texts])
+
+    def join(a: int | None, b: int) -> int:
+        """What the line break between row ``a`` (None: the header) and row ``b`` adds."""
+        left = row_texts[a] if a is not None else head_text
+        return packer.join_text(left, "\n", row_texts[b]) if left else 0
+
+    groups: list[list[int]] = []
     size = 0
-    for row, n in zip(body, row_tokens):
-        if groups and size + n <= budget:
-            groups[-1].append(row)
-            size += n
+    for i, n in enumerate(row_tokens):
+        if groups and size + join(groups[-1][-1], i) + n <= budget:
+            size += join(groups[-1][-1], i) + n
+            groups[-1].append(i)
         else:
-            groups.append([row])
-            size = n
+            groups.append([i])
+            size = head_tokens + join(None, i) + n
+    if not counter.additive:
+        groups = _fit_groups(packer, section.path, head_text, row_texts, groups)
+    whole = render_table(block.rows, hr)
     for part, rows in enumerate(groups):
-        text = render_table(tuple(head) + tuple(rows), block.header_rows)
+        text = "\n".join(([head_text] if head_text else []) + [row_texts[i] for i in rows])
+        tokens = head_tokens + sum(row_tokens[i] for i in rows) if counter.additive else counter.count(text)
+        own = [hr + i for i in rows] + (list(range(hr)) if part == 0 else [])
         p = Piece(
             text,
-            block.char_start,
-            block.char_end,
-            head_tokens + sum(row_tokens[body.index(rows[0]) : body.index(rows[0]) + len(rows)]),
+            tokens,
             "table",
             block.pages,
             continuation=part > 0,
+            root=text,
+            source=packer.table_rows(block, whole, own),
         )
         packer.emit([p], section.path, parent, table_id=table_id, table_part=part, continuation=part > 0)
+
+
+def _fit_groups(
+    packer: Packer, path: tuple[str, ...], head_text: str, row_texts: list[str], groups: list[list[int]]
+) -> list[list[int]]:
+    """For tokenizers whose counts do not add up: count each part as it will be embedded, and halve
+    any part over the cap that holds more than one row."""
+    header, _ = packer.header(path)
+    cap = packer.profile.table_cap
+
+    def text(rows: list[int]) -> str:
+        body = "\n".join(([head_text] if head_text else []) + [row_texts[i] for i in rows])
+        return f"{header}\n\n{body}" if header else body
+
+    while True:
+        counts = packer.counter.count_batch([text(g) for g in groups])
+        over = [k for k, (g, n) in enumerate(zip(groups, counts)) if n > cap and len(g) > 1]
+        if not over:
+            return groups
+        for k in reversed(over):
+            g = groups[k]
+            groups[k : k + 1] = [g[: len(g) // 2], g[len(g) // 2 :]]

@@ -4,7 +4,9 @@ Every chunking setting is scored on the same questions, against the same embedde
 documents pooled into one index.
 
 - ``labels``: the labelled queries, and their passages located in the documents' parsed text;
-- ``metrics``: hit, MRR, recall, precision, IoU and tokens read per question, plain and small-to-big;
+- ``spans``: the span check: each chunk's span holds its body, tightly, or its setting is not ranked;
+- ``metrics``: hit, MRR, recall, precision, IoU (merged, and summed as Chroma's evaluation does) and
+  tokens read per question, plain and small-to-big;
 - ``recommendation``: the cheapest setting within noise of the best, by a paired bootstrap over questions;
 - ``report``: the eval report from collected rows, every mean with a 95% bootstrap interval.
 
@@ -32,16 +34,21 @@ from raychunk.evaluation.metrics import (
 )
 from raychunk.evaluation.recommendation import recommend
 from raychunk.evaluation.report import evaluate
+from raychunk.evaluation.spans import BadSpan, SpanCheck, check_chunk, check_spans
 from raychunk.stats import bootstrap_interval, paired_difference
 
 __all__ = [
     "HIT_SHARE",
+    "BadSpan",
     "IndexedChunk",
     "LabelledQuery",
     "Passage",
     "ResolvedQuery",
+    "SpanCheck",
     "Unit",
     "bootstrap_interval",
+    "check_chunk",
+    "check_spans",
     "evaluate",
     "expand_to_parent",
     "load_queries",

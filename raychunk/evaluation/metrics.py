@@ -7,6 +7,14 @@ chunk *body* spans in the document text):
 - ``recall``: the share of passage characters covered by the union of the top-k spans;
 - ``precision``: relevant characters over retrieved characters (the union of all top-k spans, other
   documents included); ``iou``: relevant over the union of retrieved and relevant;
+- ``chroma_precision`` and ``chroma_iou``: the same as Chroma's chunking evaluation computes them
+  (chroma-core ``chunking_evaluation``, ``BaseEvaluation._scores_from_dataset_and_retrievals``), so
+  figures compare with its published tables. Retrieved characters are summed over the top k, not
+  merged: two chunks sharing characters count them twice. With ``relevant`` = the characters of the
+  union of the intersections of the top-k spans with the passages, ``summed`` = the sum of the top-k
+  span lengths (other documents included) and ``passages`` = the passages' characters:
+  ``chroma_precision = relevant / summed`` and ``chroma_iou = relevant / (summed + passages - relevant)``.
+  Without overlapping retrieved spans they equal ``precision`` and ``iou``;
 - ``tokens``: the summed ``n_tokens`` of the top-k chunks, what a model would have to read.
 
 Small-to-big scores each hit expanded to its parent section (the chunks sharing its ``parent_id``),
@@ -34,7 +42,7 @@ __all__ = [
 ]
 
 HIT_SHARE = 0.9  # a chunk "holds" a passage when it covers this share of its characters
-METRICS = ("hit", "recall", "precision", "iou", "rr", "tokens")
+METRICS = ("hit", "recall", "precision", "iou", "chroma_precision", "chroma_iou", "rr", "tokens")
 S2B_METRICS = ("hit", "recall", "tokens")
 
 
@@ -159,6 +167,7 @@ def score_units(
         by_source.setdefault(u.source, []).extend(u.spans)
     retrieved = {s: _union(spans) for s, spans in by_source.items()}
     n_retrieved = sum(_length(v) for v in retrieved.values())
+    n_summed = sum(e - s for u in units for s, e in u.spans if e > s)
     both = _overlap(retrieved.get(query.source, []), relevant)
     n_relevant = _length(relevant)
     return {
@@ -168,6 +177,8 @@ def score_units(
         "recall": both / n_relevant if n_relevant else 0.0,
         "precision": both / n_retrieved if n_retrieved else 0.0,
         "iou": both / (n_retrieved + n_relevant - both) if n_retrieved + n_relevant else 0.0,
+        "chroma_precision": both / n_summed if n_summed else 0.0,
+        "chroma_iou": both / (n_summed + n_relevant - both) if n_summed + n_relevant else 0.0,
         "tokens": tokens,
     }
 

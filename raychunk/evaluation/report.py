@@ -1,5 +1,6 @@
-"""The eval report as data, from collected rows: each setting priced, scored in both modes, its
-metric means with 95% bootstrap intervals over questions, and the recommendation.
+"""The eval report as data, from collected rows: each setting's spans checked, the setting priced,
+scored in both modes, its metric means with 95% bootstrap intervals over questions, and the
+recommendation among the settings whose spans hold.
 
 ``raychunk.report`` renders it; ``raychunk.jobs.eval`` collects the rows on Ray.
 """
@@ -12,6 +13,7 @@ from collections import Counter
 from raychunk.evaluation.labels import ResolvedQuery
 from raychunk.evaluation.metrics import HIT_SHARE, METRICS, S2B_METRICS, IndexedChunk, score_corpus
 from raychunk.evaluation.recommendation import recommend
+from raychunk.evaluation.spans import check_spans
 from raychunk.pricing import IndexSpec, Rates, summarize
 from raychunk.stats import bootstrap_interval
 
@@ -70,9 +72,16 @@ def evaluate(
 ) -> dict:
     """The eval report from collected rows. ``documents``: source → document facts (``text``,
     ``doc_type``, ``status``); ``chunks``: setting label → chunk dicts (chunk record columns) in a
-    stable order; ``vectors``: label → array aligned with those chunks."""
+    stable order; ``vectors``: label → array aligned with those chunks.
+
+    A setting whose spans do not hold their bodies (``spans.check_spans``) is still scored, but its
+    row says so and it is left out of the recommendation: its span figures are not comparable."""
 
     index = index or IndexSpec()
+    checks = check_spans(
+        {source: d.get("text", "") for source, d in documents.items()},
+        {s.label: chunks.get(s.label, []) for s in settings},
+    )
     sizes = file_sizes or {}
     price = summarize(
         _price_rows(documents, chunks, settings, sizes),
@@ -97,6 +106,7 @@ def evaluate(
         rows.append(
             {
                 **{key: c[key] for key in _COST_KEYS},
+                "span_check": checks[s.label].to_dict(),
                 "metrics": _summary(scored["chunks"], METRICS, rounds, seed),
                 "small_to_big": _summary(scored["small_to_big"], S2B_METRICS, rounds, seed),
                 "by_type": {
@@ -105,20 +115,21 @@ def evaluate(
                 },
             }
         )
-    rec = recommend(
-        [
-            {
-                "setting": r["setting"],
-                "vectors": r["vectors"],
-                "total_bytes": r["total_bytes"],
-                "tokens": r["metrics"]["tokens"]["mean"],
-                "values": [x["recall"] for x in per_setting[r["setting"]]["chunks"]],
-            }
-            for r in rows
-        ],
-        rounds=rounds,
-        seed=seed,
-    )
+    candidates = [
+        {
+            "setting": r["setting"],
+            "vectors": r["vectors"],
+            "total_bytes": r["total_bytes"],
+            "tokens": r["metrics"]["tokens"]["mean"],
+            "values": [x["recall"] for x in per_setting[r["setting"]]["chunks"]],
+        }
+        for r in rows
+        if checks[r["setting"]].ok
+    ]
+    failed = [r["setting"] for r in rows if not checks[r["setting"]].ok]
+    rec = recommend(candidates, rounds=rounds, seed=seed) if candidates else _no_recommendation(len(queries))
+    if failed:
+        rec["excluded"] = failed
     per_query = [
         {
             "id": q.qid,
@@ -148,6 +159,7 @@ def evaluate(
         "index": index.label,
         "bootstrap": {"rounds": rounds, "seed": seed, "confidence": 0.95},
         "settings": rows,
+        "span_failures": failed,
         "recommendation": rec,
         "per_query": per_query,
         "notes": _notes(k, parent_budget, len(queries)),
@@ -165,6 +177,18 @@ _COST_KEYS = (
     "index_bytes",
     "total_bytes",
 )
+
+
+def _no_recommendation(n: int) -> dict:
+    return {
+        "setting": None,
+        "best": None,
+        "metric": "recall",
+        "questions": n,
+        "reason": "No setting's spans hold their chunks' bodies, so no score can be trusted: nothing to "
+        "recommend. Fix the chunker's spans (see the span check) and run again.",
+        "comparisons": [],
+    }
 
 
 def _indexed(c: dict) -> IndexedChunk:
@@ -188,13 +212,20 @@ def _notes(k: int, budget: int, n: int) -> list[str]:
         f"hit@{k}: a retrieved chunk of the labelled document covers >= {HIT_SHARE:.0%} of a passage or "
         "contains its quote. recall@k: share of passage characters inside the union of the top-k body "
         "spans. precision / IoU: in characters, over the union of retrieved spans (duplicates count once).",
+        "Chroma precision / IoU, as chroma-core chunking_evaluation computes them (retrieved characters "
+        "summed over the top k, not merged, so shared characters count twice): with R = characters of the "
+        "union of the intersections of the top-k spans with the passages, S = the sum of the top-k span "
+        "lengths and P = the passages' characters, precision = R / S and IoU = R / (S + P - R).",
         "tokens: the summed tokens of the top-k chunks (header lines and overlap included, as embedded).",
         f"small-to-big: each hit is expanded to its parent section, or to the neighbours that fit, "
         f"at most {budget} tokens per hit; a parent read twice is counted once.",
         f"Intervals: 95% percentile bootstrap over the {n} questions; the recommendation compares each "
         "setting with the best by a paired bootstrap on the same resampled questions.",
-        "A chunk's span is its body's span in the document text. Pieces of a split table (and fixed "
-        "windows cut inside a table) carry the whole table's span, so span coverage is generous there.",
+        "A chunk's span is its body's span in the document text, checked before scoring: the body (text "
+        "less its header line) must read as the span's words in order (markup such as list markers, table "
+        "pipes and HTML tags is no word), opening and closing it, with at most a few words the parser's "
+        "cleanup drops. A repeated table header and record keys are context and span nothing. A setting "
+        "with a chunk that fails is scored but left out of the recommendation: loose spans inflate recall.",
         "'per-type profile' is configs/doc_types.yaml (what `raychunk run` builds).",
     ]
 

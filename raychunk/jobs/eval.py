@@ -3,9 +3,11 @@ questions with the same model, score, recommend, and write the report."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
+from raychunk.config import check_limits
 from raychunk.evaluation import LabelledQuery, evaluate, match_source, resolve_queries
 
 __all__ = ["collect_eval_rows", "embed_queries", "prepare_eval", "run_eval"]
@@ -38,6 +40,8 @@ def collect_eval_rows(ds) -> tuple[dict[str, dict], dict[str, list[dict]], dict]
         "char_end",
         "n_tokens",
         "text",
+        "header",
+        "table_part",
         "parent_id",
         "chunk_index",
         "header_tokens",
@@ -77,7 +81,7 @@ def prepare_eval(cfg, settings, queries: list[LabelledQuery]) -> dict:
     import ray
 
     from raychunk.io import list_inputs
-    from raychunk.pipeline import build, init_ray, plan_embedding, read_files
+    from raychunk.pipeline import build, find_duplicates, init_ray, plan_embedding, read_files
 
     in_fs, scheme, files = list_inputs(cfg.input)
     listed = [scheme + f.path for f in files]
@@ -88,8 +92,17 @@ def prepare_eval(cfg, settings, queries: list[LabelledQuery]) -> dict:
             raise ValueError(f"query {q.qid} ({q.query!r}): {e}") from e
     init_ray(cfg)
     plan = plan_embedding(cfg, ray.cluster_resources())
-    ds = build(read_files(files, in_fs, cfg), cfg, scheme=scheme, plan=plan, settings=settings)
+    duplicates = find_duplicates(files, in_fs, scheme, cfg)  # one copy indexed; labels follow it
+    ds = build(
+        read_files(files, in_fs, cfg), cfg, scheme=scheme, plan=plan, settings=settings, duplicates=duplicates
+    )
     documents, chunks, vectors = collect_eval_rows(ds)
+    queries = [
+        dataclasses.replace(q, source=duplicates[found])
+        if (found := match_source(q.source, listed)) in duplicates
+        else q
+        for q in queries
+    ]
     for q in queries:
         if documents[match_source(q.source, sorted(documents))].get("status") != "ok":
             raise ValueError(
@@ -133,6 +146,7 @@ def run_eval(
         raise ValueError(f"--k {k}: expected at least 1")
     if parent_budget < 1:
         raise ValueError(f"--parent-budget {parent_budget}: expected a token count >= 1")
+    check_limits(cfg)  # every doc type's caps within the embedder's input limit
     inputs = prepare_eval(cfg, settings, queries)
     report = evaluate(
         **inputs, settings=settings, k=k, parent_budget=parent_budget, dtype=dtype, index=index, seed=seed

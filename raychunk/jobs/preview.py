@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TextIO
 
-from raychunk.chunking import chunk_document
+from raychunk.chunking import check_profiles, chunk_document
 from raychunk.classify import DOC_TYPES, classify
 from raychunk.config import ConfigError, DocTypeConfig
 from raychunk.document import ParsedDocument
@@ -56,6 +56,7 @@ def preview_parse(
                 **doc.to_dict(),
                 "blocks": len(parsed.blocks),
                 "seconds": round(elapsed, 3),
+                "text": parsed.text,
             }
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             for i, b in enumerate(parsed.blocks):
@@ -85,6 +86,7 @@ def preview_chunks(
     """``changes`` override fields of every type's profile (strategy, max_tokens, overlap, ...)."""
     if doc_type and doc_type not in DOC_TYPES:
         raise ConfigError(f"--doc-type {doc_type!r}: accepted values are {', '.join(DOC_TYPES)}")
+    check_profiles(types.profiles, counter)  # every doc type's caps within the embedder's input limit
     totals: Counter[str] = Counter()
     for parsed, _ in parsed_inputs(inputs, options):
         doc = parsed.document

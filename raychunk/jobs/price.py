@@ -8,9 +8,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from raychunk.config import RunConfig
+from raychunk.config import RunConfig, check_limits
 from raychunk.io import list_inputs, resolve_output
-from raychunk.pipeline import build, init_ray, read_files
+from raychunk.pipeline import build, find_duplicates, init_ray, read_files
 from raychunk.pricing import IndexSpec, Rates, Setting, in_sample, summarize, vector_bytes
 from raychunk.report import plot_price, render_price_markdown, write_price_csv
 
@@ -43,6 +43,7 @@ def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
     """Measure every setting over the (sampled) corpus on Ray, price it, and write the report files."""
     from raychunk.embed import embedding_dim, measure_throughput
 
+    check_limits(cfg)  # every doc type's caps within the embedder's input limit
     dim = opts.dim or embedding_dim(cfg.embedder.model)
     previous = previous_ids(opts.previous) if opts.previous else None
     rows, listing = measure_corpus(cfg, settings, sample=opts.sample, keep_ids=previous is not None)
@@ -97,6 +98,7 @@ def measure_corpus(
         settings=settings,
         measure=True,
         keep_ids=keep_ids,
+        duplicates=find_duplicates(chosen, in_fs, scheme, cfg),  # within the sample: it reads no more
     )
     return ds.take_all(), listing
 
@@ -150,6 +152,18 @@ def _notes(report, opts: PriceOptions, throughput, rates: Rates, cfg: RunConfig,
             f"ESTIMATE: {listing['sampled_files']:,} of {listing['files']:,} files were parsed "
             f"(hash sample {opts.sample:g}); totals are scaled by corpus bytes / sampled bytes, with 95% "
             "intervals from 1,000 bootstrap resamples of documents. File count and bytes come from the listing."
+        )
+    if report["duplicates"]:
+        notes.append(
+            f"{report['duplicates']:,} byte-identical copies{' in the sample' if report['estimate'] else ''} "
+            "are skipped as `raychunk run` skips them: "
+            "'dups' counts them per setting and 'tokens saved' is the kept copy's tokens for each"
+            + (
+                "; only duplicates within the sample are seen, so the estimate counts a copy whose twin "
+                "lies outside it as a document."
+                if report["estimate"]
+                else "."
+            )
         )
     if throughput:
         notes.append(

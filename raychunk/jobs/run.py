@@ -12,9 +12,9 @@ from collections import Counter
 import pyarrow as pa
 
 from raychunk import publish
-from raychunk.config import RunConfig, load_doc_types
+from raychunk.config import RunConfig, check_limits, load_doc_types
 from raychunk.io import list_inputs, resolve_output
-from raychunk.pipeline import build, init_ray, plan_embedding, read_files
+from raychunk.pipeline import build, find_duplicates, init_ray, plan_embedding, read_files
 from raychunk.report import render_run_markdown
 from raychunk.sink import ShardSink
 
@@ -29,6 +29,7 @@ def run(cfg: RunConfig) -> dict:
 
     t0 = time.perf_counter()
     load_doc_types(cfg.chunk.doc_types_path)  # fail on a bad config before starting anything
+    check_limits(cfg)  # every doc type's caps within the embedder's input limit
     out_fs, out_path = resolve_output(cfg.output)
     publish.check_output(out_fs, out_path, cfg.output_files.overwrite)
     in_fs, scheme, files = list_inputs(cfg.input)
@@ -36,6 +37,7 @@ def run(cfg: RunConfig) -> dict:
     cluster = ray.cluster_resources()
     plan = plan_embedding(cfg, cluster) if cfg.embedder.enabled else None
     log.info("raychunk: %d files on %s Ray (%s); embedding: %s", len(files), where, cluster, plan)
+    duplicates = find_duplicates(files, in_fs, scheme, cfg)
     staging = publish.staging_folder(out_path)
     sink = ShardSink(
         staging,
@@ -44,7 +46,7 @@ def run(cfg: RunConfig) -> dict:
         rows_per_shard=cfg.output_files.rows_per_shard,
         compression=cfg.output_files.compression,
     )
-    ds = build(read_files(files, in_fs, cfg), cfg, scheme=scheme, plan=plan)
+    ds = build(read_files(files, in_fs, cfg), cfg, scheme=scheme, plan=plan, duplicates=duplicates)
     try:
         ds.write_datasink(sink)
     except BaseException:
@@ -90,6 +92,18 @@ def _stages(stats: str) -> list[dict]:
     ]
 
 
+def _duplicates_saved(rows: list[dict]) -> dict:
+    """Byte-identical copies skipped, and what they would have cost: their bytes, and per copy the
+    kept copy's tokens (a copy shares its doc_id, the hash of its bytes, with the kept one)."""
+    kept_tokens = {r["doc_id"]: r["tokens"] for r in rows if r["status"] != "duplicate"}
+    copies = [r for r in rows if r["status"] == "duplicate"]
+    return {
+        "files": len(copies),
+        "bytes_saved": sum(r["bytes"] for r in copies),
+        "tokens_saved": sum(kept_tokens.get(r["doc_id"], 0) for r in copies),
+    }
+
+
 def run_report(cfg, docs: pa.Table, files, results, plan, stats, wall, where, cluster) -> dict:
     """The run report: inputs, documents by status and type, chunks, vectors, storage, throughput, stages."""
     rows = docs.to_pylist()
@@ -117,6 +131,7 @@ def run_report(cfg, docs: pa.Table, files, results, plan, stats, wall, where, cl
             "by_status": dict(sorted(Counter(r["status"] for r in rows).items())),
             "by_type": dict(sorted(Counter(r["doc_type"] for r in rows if r["status"] == "ok").items())),
         },
+        "duplicates": _duplicates_saved(rows),
         "chunks": chunks,
         "vectors": vectors,
         "tokens_embedded": tokens if plan else 0,

@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import logging
 import re
+import shlex
 import signal
 import threading
 from dataclasses import dataclass
@@ -31,18 +32,21 @@ class ParseOptions:
     ``pdf_tables``: ``auto`` runs pymupdf's table finder only on pages whose drawings look like a
     table grid, ``always`` on every page, ``never`` not at all. The finder runs in a child process
     and gets ``table_page_timeout_s`` per page and ``table_doc_budget_s`` per document.
-    ``timeout_s`` bounds the whole parse of one file.
+    ``timeout_s`` bounds the whole parse of one file. A zip package (docx, pptx, xlsx, epub, odt)
+    whose parts would decompress to more than ``max_unzip_ratio`` times its size (and more than
+    ``office.ZIP_BOMB_FLOOR_BYTES``) is refused as a likely zip bomb before it is opened.
     """
 
     pdf_tables: str = "auto"
     table_page_timeout_s: float = 10.0
     table_doc_budget_s: float = 60.0
     timeout_s: float = 300.0
+    max_unzip_ratio: float = 100.0
 
     def __post_init__(self):
         if self.pdf_tables not in ("auto", "always", "never"):
             raise ValueError(f"pdf_tables={self.pdf_tables!r}: accepted values are auto, always, never")
-        for name in ("table_page_timeout_s", "table_doc_budget_s", "timeout_s"):
+        for name in ("table_page_timeout_s", "table_doc_budget_s", "timeout_s", "max_unzip_ratio"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
 
@@ -66,6 +70,18 @@ _DESCRIBE = {
     "rtf": "an RTF document",
     "html": "HTML",
     "text": "plain text",
+    "markdown": "Markdown",
+    "code": "source code",
+    "csv": "CSV",
+    "tsv": "TSV",
+    "jsonl": "JSON Lines",
+    "eml": "an e-mail",
+    "msg": "an Outlook message",
+    "rst": "reStructuredText",
+    "org": "an Org document",
+    "doc": "a legacy Word document",
+    "xls": "a legacy Excel workbook",
+    "ppt": "a legacy PowerPoint deck",
 }
 _OLE_FORMATS = {"doc", "xls", "ppt", "msg"}
 _BINARY_FORMATS = {"pdf", "docx", "pptx", "xlsx", "epub", "odt", "doc", "xls", "ppt", "msg", "rtf"}
@@ -102,12 +118,13 @@ def parse_document(data: bytes, source: str, *, options: ParseOptions = ParseOpt
     except BinaryContent as e:
         return _failed(base, f"{e} (behind a {_ext(source)} extension)" if by_name else str(e))
     except ImportError as e:
+        if e.name and "pip install" not in str(e):
+            return _failed(base, f"missing dependency: the Python module {e.name} is not installed")
         return _failed(base, f"missing dependency: {e}")
     except RecursionError:
         return _failed(base, "document nested too deeply to parse")
-    except Exception as e:  # a parser bug or a library choking on hostile input: record, don't raise
-        log.warning("parse failed for %s", source, exc_info=True)
-        return _failed(base, f"{type(e).__name__}: {_one_line(str(e))}")
+    except Exception:  # a parser bug or a library choking on hostile input: record, don't raise
+        return _crashed(base, base.format, source)
 
 
 def _dispatch(data: bytes, source: str, by_name: str | None, base: Document, options: ParseOptions):
@@ -137,7 +154,23 @@ def _dispatch(data: bytes, source: str, by_name: str | None, base: Document, opt
         if fmt is None:
             return _unsupported(base, f"unknown extension {ext or '(none)'} and content that is not text")
     base = dataclasses.replace(base, format=fmt)
-    return _PARSERS[fmt](data, base, options)
+    try:
+        return _PARSERS[fmt](data, base, options)
+    except (ParseTimeout, BinaryContent, ImportError, RecursionError):
+        raise
+    except Exception:
+        return _crashed(base, fmt, source)
+
+
+def _crashed(base: Document, fmt: str, source: str) -> ParsedDocument:
+    """An unexpected exception: an honest reason, and the traceback in the log (INFO, which ``-v`` shows)."""
+    log.info("parse of %s as %s failed", source, fmt, exc_info=True)
+    what = _DESCRIBE.get(fmt, f"a .{fmt} file" if fmt != "unknown" else "a document")
+    reason = (
+        f"could not be parsed as {what}: the parser failed on this file; "
+        f"run `raychunk -v parse {shlex.quote(source)}` for details"
+    )
+    return ParsedDocument(dataclasses.replace(base, status="failed", reason=" ".join(reason.split())))
 
 
 def _reconcile(by_name: str | None, by_content: str) -> str | None:

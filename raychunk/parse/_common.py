@@ -10,6 +10,8 @@ from raychunk.render import squash
 
 _OVERSTRIKE = re.compile(r".\x08")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+# "== Title ==" or WikiText's spaced "= = Title = =": a title that neither starts nor ends with "=".
+_WIKI_HEADING = re.compile(r"[ \t]*(=(?:[ \t]*=)*)[ \t]*([^=\s](?:.*?[^=\s])?)[ \t]*(=(?:[ \t]*=)*)[ \t\r]*")
 
 
 def clean_text(s: str) -> str:
@@ -17,6 +19,17 @@ def clean_text(s: str) -> str:
     if "\x08" in s:
         s = _OVERSTRIKE.sub("", s)
     return _CONTROL.sub("", s)
+
+
+def wiki_heading(line: str) -> tuple[int, int, int] | None:
+    """``(level, start, end)`` of the title in a wiki heading line, level being the count of ``=`` on
+    each side (``= = = Early life = = =`` is level 3); None when the line is not one."""
+    if len(line) > 300 or "=" not in line[:8]:
+        return None
+    m = _WIKI_HEADING.fullmatch(line)
+    if m is None or m.group(1).count("=") != m.group(3).count("="):
+        return None
+    return m.group(1).count("="), m.start(2), m.end(2)
 
 
 class BlockStream:

@@ -2,6 +2,9 @@
 
 Spans come from markdown-it's line maps, so a ``#`` line inside a code fence is code, never a
 heading, and every block points at its own lines of the decoded file.
+
+A file with no markdown heading whose top-level paragraphs hold two or more wiki heading lines
+(``== Title ==``, ``= = Title = =``: a WikiText dump saved as .md) gets those lines as headings.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish, line_offsets
+from raychunk.parse._common import BlockStream, clean_text, finish, line_offsets, wiki_heading
 from raychunk.render import render_table, squash
 
 __all__ = ["parse_markdown"]
@@ -65,6 +68,25 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
             out.add("list_item", "\n".join(item["parts"]), item["start"], item["end"], level=list_depth)
             item["parts"], item["start"] = [], None
 
+    wiki = _has_wiki_headings(tokens)
+
+    def add_wiki_paragraph(l0: int, content: str) -> None:
+        """A top-level paragraph split at its wiki heading lines (one content line per source line)."""
+        lines = content.split("\n")
+        run = 0  # first line of the pending body run
+        for k, line in enumerate(lines + [None]):
+            found = wiki_heading(line) if line is not None else None
+            if found is None and line is not None:
+                continue
+            if run < k:
+                body = "\n".join(lines[run:k])
+                out.add("paragraph", clean_text(body), *content_span(l0 + run, l0 + k, body))
+            if found is not None:
+                level, ts, te = found
+                title = line[ts:te]
+                out.heading(clean_text(title), level, *content_span(l0 + k, l0 + k + 1, title))
+            run = k + 1
+
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -91,7 +113,9 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
             inline = tokens[i + 1]
             start, end = content_span(tok.map[0], tok.map[1], inline.content)
             body = clean_text(inline.content)
-            if items and items[-1]["level"] == tok.level - 1:
+            if wiki and tok.level == 0:
+                add_wiki_paragraph(tok.map[0], inline.content)
+            elif items and items[-1]["level"] == tok.level - 1:
                 item = items[-1]
                 item["parts"].append(body)
                 item["start"] = start if item["start"] is None else item["start"]
@@ -142,6 +166,19 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
     if metadata.get("title"):
         changes["title"] = metadata["title"][:200]
     return finish(base, text, out.blocks, **changes)
+
+
+def _has_wiki_headings(tokens) -> bool:
+    """No markdown heading, and two or more lines of top-level paragraphs are wiki headings."""
+    if any(t.type == "heading_open" for t in tokens):
+        return False
+    found = 0
+    for t, inline in zip(tokens, tokens[1:]):
+        if t.type == "paragraph_open" and t.level == 0:
+            found += sum(wiki_heading(line) is not None for line in inline.content.split("\n"))
+            if found >= 2:
+                return True
+    return False
 
 
 def _code_span(tok, text: str, off: list[int], line_span) -> tuple[int, int]:

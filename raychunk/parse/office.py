@@ -35,6 +35,7 @@ import re
 import shutil
 import xml.etree.ElementTree as ET
 import zipfile
+import zlib
 from collections import Counter
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
@@ -77,7 +78,28 @@ _DOCX_BORN = {"docx", "doc", "odt"}
 _MARKED_HEADERS = {"epub", "rst", "org", "eml", "msg"}
 _DROPPED = {"Header", "Footer", "PageNumber", "Image"}
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_WHAT = {"docx": "Word document", "pptx": "PowerPoint deck", "xlsx": "workbook", "xls": "workbook"}
+_WHAT = {
+    "docx": "Word document",
+    "pptx": "PowerPoint deck",
+    "xlsx": "workbook",
+    "xls": "workbook",
+    "epub": "EPUB book",
+    "odt": "OpenDocument text",
+}
+# What a package must hold to be its format: a member, or a folder when it ends with "/".
+_REQUIRED_PARTS = {
+    "docx": ("[Content_Types].xml", "word/"),
+    "pptx": ("[Content_Types].xml", "ppt/"),
+    "xlsx": ("[Content_Types].xml", "xl/"),
+    "epub": ("META-INF/container.xml",),
+    "odt": ("content.xml",),
+}
+# A package is refused as a zip bomb when its parts would decompress to more than this and to more than
+# ParseOptions.max_unzip_ratio times its size. zipfile reads no more than a part's declared size, so the
+# central directory's sizes bound what opening the package can cost.
+ZIP_BOMB_FLOOR_BYTES = 100 * 1024 * 1024
+# lxml's and ElementTree's parse errors (both SyntaxErrors): a package part that is not XML.
+_XML_ERRORS = {"XMLSyntaxError", "ParseError"}
 # Titles that editors put in docProps by default; the first heading says more.
 _PLACEHOLDER_TITLE = re.compile(
     r"^(|(powerpoint )?presentation\d*|slide \d+|document\d*|book\d*|title|untitled.*|"
@@ -123,7 +145,7 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
         raise ValueError(
             f"parse_office does not handle format {fmt!r}; it handles {', '.join(sorted(_PARTITIONERS))}"
         )
-    refused = _refuse(data, base)
+    refused = _refuse(data, base, options)
     if refused is not None:
         return refused
     module, func, install = _PARTITIONERS[fmt]
@@ -134,17 +156,20 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
         elements = partition(file=io.BytesIO(data), **_partition_kwargs(fmt))
     except ImportError as e:
         raise ImportError(f"parsing .{fmt} files needs {e.name or e}: pip install {install}") from e
-    except (zipfile.BadZipFile, KeyError) as e:
-        if fmt not in _ZIP_FORMATS:
+    except (zipfile.BadZipFile, KeyError, zlib.error, EOFError) as e:
+        found = _package_damage(e)
+        if fmt not in _ZIP_FORMATS or found is None:
             raise
-        # a damaged package: a member that does not decompress, a part the manifest names but
-        # the archive lacks
-        return _failed(base, f"corrupt {fmt} file: {_describe(e)}")
+        return _not_a_valid_package(base, found)
     except Exception as e:
         if type(e).__name__ == "UnprocessableEntityError" and "password" in str(e).lower():
             return _failed(base, f"encrypted {_WHAT.get(fmt, fmt)}: needs a password")
-        if type(e).__name__ == "PackageNotFoundError" or "not a zip" in str(e).lower():
-            return _failed(base, f"truncated or corrupt {fmt} file: not a readable zip package")
+        if fmt in _ZIP_FORMATS and (
+            type(e).__name__ == "PackageNotFoundError" or "not a zip" in str(e).lower()
+        ):
+            return _not_a_valid_package(base, "it is not a readable zip package")
+        if fmt in _ZIP_FORMATS and isinstance(e, SyntaxError) and type(e).__name__ in _XML_ERRORS:
+            return _not_a_valid_package(base, "a part is not well-formed XML")
         raise
     return _to_document(elements, data, base)
 
@@ -162,7 +187,7 @@ def _partition_kwargs(fmt: str) -> dict:
     return {}
 
 
-def _refuse(data: bytes, base: Document) -> ParsedDocument | None:
+def _refuse(data: bytes, base: Document, options: ParseOptions) -> ParsedDocument | None:
     """A record for input that cannot be partitioned here, before paying for unstructured."""
     fmt = base.format
     if fmt in _NEEDS_SOFFICE and shutil.which("soffice") is None:
@@ -180,12 +205,60 @@ def _refuse(data: bytes, base: Document) -> ParsedDocument | None:
             return _failed(base, f"encrypted {_WHAT[fmt]}: needs a password")
         return _failed(base, f"content is a legacy Office (OLE) file, not a .{fmt} package")
     if fmt in _ZIP_FORMATS:
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)):
-                pass
-        except (zipfile.BadZipFile, OSError, ValueError) as e:
-            return _failed(base, f"truncated or corrupt {fmt} file: not a readable zip package ({e})")
+        return _check_package(data, base, options)
     return None
+
+
+def _check_package(data: bytes, base: Document, options: ParseOptions) -> ParsedDocument | None:
+    """Refuse a zip package that is damaged, is not its format, or would decompress out of all proportion,
+    reading only its central directory."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            members = zf.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        if data.startswith(b"PK"):
+            return _not_a_valid_package(base, "the zip's directory is missing: the file is cut short")
+        return _not_a_valid_package(base, "it is not a zip file")
+    unpacked = sum(m.file_size for m in members)
+    if unpacked > ZIP_BOMB_FLOOR_BYTES and unpacked > options.max_unzip_ratio * len(data):
+        return _failed(
+            base,
+            f"the package would decompress to {_mb(unpacked)} MB from {_mb(len(data))} MB: "
+            "refusing a likely zip bomb",
+        )
+    names = [m.filename for m in members]
+    for part in _REQUIRED_PARTS[base.format]:
+        present = any(n.startswith(part) for n in names) if part.endswith("/") else part in names
+        if not present:
+            what = f"{part} folder" if part.endswith("/") else part
+            return _not_a_valid_package(base, f"it has no {what}; it holds {_listing(names)}")
+    return None
+
+
+def _not_a_valid_package(base: Document, found: str) -> ParsedDocument:
+    fmt = base.format
+    return _failed(base, f"not a valid {_WHAT[fmt]}: the package is damaged or is not a .{fmt} ({found})")
+
+
+def _package_damage(e: BaseException) -> str | None:
+    """What a zip error says about the package; None for a KeyError that is not about a missing part."""
+    if isinstance(e, KeyError):
+        m = re.search(r"no (?:item named|member) '/?([^']+)'", str(e))
+        return f"it lacks {m.group(1)}" if m else None
+    if "CRC" in str(e):
+        return "a part fails its checksum"
+    return "a part does not decompress"
+
+
+def _listing(names: list[str], limit: int = 3) -> str:
+    if not names:
+        return "nothing"
+    shown = ", ".join(names[:limit])
+    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
+
+
+def _mb(n: int) -> str:
+    return f"{n / (1 << 20):,.0f}" if n >= 10 << 20 else f"{n / (1 << 20):.1f}"
 
 
 def _ole_streams(data: bytes) -> set[str]:
@@ -497,8 +570,3 @@ def _table_rows(html: str | None, fmt: str) -> tuple[tuple[tuple[str, ...], ...]
 
 def _failed(base: Document, reason: str) -> ParsedDocument:
     return ParsedDocument(dataclasses.replace(base, status="failed", reason=reason))
-
-
-def _describe(e: BaseException) -> str:
-    text = " ".join(str(e).split()) or type(e).__name__
-    return text if len(text) <= 200 else text[:199] + "…"

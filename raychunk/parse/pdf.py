@@ -192,8 +192,11 @@ def _open(pymupdf, data: bytes):
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as e:
-        msg = " ".join(str(e).split()) or type(e).__name__
-        return None, f"cannot open PDF (corrupt or not a PDF): {msg}"
+        log.debug("pymupdf cannot open the PDF", exc_info=True)
+        says = " ".join(str(e).split())
+        return None, "cannot open PDF: the file is damaged or is not a PDF" + (
+            f" (MuPDF: {says})" if says else ""
+        )
     if not doc.is_pdf:
         doc.close()
         return None, "content is not a PDF"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 
 from raychunk.document import Document, ParsedDocument
@@ -52,7 +53,12 @@ def parse_csv(text: str, base: Document) -> ParsedDocument:
             body = "\n".join(f"{n}: {v}" for n, v in zip(names, cells) if v)
             out.add("record", body, start, end, rows=(names[: len(cells)], cells), header_rows=1)
     except csv.Error as e:
-        raise ValueError(f"malformed CSV at line {reader.line_num}: {e}") from e
+        why = "a field is too long (an unclosed quote?)" if "field limit" in str(e) else str(e)
+        return ParsedDocument(
+            dataclasses.replace(
+                base, status="failed", reason=f"malformed CSV at line {reader.line_num}: {why}"
+            )
+        )
     reason = f"{ragged} rows do not have the header's {len(header)} columns" if ragged and header else ""
     return finish(base, text, out.blocks, reason=reason)
 

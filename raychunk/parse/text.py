@@ -1,7 +1,8 @@
 """Plain text: paragraphs at blank lines; headings only where the text plainly has them.
 
 A heading is recognised when it is underlined (``===``/``---``/``~~~``), numbered (``1.2 Title``),
-or wiki-style (``== Title ==``). Lines starting with a bullet become list items. A text made of
+or wiki-style (``== Title ==``, or WikiText's spaced ``= = Title = =``; the level is the count of
+``=``), also as the first line of a paragraph. Lines starting with a bullet become list items. A text made of
 ``Q:``/``A:`` pairs becomes one record per pair.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import re
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish
+from raychunk.parse._common import BlockStream, clean_text, finish, wiki_heading
 from raychunk.render import squash, trimmed
 
 __all__ = ["parse_text", "iter_paragraphs"]
@@ -18,7 +19,6 @@ __all__ = ["parse_text", "iter_paragraphs"]
 _BLANK = re.compile(r"\n[ \t\f\v\r]*\n")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
 _UNDERLINE_LEVEL = {"=": 1, "#": 1, "*": 1, "-": 2, "~": 3, "^": 4}
-_WIKI = re.compile(r"^(={1,6})\s*(\S.*?)\s*\1\s*$")
 _NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+([A-Z\u00c0-\u024f].{0,80})$")
 _BULLET = re.compile(r"^(\s*)(?:[-*•‣◦▪]|\d{1,3}[.)])\s+\S")
 _SPEAKER = re.compile(r"^[A-Z][\w.'()\- ]{0,40}:\s+\S")
@@ -57,14 +57,16 @@ def parse_text(text: str, base: Document) -> ParsedDocument:
             for rs, re_ in trimmed(text, rest, e):
                 _add_body(out, text, rs, re_)
             continue
-        if len(lines) == 1:
-            if m := _WIKI.match(first):
-                out.heading(clean_text(m.group(2)), len(m.group(1)), s + m.start(2), s + m.end(2))
-                numbered_offset = numbered_offset or int(len(out.blocks) == 1 and len(m.group(1)) == 1)
-                continue
-            if (m := _NUMBERED.match(first)) and _numbered_heading(m, text, paragraphs, idx):
-                out.heading(clean_text(first), m.group(1).count(".") + 1 + numbered_offset, s, e)
-                continue
+        if wiki := wiki_heading(first):
+            level, ts, te = wiki
+            out.heading(clean_text(first[ts:te]), level, s + ts, s + te)
+            numbered_offset = numbered_offset or int(len(out.blocks) == 1 and level == 1)
+            for rs, re_ in trimmed(text, s + len(lines[0]) + 1, e) if len(lines) > 1 else ():
+                _add_body(out, text, rs, re_)
+            continue
+        if len(lines) == 1 and (m := _NUMBERED.match(first)) and _numbered_heading(m, text, paragraphs, idx):
+            out.heading(clean_text(first), m.group(1).count(".") + 1 + numbered_offset, s, e)
+            continue
         _add_body(out, text, s, e)
     return finish(base, text, out.blocks)
 

@@ -1,0 +1,212 @@
+"""Where rendered text comes from: offsets in a block's rendered text mapped to offsets in the
+document text, so any cut of the rendering has an exact source span.
+
+A rendering can differ from its source: a list marker or a record's ``key:`` that exists only in the
+rendering, markup or entities the parser removed, a table's pipes. ``align`` matches the two at
+word level (words first, then the punctuation between them); what stays unmatched in the rendering is
+context, like the header line, and spans no source.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+__all__ = ["Alignment", "align"]
+
+_WORD = re.compile(r"\w+")
+_TAG = re.compile(r"<!--.*?-->|<[A-Za-z/!][^<>]*>|&#?\w+;", re.S)
+_TAG_OR_WORD = re.compile(_TAG.pattern + r"|\w+", re.S)
+_OVERSTRIKE = re.compile(".\x08", re.S)
+_MARK = re.compile(r"[^\w\s]")
+_SKIP_R = 8  # rendered words (list markers, record keys) skipped for a near match
+_SKIP_S = 40  # source words (markup) skipped for a near match
+_NEAR = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """Matched runs: the rendered ``[r_starts[k], r_ends[k])`` is the same characters as the document
+    text from ``s_starts[k]``. ``base`` is where the block's source starts (for a block whose
+    rendering has no source at all)."""
+
+    r_starts: tuple[int, ...]
+    r_ends: tuple[int, ...]
+    s_starts: tuple[int, ...]
+    base: int
+
+    def span(self, a: int, b: int) -> tuple[int, int]:
+        """The tight source span of ``rendered[a:b]``: from the first matched character in it to the
+        last; an empty span where it holds none (context only)."""
+        k = bisect.bisect_right(self.r_ends, a)
+        m = bisect.bisect_left(self.r_starts, b) - 1
+        if k >= len(self.r_ends) or m < k:
+            at = self.s_starts[k] if k < len(self.s_starts) else self._end()
+            return at, at
+        start = self.s_starts[k] + max(0, a - self.r_starts[k])
+        end = self.s_starts[m] + min(b, self.r_ends[m]) - self.r_starts[m]
+        return start, end
+
+    def _end(self) -> int:
+        return self.s_starts[-1] + self.r_ends[-1] - self.r_starts[-1] if self.s_starts else self.base
+
+
+def identity(text: str, base: int) -> Alignment:
+    """A rendering that is its source: one run, trimmed of whitespace at both ends."""
+    s = len(text) - len(text.lstrip())
+    e = len(text.rstrip())
+    if e <= s:
+        return Alignment((), (), (), base)
+    return Alignment((s,), (e,), (base + s,), base)
+
+
+def align(rendered: str, source: str, base: int, *, markup: str = "") -> Alignment:
+    """Match ``rendered`` to ``source`` (the document text from ``base``), in order. ``markup``:
+    ``"source"`` when the source is html and the rendering its text, ``"both"`` when both may hold
+    html (markdown): a tag or an entity is one token, never words, and only matches itself."""
+    if rendered == source:
+        return identity(rendered, base)
+    text = rendered
+    if "\x08" in source:
+        source = _OVERSTRIKE.sub("  ", source)  # nroff's char-backspace pairs, which the parser drops
+    both = markup == "both"
+    rw = _tokens(rendered, both)
+    if markup:  # tags blanked out, offsets kept: what is inside them is never the text
+        source_text = _TAG.sub(lambda m: " " * len(m.group()), source)
+        if both:
+            text = _TAG.sub(lambda m: " " * len(m.group()), rendered)
+    sw = _tokens(source, both) if both else _tokens(source_text if markup else source, False)
+    if markup:
+        source = source_text
+    marks = _Marks(text, source)
+    runs: list[tuple[int, int, int]] = []  # (rendered start, rendered end, source start)
+    prev_r = prev_s = 0
+    for i, j, n in _match_words([w for w, _ in rw], [w for w, _ in sw]) + [(len(rw), len(sw), 0)]:
+        r_end = rw[i][1] if i < len(rw) else len(text)
+        s_end = sw[j][1] if j < len(sw) else len(source)
+        runs.extend(marks.match(prev_r, r_end, prev_s, s_end, first=not runs))
+        r = r_end
+        for word, s in sw[j : j + n]:  # one rendered word, made of n source words
+            runs.append((r, r + len(word), s))
+            r, prev_s = r + len(word), s + len(word)
+        prev_r = r
+    return Alignment(
+        tuple(r for r, _, _ in runs), tuple(e for _, e, _ in runs), tuple(base + s for _, _, s in runs), base
+    )
+
+
+def _tokens(text: str, markup: bool) -> list[tuple[str, int]]:
+    return [(m.group(), m.start()) for m in (_TAG_OR_WORD if markup else _WORD).finditer(text)]
+
+
+def _match_words(rw: list[str], sw: list[str]) -> list[tuple[int, int, int]]:
+    """``(i, j, n)``: rendered word i is source words j to j+n (n > 1 where markup parted one word),
+    in order. Where the next words differ, the nearest match wins (a skipped rendered word costs
+    more than a skipped source word: markup is common, words that exist only in the rendering are
+    rare), one that the next word confirms on a tie; else a match further on in the source,
+    confirmed by the next word; else the word is the rendering's own."""
+    where: dict[str, list[int]] = {}
+    for j, w in enumerate(sw):
+        where.setdefault(w, []).append(j)
+    out = []
+    i = j = 0
+    while i < len(rw) and j < len(sw):
+        n = 1
+        if rw[i] == sw[j] or (n := _parted(rw[i], sw, j)) > 1:
+            hit = (i, j)
+        else:
+            n = 1
+            hit = _nearest(rw, sw, where, i, j) or _further(rw, sw, where, i, j)
+        if hit is None:
+            i += 1
+            continue
+        out.append((*hit, n))
+        i, j = hit[0] + 1, hit[1] + n
+    return out
+
+
+def _parted(word: str, sw: list[str], j: int) -> int:
+    """How many source words from j make up ``word`` (``2015`` + ``at``), or 0."""
+    acc, k = "", j
+    while k < len(sw) and word.startswith(acc + sw[k]):
+        acc += sw[k]
+        k += 1
+        if acc == word:
+            return k - j
+    return 0
+
+
+def _nearest(rw, sw, where, i, j):
+    """The best match for one of the next rendered words among the next source words: the one that
+    skips least, counting each of the words after it that also follow it in the source against it."""
+    best = None
+    for a in range(min(_SKIP_R + 1, len(rw) - i)):
+        positions = where.get(rw[i + a], ())
+        k = bisect.bisect_left(positions, j)
+        while k < len(positions) and positions[k] - j <= _SKIP_S:
+            jj = positions[k]
+            score = (5 * a + jj - j - 4 * _support(rw, where, i + a, jj), a)
+            if best is None or score < best[0]:
+                best = (score, (i + a, jj))
+            k += 1
+    return best[1] if best else None
+
+
+def _support(rw, where, i, j, ahead: int = 3, gap: int = 8) -> int:
+    """How many of the ``ahead`` rendered words after word i follow source word j closely, in order."""
+    found = 0
+    for w in rw[i + 1 : i + 1 + ahead]:
+        positions = where.get(w, ())
+        k = bisect.bisect_right(positions, j)
+        if k < len(positions) and positions[k] - j <= gap:
+            found += 1
+            j = positions[k]
+    return found
+
+
+def _further(rw, sw, where, i, j):
+    positions = where.get(rw[i], ())
+    k = bisect.bisect_left(positions, j)
+    for jj in positions[k : k + 4]:
+        if i + 1 < len(rw) and rw[i + 1] in sw[jj + 1 : jj + 1 + _NEAR]:
+            return i, jj  # confirmed by the next word
+        if i + 1 == len(rw) and len(sw) - jj <= _NEAR:
+            return i, jj  # the last word, near the end of the source
+    return None
+
+
+class _Marks:
+    """The punctuation of both texts, found once; ``match`` pairs it up between two matched words."""
+
+    def __init__(self, rendered: str, source: str):
+        self.r = [(m.start(), m.group()) for m in _MARK.finditer(rendered)]
+        self.r_at = [r for r, _ in self.r]
+        self.s: dict[str, list[int]] = {}
+        for m in _MARK.finditer(source):
+            self.s.setdefault(m.group(), []).append(m.start())
+
+    def match(self, r0: int, r1: int, s0: int, s1: int, *, first: bool) -> list[tuple[int, int, int]]:
+        """In order; before the first word from the right (markup that opens a block sits further
+        from its text than the block's own punctuation)."""
+        lo, hi = bisect.bisect_left(self.r_at, r0), bisect.bisect_left(self.r_at, r1)
+        if lo == hi:
+            return []
+        out = []
+        if first:
+            bound = s1
+            for r, mark in reversed(self.r[lo:hi]):
+                positions = self.s.get(mark, ())
+                k = bisect.bisect_left(positions, bound) - 1
+                if k >= 0 and positions[k] >= s0:
+                    bound = positions[k]
+                    out.append((r, r + 1, bound))
+            return out[::-1]
+        bound = s0
+        for r, mark in self.r[lo:hi]:
+            positions = self.s.get(mark, ())
+            k = bisect.bisect_left(positions, bound)
+            if k < len(positions) and positions[k] < s1:
+                out.append((r, r + 1, positions[k]))
+                bound = positions[k] + 1
+        return out

@@ -1,0 +1,232 @@
+"""The span check: does each chunk's ``[char_start, char_end)`` hold its body, tightly?
+
+Scores are computed on spans, so a loose span (a piece of a split element given the whole element's
+span) buys coverage it did not retrieve. Before anything is scored, every chunk of every setting is
+checked against the document text:
+
+- its body (``text`` less the ``header`` line and the blank line after it) is found in the span as
+  its words in order (words are ``\\w+`` runs, case-folded; markup such as ``- `` list markers, table
+  pipes, HTML tags, comments and boilerplate elements is no word);
+- the span is tight: it opens on the body's first word and closes on its last;
+- the span holds at most a few words the body lacks (what the parser's cleanup drops: a link target,
+  an edit link): at most ``max(SKIP_FLOOR, SKIP_SHARE * body words)``. Without this bound a whole-
+  element span would pass whenever a piece happened to start and end on the element's first and last
+  words.
+
+Rendering context is not the body's own and may span nothing: the repeated header rows of a split
+pipe table (or the header cells opening a table piece, ``table_part`` set) and the keys of a record
+are dropped from the body when the whole body does not match. Overlap needs no exception: it repeats the source just before the new text, and the span
+starts there. The cost is linear in the body and the span, and a span far longer than its body fails
+without being read.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+__all__ = ["SKIP_FLOOR", "SKIP_SHARE", "BadSpan", "SpanCheck", "check_chunk", "check_spans", "words"]
+
+SKIP_FLOOR = 4
+SKIP_SHARE = 0.25
+_MAX_SPAN_RATIO, _MAX_SPAN_SLACK = 200, 65_536  # a span past this is not its body's, whatever the markup
+
+_HEAD_WORDS, _HEAD_TRIES = 256, 4  # where a table piece's repeated header cells may end, and tries
+_WORD = re.compile(r"\w+")
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_DROPPED = re.compile(
+    r"<(script|style|noscript|template|svg|nav|aside|button|select|iframe|textarea|object)\b[^>]*>.*?</\1\s*>",
+    re.S | re.I,
+)
+_DROPPED_CLASS = re.compile(
+    r"<(\w+)\b[^<>]*\bclass\s*=\s*[\"'][^\"']*\b(?:mw-editsection|navbox|sr-only|visually-hidden|"
+    r"screen-reader-text|mw-jump-link|headerlink|copiable-link|nav-panel)\b[^<>]*>.*?</\1\s*>",
+    re.S | re.I,
+)
+_TAG = re.compile(r"</?[A-Za-z!?][^<>]*>")
+_PIPE_RULE = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")
+_RECORD_KEY = re.compile(r"^[^\n:]{1,100}: ?", re.M)
+_INLINE_KEY = re.compile(r"(?<!\S)[\w.\-]{1,100}: ")
+
+
+@dataclass(frozen=True, slots=True)
+class BadSpan:
+    """A chunk whose span does not hold its body, and why."""
+
+    source: str
+    chunk_index: int
+    start: int
+    end: int
+    why: str
+
+    def to_dict(self) -> dict:
+        return {
+            "source": self.source,
+            "chunk_index": self.chunk_index,
+            "span": [self.start, self.end],
+            "why": self.why,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SpanCheck:
+    """One setting's result: ``bad`` of its ``chunks`` failed; ``examples``: the first few of them."""
+
+    setting: str
+    chunks: int
+    bad: int
+    examples: tuple[BadSpan, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.bad == 0
+
+    def to_dict(self) -> dict:
+        return {
+            "ok": self.ok,
+            "chunks": self.chunks,
+            "bad": self.bad,
+            "examples": [b.to_dict() for b in self.examples],
+        }
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` with markup removed: entities decoded, then HTML comments, boilerplate
+    elements and tags dropped; the same on a body and on its span, so both lose the same things.
+
+    >>> words('<p class="x">Caf&eacute; - <a href="/m">menu</a> | 10</p>')
+    ['café', 'menu', '10']
+    """
+    if "&" in text:
+        text = html.unescape(text)
+    if "<" in text:
+        text = _COMMENT.sub(" ", text)
+        text = _DROPPED.sub(" ", text)
+        text = _DROPPED_CLASS.sub(" ", text)
+        text = _TAG.sub(" ", text)
+    return [w.casefold() for w in _WORD.findall(text)]
+
+
+def _context_free(body: str) -> str | None:
+    """The body less its rendering context, or None when it has none: a pipe table's header rows
+    (up to the ``|---|`` rule), or the keys of a record (``key: value`` lines, or such pairs run
+    together on one line, as the baseline's text has them)."""
+    lines = body.split("\n")
+    if lines[0].lstrip().startswith("|"):
+        for i, line in enumerate(lines):
+            if _PIPE_RULE.fullmatch(line.strip()):
+                return "\n".join(lines[i + 1 :])
+            if not line.lstrip().startswith("|"):
+                break
+    filled = [line for line in lines if line.strip()]
+    if filled and all(_RECORD_KEY.match(line) for line in filled):
+        return _INLINE_KEY.sub(" ", _RECORD_KEY.sub("", body))
+    return None
+
+
+def _match(body: list[str], span: list[str]) -> str | None:
+    """Why ``body`` is not ``span``'s words in order, opening and closing it, with few others; None
+    when it is."""
+    if not body:
+        return None if not span else f"the body has no words, its span {len(span)}"
+    j = 0
+    first = -1
+    for i, w in enumerate(body):
+        while j < len(span) and span[j] != w:
+            j += 1
+        if j == len(span):
+            return f"body word {i + 1} of {len(body)} ({w!r}) is not in the span, in order"
+        if first < 0:
+            first = j
+        j += 1
+    if first > 0:
+        return f"the span starts {_n_words(first)} before the body ({' '.join(span[: min(first, 4)])!r}...)"
+    last = len(span) - 1
+    while span[last] != body[-1]:
+        last -= 1
+    if last < len(span) - 1:
+        trail = len(span) - 1 - last
+        return f"the span runs {_n_words(trail)} past the body (...{' '.join(span[last + 1 :][-4:])!r})"
+    extra = len(span) - len(body)
+    allowed = max(SKIP_FLOOR, math.ceil(SKIP_SHARE * len(body)))
+    if extra > allowed:
+        return (
+            f"the span holds {_n_words(extra)} the body lacks ({len(span)} against {len(body)}; "
+            f"cleanup explains at most {allowed})"
+        )
+    return None
+
+
+def _n_words(n: int) -> str:
+    return f"{n:,} word" + ("" if n == 1 else "s")
+
+
+def check_chunk(document: str, chunk: Mapping) -> str | None:
+    """Why this chunk's span does not hold its body (see the module docstring); None when it does.
+
+    >>> doc = "Intro.\\n\\nRefunds are paid within 10 days. Credits expire."
+    >>> c = {"text": "Guide\\n\\nRefunds are paid within 10 days.", "header": "Guide"}
+    >>> check_chunk(doc, {**c, "char_start": 8, "char_end": 40}) is None
+    True
+    >>> check_chunk(doc, {**c, "char_start": 8, "char_end": len(doc)})
+    "the span runs 2 words past the body (...'credits expire')"
+    """
+    start, end = int(chunk["char_start"]), int(chunk["char_end"])
+    if not 0 <= start <= end <= len(document):
+        return f"span [{start}, {end}) is not inside the document ({len(document):,} characters)"
+    text, header = chunk.get("text") or "", chunk.get("header") or ""
+    if header:
+        if not text.startswith(header + "\n\n"):
+            return "the text does not start with its header line and a blank line"
+        text = text[len(header) + 2 :]
+    if end - start > _MAX_SPAN_RATIO * len(text) + _MAX_SPAN_SLACK:
+        return f"a span of {end - start:,} characters for a body of {len(text):,}"
+    span = words(document[start:end])
+    body = words(text)
+    why = _match(body, span)
+    if why is None:
+        return None
+    bare = _context_free(text)
+    if bare is not None and _match(words(bare), span) is None:
+        return None
+    if chunk.get("table_part") is not None and span:
+        # A table piece may open on its header cells, run together (the baseline's text): try the
+        # body from each of the first few places where the span's first word occurs.
+        starts = [i for i, w in enumerate(body[:_HEAD_WORDS]) if i and w == span[0]]
+        if any(_match(body[i:], span) is None for i in starts[:_HEAD_TRIES]):
+            return None
+    return why
+
+
+def check_spans(
+    documents: Mapping[str, str], chunks: Mapping[str, Iterable[Mapping]], *, examples: int = 5
+) -> dict[str, SpanCheck]:
+    """Every chunk of every setting checked against its document's text (``documents``: source →
+    text; ``chunks``: setting → chunk dicts with ``source``, ``chunk_index``, ``char_start``,
+    ``char_end``, ``text`` and ``header``). The first ``examples`` failures of a setting are named."""
+    out = {}
+    for setting, rows in chunks.items():
+        n = bad = 0
+        named: list[BadSpan] = []
+        for c in rows:
+            n += 1
+            doc = documents.get(c["source"])
+            why = "no document text for its source" if doc is None else check_chunk(doc, c)
+            if why is None:
+                continue
+            bad += 1
+            if len(named) < examples:
+                named.append(
+                    BadSpan(
+                        c["source"],
+                        int(c.get("chunk_index") or 0),
+                        int(c["char_start"]),
+                        int(c["char_end"]),
+                        why,
+                    )
+                )
+        out[setting] = SpanCheck(setting, n, bad, tuple(named))
+    return out
