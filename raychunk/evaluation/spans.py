@@ -46,7 +46,40 @@ _DROPPED_CLASS = re.compile(
     r"screen-reader-text|mw-jump-link|headerlink|copiable-link|nav-panel)\b[^<>]*>.*?</\1\s*>",
     re.S | re.I,
 )
-_TAG = re.compile(r"</?[A-Za-z!?][^<>]*>")
+_TAG = re.compile(r"</?([A-Za-z!?][\w-]*)[^<>]*>")
+_INLINE = frozenset(
+    [
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "cite",
+        "code",
+        "data",
+        "dfn",
+        "em",
+        "font",
+        "i",
+        "kbd",
+        "mark",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "tt",
+        "u",
+        "var",
+        "wbr",
+    ]
+)
+_CONTROL = re.compile(r".\x08|[\x00-\x08\x0b\x0e-\x1f\x7f]")  # what the parsers' clean_text drops
+_JOIN = 6  # a body word may be this many span words run together (a tag or control byte inside it)
 _PIPE_RULE = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")
 _RECORD_KEY = re.compile(r"^[^\n:]{1,100}: ?", re.M)
 _INLINE_KEY = re.compile(r"(?<!\S)[\w.\-]{1,100}: ")
@@ -106,7 +139,9 @@ def words(text: str) -> list[str]:
         text = _COMMENT.sub(" ", text)
         text = _DROPPED.sub(" ", text)
         text = _DROPPED_CLASS.sub(" ", text)
-        text = _TAG.sub(" ", text)
+        text = _TAG.sub(lambda m: "" if m.group(1).lower() in _INLINE else " ", text)
+    if "\x08" in text or _CONTROL.search(text):
+        text = _CONTROL.sub("", text)
     return [w.casefold() for w in _WORD.findall(text)]
 
 
@@ -135,18 +170,20 @@ def _match(body: list[str], span: list[str]) -> str | None:
     j = 0
     first = -1
     for i, w in enumerate(body):
-        while j < len(span) and span[j] != w:
+        width = 0
+        while j < len(span) and not (width := _joined(w, span, j)):
             j += 1
         if j == len(span):
             return f"body word {i + 1} of {len(body)} ({w!r}) is not in the span, in order"
         if first < 0:
             first = j
-        j += 1
+        j += width
     if first > 0:
         return f"the span starts {_n_words(first)} before the body ({' '.join(span[: min(first, 4)])!r}...)"
     last = len(span) - 1
-    while span[last] != body[-1]:
+    while last >= j and span[last] != body[-1]:
         last -= 1
+    last = max(last, j - 1)
     if last < len(span) - 1:
         trail = len(span) - 1 - last
         return f"the span runs {_n_words(trail)} past the body (...{' '.join(span[last + 1 :][-4:])!r})"
@@ -158,6 +195,22 @@ def _match(body: list[str], span: list[str]) -> str | None:
             f"cleanup explains at most {allowed})"
         )
     return None
+
+
+def _joined(word: str, span: list[str], j: int) -> int:
+    """How many span words from ``j`` on spell ``word`` (1 when ``span[j]`` is it), else 0."""
+    if span[j] == word:
+        return 1
+    if not word.startswith(span[j]):
+        return 0
+    text = span[j]
+    for k in range(j + 1, min(len(span), j + _JOIN)):
+        text += span[k]
+        if text == word:
+            return k - j + 1
+        if not word.startswith(text):
+            return 0
+    return 0
 
 
 def _n_words(n: int) -> str:
