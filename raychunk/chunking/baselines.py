@@ -165,6 +165,15 @@ class _Locator:
             if a >= 0:
                 self._cursor[i] = a + len(c)
                 return a, a + len(c)
+        for c in candidates:  # unstructured re-spaces what it splits: "written\nfor" -> "written for"
+            m = (
+                re.compile(r"\s+".join(map(re.escape, c.split()))).search(element, cursor)
+                if c.split()
+                else None
+            )
+            if m:
+                self._cursor[i] = m.end()
+                return m.start(), m.end()
         return None
 
 
