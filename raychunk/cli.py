@@ -13,10 +13,15 @@ from raychunk.config import SAMPLE_CORPUS
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="raychunk", description=__doc__)
-    parser.add_argument("-v", "--verbose", action="store_true", help="log warnings from the parsers")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log the parsers' warnings and failures")
+    # -v also after the subcommand (`raychunk parse FILE -v`); SUPPRESS keeps a top-level -v.
+    verbose = argparse.ArgumentParser(add_help=False)
+    verbose.add_argument(
+        "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("parse", help="print the block stream a document parses into")
+    p = sub.add_parser("parse", parents=[verbose], help="print the block stream a document parses into")
     p.add_argument("inputs", nargs="*", help="files, folders or globs (default: the shipped sample corpus)")
     p.add_argument("--json", action="store_true", help="one JSON object per line: documents and blocks")
     p.add_argument("--width", type=int, default=60, help="characters of block text to show (default 60)")
@@ -30,13 +35,17 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_parse)
 
     r = sub.add_parser(
-        "run", help="the Ray Data job: parse, classify, chunk, embed, write Parquet and a report"
+        "run",
+        parents=[verbose],
+        help="the Ray Data job: parse, classify, chunk, embed, write Parquet and a report",
     )
     add_run_flags(r)
     r.set_defaults(func=cmd_run)
 
     pr = sub.add_parser(
-        "price", help="price index builds: chunks, vectors and storage per size x overlap setting"
+        "price",
+        parents=[verbose],
+        help="price index builds: chunks, vectors and storage per size x overlap setting",
     )
     add_grid_flags(pr, sizes="128,256,512", overlaps="0,0.1,0.2", strategies="structure")
     pr.add_argument("--output", default="out/price", help="where report.json/.csv/.md and chart.png go")
@@ -52,7 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     pr.set_defaults(func=cmd_price)
 
     ev = sub.add_parser(
-        "eval", help="retrieval recall per chunking setting on labelled questions, with a recommendation"
+        "eval",
+        parents=[verbose],
+        help="retrieval recall per chunking setting on labelled questions, with a recommendation",
     )
     add_grid_flags(ev, sizes="128,256", overlaps="0,0.1", strategies="structure,fixed,unstructured_by_title")
     ev.add_argument(
@@ -70,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--no-plot", action="store_true", help="skip plot.png")
     ev.set_defaults(func=cmd_eval)
 
-    c = sub.add_parser("chunk", help="print the chunks exactly as the retriever sees them")
+    c = sub.add_parser("chunk", parents=[verbose], help="print the chunks exactly as the retriever sees them")
     c.add_argument("inputs", nargs="*", help="files, folders or globs (default: the shipped sample corpus)")
     c.add_argument("--json", action="store_true", help="one JSON object per chunk")
     c.add_argument("--strategy", choices=STRATEGIES, help="override the document type's strategy")
