@@ -19,7 +19,7 @@ import html
 import re
 
 from raychunk.chunking.align import Alignment, align
-from raychunk.chunking.model import Chunk, ChunkStats, Profile, chunk_ids
+from raychunk.chunking.model import Chunk, Profile, Strategy, chunk_ids
 from raychunk.document import Block, ParsedDocument
 from raychunk.tokens import TokenCounter
 
@@ -303,31 +303,10 @@ def run_unstructured_by_title(
     return chunks
 
 
-class UnstructuredByTitle:
+class UnstructuredByTitle(Strategy):
     name = "unstructured_by_title"
 
     def chunks(
         self, parsed: ParsedDocument, profile: Profile, counter: TokenCounter, doc_type: str
     ) -> list[Chunk]:
         return run_unstructured_by_title(parsed, profile, counter, doc_type=doc_type)
-
-    def stats(
-        self,
-        parsed: ParsedDocument,
-        profile: Profile,
-        counter: TokenCounter,
-        doc_type: str,
-        *,
-        with_ids: bool,
-    ) -> list[ChunkStats]:
-        return [
-            ChunkStats(
-                c.chunk_id if with_ids else None,
-                c.n_tokens,
-                c.header_tokens,
-                c.overlap_tokens,
-                c.over_limit,
-                len(c.text.encode()),
-            )
-            for c in self.chunks(parsed, profile, counter, doc_type)
-        ]

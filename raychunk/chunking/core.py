@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Protocol
 
 from raychunk.chunking.baselines import UnstructuredByTitle
 from raychunk.chunking.code import Code
 from raychunk.chunking.fixed import Fixed
-from raychunk.chunking.model import STRATEGIES, Chunk, ChunkStats, Profile
+from raychunk.chunking.model import STRATEGIES, Chunk, ChunkStats, Profile, Strategy
 from raychunk.chunking.records import Records
 from raychunk.chunking.structure import Structure
 from raychunk.document import ParsedDocument
@@ -35,26 +34,6 @@ from raychunk.tokens import TokenCounter
 __all__ = ["REGISTRY", "Strategy", "check_profiles", "chunk_document", "chunk_stats"]
 
 log = logging.getLogger(__name__)
-
-
-class Strategy(Protocol):
-    """One chunking strategy. ``stats`` gives the numbers of the chunks ``chunks`` gives."""
-
-    name: str
-
-    def chunks(
-        self, parsed: ParsedDocument, profile: Profile, counter: TokenCounter, doc_type: str
-    ) -> list[Chunk]: ...
-
-    def stats(
-        self,
-        parsed: ParsedDocument,
-        profile: Profile,
-        counter: TokenCounter,
-        doc_type: str,
-        *,
-        with_ids: bool,
-    ) -> list[ChunkStats]: ...
 
 
 REGISTRY: dict[str, Strategy] = {

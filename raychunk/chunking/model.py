@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
-__all__ = ["STRATEGIES", "Chunk", "ChunkStats", "Profile", "chunk_id", "chunk_ids"]
+if TYPE_CHECKING:
+    from raychunk.document import ParsedDocument
+    from raychunk.tokens import TokenCounter
+
+__all__ = ["STRATEGIES", "Chunk", "ChunkStats", "Profile", "Strategy", "chunk_id", "chunk_ids"]
 
 STRATEGIES = ("structure", "records", "fixed", "code", "unstructured_by_title")
 
@@ -157,3 +163,37 @@ def chunk_ids(
         seen[span] = ordinal + 1
         out.append(chunk_id(doc_id, profile, *span, tokenizer=tokenizer, ordinal=ordinal))
     return out
+
+
+class Strategy(ABC):
+    """One chunking strategy. ``stats`` gives the numbers of the chunks ``chunks`` gives; by default it
+    derives them from the chunks, and a strategy with a cheaper way to count overrides it."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def chunks(
+        self, parsed: ParsedDocument, profile: Profile, counter: TokenCounter, doc_type: str
+    ) -> list[Chunk]: ...
+
+    def stats(
+        self,
+        parsed: ParsedDocument,
+        profile: Profile,
+        counter: TokenCounter,
+        doc_type: str,
+        *,
+        with_ids: bool,
+    ) -> list[ChunkStats]:
+        return [
+            ChunkStats(
+                c.chunk_id if with_ids else None,
+                c.n_tokens,
+                c.header_tokens,
+                c.overlap_tokens,
+                c.over_limit,
+                len(c.text.encode()),
+                c.oversize,
+            )
+            for c in self.chunks(parsed, profile, counter, doc_type)
+        ]

@@ -8,13 +8,13 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import re
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import ClassVar
 
 from raychunk.chunking.align import Alignment, align, identity
-from raychunk.chunking.model import Chunk, ChunkStats, Profile, chunk_ids
+from raychunk.chunking.model import Chunk, ChunkStats, Profile, Strategy, chunk_ids
 from raychunk.chunking.sentences import sentence_spans
 from raychunk.document import Block, ParsedDocument
 from raychunk.tokens import TokenCounter
@@ -574,7 +574,7 @@ class Packer:
         return chunks
 
 
-class PackingStrategy(ABC):
+class PackingStrategy(Strategy):
     """A strategy that emits drafts through a ``Packer``; ``pack`` is the strategy."""
 
     name: ClassVar[str]
