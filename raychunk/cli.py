@@ -31,7 +31,9 @@ def main(argv: list[str] | None = None) -> int:
         choices=("auto", "always", "never"),
         help="when to run pymupdf's table finder (config default: auto, pages that look tabular)",
     )
-    p.add_argument("--timeout", type=float, help="seconds allowed to parse one file (config default: 300)")
+    p.add_argument(
+        "--timeout", type=float, help="seconds allowed to parse one file (limits.doc_timeout_s, default 300)"
+    )
     p.set_defaults(func=cmd_parse)
 
     r = sub.add_parser(
@@ -133,7 +135,7 @@ def add_grid_flags(p: argparse.ArgumentParser, *, sizes: str, overlaps: str, str
     p.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (ignored when joining a cluster)")
     p.add_argument("--doc-types", help="doc types YAML (default: configs/doc_types.yaml)")
     p.add_argument(
-        "--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. parse.timeout_s=60"
+        "--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. limits.doc_timeout_s=60"
     )
 
 
@@ -145,6 +147,18 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--output", help="output folder or URI (default: out/run)")
     p.add_argument("--overwrite", action="store_true", default=None, help="replace an existing output")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        default=None,
+        help="continue an interrupted run into the same --output: keep what it wrote, do the rest",
+    )
+    p.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        default=None,
+        help="read symlinks that lead out of an input folder (default: a `skipped` documents row)",
+    )
     p.add_argument(
         "--embedder", help="sentence-transformers model name or folder (default: all-MiniLM-L6-v2)"
     )
@@ -162,7 +176,7 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rows-per-shard", type=int, help="chunk rows per Parquet shard")
     p.add_argument("--doc-types", help="doc types YAML (default: configs/doc_types.yaml)")
     p.add_argument(
-        "--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. parse.timeout_s=60"
+        "--set", action="append", metavar="KEY=VALUE", help="any config key, e.g. limits.doc_timeout_s=60"
     )
 
 
@@ -175,6 +189,8 @@ _CONFIG_FLAGS = {
     "doc_types": "chunk.doc_types",
     "output": "output",
     "overwrite": "output_files.overwrite",
+    "resume": "output_files.resume",
+    "follow_symlinks": "limits.follow_symlinks",
     "batch_size": "embedder.batch_size",
     "device": "embedder.device",
     "embed_actors": "resources.embed_actors",
@@ -284,18 +300,20 @@ def cmd_eval(args) -> int:
 
 
 def cmd_parse(args) -> int:
-    from raychunk.config import load_config, parse_options_from
+    from raychunk.config import build_run_config, load_config
     from raychunk.jobs.preview import preview_parse
 
-    options = parse_options_from(
-        load_config(args.config).get("parse"), pdf_tables=args.pdf_tables, timeout_s=args.timeout
+    cfg = build_run_config(
+        load_config(args.config), {"parse.pdf_tables": args.pdf_tables, "limits.doc_timeout_s": args.timeout}
     )
-    preview_parse(args.inputs or [str(SAMPLE_CORPUS)], options, as_json=args.json, width=args.width)
+    preview_parse(
+        args.inputs or [str(SAMPLE_CORPUS)], cfg.parse, cfg.limits, as_json=args.json, width=args.width
+    )
     return 0
 
 
 def cmd_chunk(args) -> int:
-    from raychunk.config import load_config, load_doc_types, parse_options_from
+    from raychunk.config import build_run_config, load_config, load_doc_types
     from raychunk.jobs.preview import preview_chunks
     from raychunk.tokens import DEFAULT_TOKENIZER, load_counter
 
@@ -310,11 +328,13 @@ def cmd_chunk(args) -> int:
         )
         if v is not None
     }
+    cfg = build_run_config(load_config(args.config))
     preview_chunks(
         args.inputs or [str(SAMPLE_CORPUS)],
-        parse_options_from(load_config(args.config).get("parse")),
+        cfg.parse,
         load_doc_types(args.doc_types),
         load_counter(args.tokenizer or DEFAULT_TOKENIZER),
+        cfg.limits,
         changes=changes,
         doc_type=args.doc_type,
         as_json=args.json,

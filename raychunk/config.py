@@ -10,6 +10,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from raychunk.isolate import Limits
 from raychunk.parse import ParseOptions
 
 __all__ = [
@@ -231,6 +232,7 @@ class OutputConfig:
     rows_per_shard: int = 20000
     compression: str = "zstd"
     overwrite: bool = False
+    resume: bool = False  # continue the interrupted run staged in the output folder
 
     def __post_init__(self):
         _check_positive("output.rows_per_shard", self.rows_per_shard)
@@ -256,6 +258,7 @@ class RunConfig:
     output_files: OutputConfig = OutputConfig()
     parse: ParseOptions = ParseOptions()
     chunk: ChunkConfig = ChunkConfig()
+    limits: Limits = Limits()
 
     @property
     def tokenizer_spec(self) -> str:
@@ -268,7 +271,10 @@ _SECTIONS = {
     "output_files": OutputConfig,
     "parse": ParseOptions,
     "chunk": ChunkConfig,
+    "limits": Limits,
 }
+# Keys that moved, with where they live now.
+_MOVED = {"parse.timeout_s": "limits.doc_timeout_s"}
 
 
 def _coerce(key: str, text: str):
@@ -308,6 +314,11 @@ def build_run_config(data: dict[str, Any], overrides: dict[str, Any] | None = No
         if not isinstance(section, dict):
             raise ConfigError(f"{name} must be a mapping of settings, got {section!r}")
         known = {f.name for f in dataclasses.fields(cls)}
+        for key in section:
+            if f"{name}.{key}" in _MOVED:
+                raise ConfigError(
+                    f"{name}.{key} is now {_MOVED[f'{name}.{key}']}: rename it in your config or --set"
+                )
         bad = sorted(set(section) - known)
         if bad:
             raise ConfigError(f"unknown key {name}.{bad[0]}: accepted keys are {', '.join(sorted(known))}")
@@ -325,6 +336,8 @@ def build_run_config(data: dict[str, Any], overrides: dict[str, Any] | None = No
     output = data.get("output", RunConfig.output)
     if not isinstance(output, str) or not output:
         raise ConfigError(f"output must be a folder path or URI, got {output!r}")
+    # The zip cap is a limit, applied where packages are opened.
+    kwargs["parse"] = dataclasses.replace(kwargs["parse"], max_unzipped_mb=kwargs["limits"].max_unzipped_mb)
     return RunConfig(input=tuple(inputs), output=output, **kwargs)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import warnings
 from dataclasses import dataclass
 
 from raychunk.config import ConfigError, RunConfig, load_doc_types
@@ -98,34 +99,43 @@ def build(
     With ``settings`` the chunk stage runs every setting over the same parse: ``measure`` keeps only
     their numbers (the price job, no embedding), otherwise their chunks (the eval job).
     ``duplicates`` (from ``find_duplicates``) become ``duplicate`` documents, not parsed."""
+    from functools import partial
+
     from ray.data import ActorPoolStrategy
 
     from raychunk.embed import EmbedChunks
-    from raychunk.stages import chunk_rows, chunk_settings, classify_document, measure_settings, parse_file
+    from raychunk.stages import (
+        chunk_rows,
+        chunk_settings,
+        classify_document,
+        isolated,
+        measure_settings,
+        parse_file,
+    )
 
     types = load_doc_types(cfg.chunk.doc_types_path)
-    cpus = cfg.resources.cpus_per_task
-    ds = ds.map(
-        parse_file,
-        fn_kwargs={"options": cfg.parse, "scheme": scheme, "duplicates": duplicates or {}},
-        num_cpus=cpus,
-    )
-    ds = ds.map(
-        classify_document,
-        fn_kwargs={"thresholds": types.thresholds, "overrides": types.overrides},
-        num_cpus=cpus,
-    )
     chunk_args = {"profiles": types.profiles, "tokenizer": cfg.tokenizer_spec}
     if settings is None:
-        ds = ds.flat_map(chunk_rows, fn_kwargs=chunk_args, num_cpus=cpus)
+        last = partial(chunk_rows, **chunk_args)
     elif measure:
-        ds = ds.flat_map(
-            measure_settings,
-            fn_kwargs={**chunk_args, "settings": settings, "keep_ids": keep_ids},
-            num_cpus=cpus,
-        )
+        last = partial(measure_settings, **chunk_args, settings=settings, keep_ids=keep_ids)
     else:
-        ds = ds.flat_map(chunk_settings, fn_kwargs={**chunk_args, "settings": settings}, num_cpus=cpus)
+        last = partial(chunk_settings, **chunk_args, settings=settings)
+    # Parse, classify and chunk each document in a child process under cfg.limits (raychunk.isolate).
+    steps = [
+        ("parse", partial(parse_file, options=cfg.parse, scheme=scheme, duplicates=duplicates or {})),
+        ("classify", partial(classify_document, thresholds=types.thresholds, overrides=types.overrides)),
+        ("chunk", last),
+    ]
+    limits = cfg.limits
+    # Ray 2.60 bounds retries only through **ray_remote_args (deprecated for 2.64, no named successor yet).
+    warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated", module="raychunk.pipeline")
+    ds = ds.flat_map(
+        isolated,
+        fn_kwargs={"steps": steps, "limits": limits, "scheme": scheme},
+        num_cpus=cfg.resources.cpus_per_task,
+        max_retries=limits.task_retries,  # the task's worker or node lost, not a bad document
+    )
     if plan is not None:
         ds = ds.map_batches(
             EmbedChunks,
@@ -141,6 +151,8 @@ def build(
             compute=ActorPoolStrategy(size=plan.actors),
             num_gpus=plan.gpus_per_actor,
             num_cpus=plan.cpus_per_actor,
+            max_restarts=limits.actor_restarts,  # a dead actor is replaced and its batch run again
+            max_task_retries=limits.actor_restarts,
         )
     return ds
 

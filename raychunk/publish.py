@@ -1,12 +1,23 @@
-"""Staging → final: a run writes under ``OUTPUT/_staging/<run>/`` and is moved into place only when
-the whole run succeeded and its chunk ids are unique; ``report.json``, written last, marks the output
-complete."""
+"""Staging → final, and resume.
+
+A run writes under ``OUTPUT/_staging/<run>/``: its config fingerprint (``run.json``), its shards, and
+one manifest per shard in ``_done/`` written after the shard's files. A run that dies leaves the
+staging folder; ``--resume`` reads the manifests, keeps every document whose rows are all written,
+drops the rows of the few that are not, and runs only the rest.
+
+Publishing never makes the previous output unreadable: the new shards (named by run, so they never
+clobber old ones) are moved in beside the old, then ``report.json`` — naming every shard of the new
+output — replaces the old one in one write, and only then are the old shards removed. Readers that
+list the folder while a publish is under way may see both sets; ``report.json`` is the truth."""
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import uuid
+from collections import Counter
+from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -14,16 +25,24 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from raychunk.config import ConfigError
-from raychunk.schema import DOCUMENT_SCHEMA
+from raychunk.schema import DOCUMENT_SCHEMA, documents_table
 
 __all__ = [
+    "Staging",
     "check_every_input_accounted",
     "check_output",
     "check_unique_chunk_ids",
     "compact_documents",
     "discard",
-    "publish",
+    "move_in",
+    "open_staging",
+    "resume_state",
+    "retire_old",
+    "write_report",
+    "shard_manifest",
+    "shard_results",
     "staging_folder",
+    "write_documents",
     "write_text",
 ]
 
@@ -53,6 +72,147 @@ def staging_folder(out: str) -> str:
     return f"{out}/_staging/{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
 
 
+@dataclass(frozen=True)
+class Staging:
+    path: str
+    attempt: str  # names this attempt's shards; a resumed run is a new attempt in the same folder
+    resumed: bool
+
+
+def open_staging(fs: pafs.FileSystem, out: str, fingerprint: dict, *, resume: bool) -> Staging:
+    """A new staging folder, or with ``resume`` the interrupted run's (same fingerprint) when there is one.
+    Without ``resume``, an interrupted run is left alone and named in the log."""
+    previous = _interrupted_runs(fs, out)
+    attempt = uuid.uuid4().hex[:8]
+    if resume:
+        for path, recorded in previous:
+            if recorded == fingerprint:
+                log.info("resuming the interrupted run in %s", path)
+                return Staging(path, attempt, True)
+        if previous:
+            path, recorded = previous[0]
+            changed = sorted(
+                k for k in set(recorded) | set(fingerprint) if recorded.get(k) != fingerprint.get(k)
+            )
+            raise ConfigError(
+                f"--resume: the interrupted run in {path} used a different configuration "
+                f"({', '.join(changed)} changed); run it with the same settings, or drop --resume to start over"
+            )
+        log.info("--resume: no interrupted run in %s/_staging; starting from the beginning", out)
+    elif previous:
+        log.warning(
+            "an interrupted run is staged in %s: pass --resume to continue it instead of starting over",
+            previous[0][0],
+        )
+    path = staging_folder(out)
+    fs.create_dir(path, recursive=True)
+    write_text(fs, f"{path}/run.json", json.dumps(fingerprint, sort_keys=True))
+    return Staging(path, attempt, False)
+
+
+def _interrupted_runs(fs: pafs.FileSystem, out: str) -> list[tuple[str, dict]]:
+    """``(staging folder, fingerprint)`` of the runs left in ``out/_staging``, newest first."""
+    found = []
+    for info in fs.get_file_info(pafs.FileSelector(f"{out}/_staging", allow_not_found=True)):
+        if info.type != pafs.FileType.Directory:
+            continue
+        try:
+            with fs.open_input_stream(f"{info.path}/run.json") as f:
+                found.append((info.path, json.loads(f.read())))
+        except (OSError, ValueError):
+            continue
+    return sorted(found, key=lambda x: x[0], reverse=True)
+
+
+def resume_state(fs: pafs.FileSystem, staging: str, compression: str) -> set[str]:
+    """The sources whose rows are all in the staging folder. Files no manifest names (a write cut
+    short) are deleted; shards holding rows of documents not wholly written are rewritten without them,
+    so the resumed run can write those documents again."""
+    manifests = _manifests(fs, staging)
+    listed = {f"{staging}/{f}" for m in manifests.values() for f in m["files"]}
+    for sub in _OUTPUTS:
+        for info in fs.get_file_info(pafs.FileSelector(f"{staging}/{sub}", allow_not_found=True)):
+            if info.type == pafs.FileType.File and info.path not in listed:
+                fs.delete_file(info.path)
+    expected: dict[str, int] = {}
+    written: Counter[str] = Counter()
+    for m in manifests.values():
+        expected.update(m["documents"])
+        written.update(m["chunk_rows"])
+    complete = {s for s, n in expected.items() if written[s] == n}
+    partial = (set(expected) | set(written)) - complete
+    for path, m in manifests.items():
+        if partial & (set(m["documents"]) | set(m["chunk_rows"])):
+            _drop_sources(fs, staging, path, m, partial, compression)
+    return complete
+
+
+def _manifests(fs: pafs.FileSystem, staging: str) -> dict[str, dict]:
+    found = {}
+    for info in fs.get_file_info(pafs.FileSelector(f"{staging}/_done", allow_not_found=True)):
+        if info.path.endswith(".json"):
+            with fs.open_input_stream(info.path) as f:
+                found[info.path] = json.loads(f.read())
+    return found
+
+
+def _drop_sources(
+    fs: pafs.FileSystem, staging: str, path: str, manifest: dict, drop: set[str], compression: str
+) -> None:
+    """Rewrite one shard without the rows of ``drop`` (its manifest first, so a crash here leaves
+    files no manifest names, which the next resume deletes)."""
+    tables = {}
+    for f in manifest["files"]:
+        t = pq.read_table(f"{staging}/{f}", filesystem=fs)
+        tables[f.split("/", 1)[0]] = t.filter(pc.invert(pc.is_in(t.column("source"), pa.array(sorted(drop)))))
+    fs.delete_file(path)
+    for f in manifest["files"]:
+        fs.delete_file(f"{staging}/{f}")
+    chunks = tables.get("chunks")
+    docs = tables.get("documents")
+    chunk_file = doc_file = None
+    chunk_bytes = doc_bytes = 0
+    if chunks is not None and chunks.num_rows:
+        chunk_file = next(f for f in manifest["files"] if f.startswith("chunks/"))
+        pq.write_table(chunks, f"{staging}/{chunk_file}", filesystem=fs, compression=_codec(compression))
+        chunk_bytes = fs.get_file_info(f"{staging}/{chunk_file}").size
+    doc_rows = docs.to_pylist() if docs is not None else []
+    if doc_rows:
+        doc_file = next(f for f in manifest["files"] if f.startswith("documents/"))
+        pq.write_table(docs, f"{staging}/{doc_file}", filesystem=fs, compression=_codec(compression))
+        doc_bytes = fs.get_file_info(f"{staging}/{doc_file}").size
+    if chunks is None:
+        chunks = pa.table({"source": pa.array([], pa.string())})
+    new = shard_manifest(chunk_file, doc_file, chunks, doc_rows, chunk_bytes, doc_bytes)
+    if new["files"]:
+        write_text(fs, path, json.dumps(new))
+
+
+def shard_results(fs: pafs.FileSystem, staging: str) -> list[dict]:
+    """The totals of every shard in the staging folder (this attempt's and any resumed one's)."""
+    return [m["result"] for m in _manifests(fs, staging).values()]
+
+
+def write_documents(fs: pafs.FileSystem, staging: str, name: str, rows: list[dict], compression: str) -> None:
+    """Documents rows made in the driver (inputs refused before reading), as a shard with a manifest."""
+    if not rows:
+        return
+    fs.create_dir(f"{staging}/documents", recursive=True)
+    fs.create_dir(f"{staging}/_done", recursive=True)
+    doc_file = f"documents/{name}.parquet"
+    pq.write_table(
+        documents_table(rows),
+        f"{staging}/{doc_file}",
+        filesystem=fs,
+        compression=_codec(compression),
+    )
+    size = fs.get_file_info(f"{staging}/{doc_file}").size
+    empty = pa.table({"source": pa.array([], pa.string())})
+    write_text(
+        fs, f"{staging}/_done/{name}.json", json.dumps(shard_manifest(None, doc_file, empty, rows, 0, size))
+    )
+
+
 def discard(fs: pafs.FileSystem, staging: str) -> None:
     try:
         fs.delete_dir(staging)
@@ -61,28 +221,33 @@ def discard(fs: pafs.FileSystem, staging: str) -> None:
 
 
 def compact_documents(
-    fs: pafs.FileSystem, staging: str, compression: str, *, max_bytes: int = COMPACT_MAX_BYTES
-) -> pa.Table:
-    """One documents file, sorted by source, instead of one part per write task, when the parts
-    total at most ``max_bytes``; larger (the text column holds the corpus) they stay parts, so the
-    driver never holds every document's text. Returns the documents less their text, by source."""
-    folder = f"{staging}/documents"
-    infos = [i for i in fs.get_file_info(pafs.FileSelector(folder)) if i.path.endswith(".parquet")]
+    fs: pafs.FileSystem, staging: Staging, compression: str, *, max_bytes: int = COMPACT_MAX_BYTES
+) -> tuple[pa.Table, list[str]]:
+    """The documents to publish: one file sorted by source (written to ``compact/``, the parts left
+    for a resume) when the parts total at most ``max_bytes``; larger (the text column holds the
+    corpus) the parts themselves, so the driver never holds every document's text. Returns the
+    documents less their text, by source, and the staged files that hold them."""
+    folder = f"{staging.path}/documents"
+    infos = [
+        i
+        for i in fs.get_file_info(pafs.FileSelector(folder, allow_not_found=True))
+        if i.path.endswith(".parquet")
+    ]
     parts = sorted(i.path for i in infos)
     if sum(i.size for i in infos) > max_bytes:
-        return _concat(
+        docs = _concat(
             [pq.read_table(p, filesystem=fs, schema=DOCUMENT_SCHEMA, columns=_DOCUMENT_FIELDS) for p in parts]
-        ).sort_by("source")
+        )
+        return docs.sort_by("source"), parts
     docs = _concat([pq.read_table(p, filesystem=fs, schema=DOCUMENT_SCHEMA) for p in parts]).sort_by("source")
-    for p in parts:
-        fs.delete_file(p)
-    pq.write_table(
-        docs,
-        f"{folder}/documents.parquet",
-        filesystem=fs,
-        compression=None if compression == "none" else compression,
-    )
-    return docs.select(_DOCUMENT_FIELDS)
+    fs.create_dir(f"{staging.path}/compact", recursive=True)
+    compact = f"{staging.path}/compact/documents-{staging.attempt}.parquet"
+    pq.write_table(docs, compact, filesystem=fs, compression=_codec(compression))
+    return docs.select(_DOCUMENT_FIELDS), [compact]
+
+
+def _codec(compression: str) -> str | None:
+    return None if compression == "none" else compression
 
 
 def _concat(tables: list[pa.Table]) -> pa.Table:
@@ -120,22 +285,55 @@ def check_unique_chunk_ids(fs: pafs.FileSystem, staging: str) -> None:
     )
 
 
-def publish(fs: pafs.FileSystem, staging: str, out: str, overwrite: bool) -> None:
-    """Move ``chunks/`` and ``documents/`` from the staging folder to the output, once the chunk ids
-    are known to be unique."""
-    check_unique_chunk_ids(fs, staging)
+def move_in(
+    fs: pafs.FileSystem, staging: Staging, out: str, document_files: list[str], overwrite: bool
+) -> dict[str, list[str]]:
+    """Move the staged shards into ``out/chunks`` and ``out/documents`` beside any previous output's,
+    once the chunk ids are known to be unique. Returns the new output's files (relative to ``out``),
+    for ``report.json``; nothing old is touched yet."""
+    check_unique_chunk_ids(fs, staging.path)
+    if not overwrite:
+        for name in _OUTPUTS:
+            if fs.get_file_info(f"{out}/{name}").type != pafs.FileType.NotFound:
+                raise RuntimeError(
+                    f"{out}/{name} appeared during the run; the new output stays in {staging.path}"
+                )
+    chunk_files = sorted(
+        i.path
+        for i in fs.get_file_info(pafs.FileSelector(f"{staging.path}/chunks", allow_not_found=True))
+        if i.path.endswith(".parquet")
+    )
+    files: dict[str, list[str]] = {}
+    for name, staged in (("chunks", chunk_files), ("documents", sorted(document_files))):
+        fs.create_dir(f"{out}/{name}", recursive=True)
+        files[name] = []
+        for path in staged:
+            rel = f"{name}/{path.rsplit('/', 1)[-1]}"
+            fs.move(path, f"{out}/{rel}")  # a rename on local disks; copy + delete on object stores
+            files[name].append(rel)
+    return files
+
+
+def write_report(fs: pafs.FileSystem, out: str, name: str, text: str) -> None:
+    """Replace ``out/name`` in one step: written beside it, then renamed (a single PUT on object stores)."""
+    if fs.type_name == "local":
+        write_text(fs, f"{out}/.{name}.tmp", text)
+        fs.move(f"{out}/.{name}.tmp", f"{out}/{name}")
+    else:
+        write_text(fs, f"{out}/{name}", text)
+
+
+def retire_old(fs: pafs.FileSystem, staging: Staging, out: str, files: dict[str, list[str]]) -> None:
+    """After the new ``report.json`` is written: remove the previous output's shards (whatever the
+    new one does not name) and the staging folder."""
     for name in _OUTPUTS:
-        final = f"{out}/{name}"
-        if fs.get_file_info(final).type != pafs.FileType.NotFound:
-            if not overwrite:
-                raise RuntimeError(f"{final} appeared during the run; the new output stays in {staging}")
-            fs.delete_dir(final)
-    for name in _REPORTS:
-        if fs.get_file_info(f"{out}/{name}").type == pafs.FileType.File:
-            fs.delete_file(f"{out}/{name}")
-    for name in _OUTPUTS:
-        _move_dir(fs, f"{staging}/{name}", f"{out}/{name}")
-    fs.delete_dir(staging)
+        keep = set(files.get(name, ()))
+        for info in fs.get_file_info(
+            pafs.FileSelector(f"{out}/{name}", allow_not_found=True, recursive=True)
+        ):
+            if info.type == pafs.FileType.File and info.path[len(out) + 1 :] not in keep:
+                fs.delete_file(info.path)
+    fs.delete_dir(staging.path)
     if not fs.get_file_info(pafs.FileSelector(f"{out}/_staging", allow_not_found=True)):
         fs.delete_dir(f"{out}/_staging")
 
@@ -145,14 +343,38 @@ def write_text(fs: pafs.FileSystem, path: str, text: str) -> None:
         f.write(text.encode())
 
 
-def _move_dir(fs: pafs.FileSystem, src: str, dest: str) -> None:
-    """Rename a folder. Object stores have no folders to rename (pyarrow's S3 and GCS ``move`` take one
-    object), so there each file is moved and the emptied source removed."""
-    if fs.type_name == "local":
-        fs.move(src, dest)
-        return
-    fs.create_dir(dest, recursive=True)
-    for info in fs.get_file_info(pafs.FileSelector(src, recursive=True)):
-        if info.type == pafs.FileType.File:
-            fs.move(info.path, dest + info.path[len(src) :])
-    fs.delete_dir(src)
+def shard_manifest(
+    chunk_file: str | None,
+    doc_file: str | None,
+    chunks: pa.Table,
+    doc_rows: list[dict],
+    chunk_bytes: int,
+    doc_bytes: int,
+) -> dict:
+    """What one shard holds: its files, each document's expected chunk count, the chunk rows per
+    source, and the totals the run report adds up."""
+    per_source = {}
+    if chunks.num_rows:
+        counts = pc.value_counts(chunks.column("source"))
+        per_source = dict(
+            zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True)
+        )
+    result = {
+        "chunks": chunks.num_rows,
+        "documents": len(doc_rows),
+        "chunk_bytes": chunk_bytes,
+        "document_bytes": doc_bytes,
+        "tokens": 0,
+        "text_bytes": 0,
+        "over_limit": 0,
+    }
+    if chunks.num_rows:
+        result["tokens"] = int(pc.sum(chunks.column("n_tokens")).as_py() or 0)
+        result["text_bytes"] = int(pc.sum(pc.binary_length(chunks.column("text"))).as_py() or 0)
+        result["over_limit"] = int(pc.sum(pc.cast(chunks.column("over_limit"), "int64")).as_py() or 0)
+    return {
+        "files": [f for f in (chunk_file, doc_file) if f],
+        "documents": {r["source"]: r["chunks"] for r in doc_rows},
+        "chunk_rows": per_source,
+        "result": result,
+    }

@@ -66,6 +66,7 @@ DOCUMENT_SCHEMA = pa.schema(
         pa.field("encoding", pa.string()),
         pa.field("no_text_pages", pa.list_(pa.int32())),
         pa.field("parse_seconds", pa.float32()),
+        pa.field("peak_rss_mb", pa.int32()),  # of the process that parsed, classified and chunked it
         pa.field("text", pa.large_string()),  # what chunk spans index into; null for a duplicate
     ]
 )

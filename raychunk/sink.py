@@ -2,8 +2,9 @@
 
 Every row is either a chunk or a document (``row_type``). Each write task splits its rows and
 writes one zstd Parquet shard per table into the run's staging folder, with the explicit schemas of
-:mod:`raychunk.schema`. Nothing is published here: the job moves the staging folder into place only
-when the whole run has succeeded.
+:mod:`raychunk.schema`, then a small manifest in ``_done/`` (written last) naming the shard's files,
+its documents and how many chunk rows of each source it holds: what ``--resume`` trusts. Nothing
+is published here: the job moves the staged files into place only when the whole run has succeeded.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 from ray.data.datasource import Datasink
 
+from raychunk.publish import shard_manifest
 from raychunk.schema import CHUNK_COLUMNS, chunk_schema, documents_table
 
 __all__ = ["ShardSink"]
@@ -28,12 +30,14 @@ class ShardSink(Datasink):
         staging: str,
         filesystem: pafs.FileSystem,
         *,
+        attempt: str,
         dim: int | None,
         rows_per_shard: int,
         compression: str,
     ):
         self.staging = staging.rstrip("/")
         self.filesystem = filesystem
+        self.attempt = attempt
         self.dim = dim
         self.rows_per_shard = rows_per_shard
         self.compression = None if compression == "none" else compression
@@ -44,7 +48,7 @@ class ShardSink(Datasink):
         return self.rows_per_shard
 
     def on_write_start(self, schema=None) -> None:
-        for sub in ("chunks", "documents"):
+        for sub in ("chunks", "documents", "_done"):
             self.filesystem.create_dir(f"{self.staging}/{sub}", recursive=True)
 
     def write(self, blocks: Iterable, ctx) -> dict:
@@ -56,28 +60,22 @@ class ShardSink(Datasink):
         is_chunk = pc.equal(table.column("row_type"), "chunk")
         chunks = table.filter(is_chunk)
         docs = table.filter(pc.invert(is_chunk))
-        name = f"part-{ctx.task_idx:05d}.parquet"
-        result = {
-            "chunks": chunks.num_rows,
-            "documents": docs.num_rows,
-            "chunk_bytes": 0,
-            "document_bytes": 0,
-            "tokens": 0,
-            "text_bytes": 0,
-            "over_limit": 0,
-        }
-        if chunks.num_rows:
-            result["tokens"] = int(pc.sum(chunks.column("n_tokens")).as_py() or 0)
-            result["text_bytes"] = int(pc.sum(pc.binary_length(chunks.column("text"))).as_py() or 0)
-            result["over_limit"] = int(pc.sum(pc.cast(chunks.column("over_limit"), "int64")).as_py() or 0)
+        name = f"part-{self.attempt}-{ctx.task_idx:05d}"
+        chunk_file = doc_file = None
+        chunk_bytes = doc_bytes = 0
         if chunks.num_rows:
             schema = chunk_schema(self.dim)
             chunks = chunks.select(CHUNK_COLUMNS + (["embedding"] if self.dim else [])).cast(schema)
-            result["chunk_bytes"] = self._write(chunks, f"{self.staging}/chunks/{name}")
-        if docs.num_rows:
-            rows = [json.loads(s) for s in docs.column("document").to_pylist()]
-            result["document_bytes"] = self._write(documents_table(rows), f"{self.staging}/documents/{name}")
-        return result
+            chunk_file = f"chunks/{name}.parquet"
+            chunk_bytes = self._write(chunks, f"{self.staging}/{chunk_file}")
+        doc_rows = [json.loads(s) for s in docs.column("document").to_pylist()] if docs.num_rows else []
+        if doc_rows:
+            doc_file = f"documents/{name}.parquet"
+            doc_bytes = self._write(documents_table(doc_rows), f"{self.staging}/{doc_file}")
+        manifest = shard_manifest(chunk_file, doc_file, chunks, doc_rows, chunk_bytes, doc_bytes)
+        with self.filesystem.open_output_stream(f"{self.staging}/_done/{name}.json") as f:
+            f.write(json.dumps(manifest).encode())
+        return manifest["result"]
 
     def _write(self, table: pa.Table, path: str) -> int:
         pq.write_table(

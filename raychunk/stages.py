@@ -8,19 +8,71 @@ its ``chunk`` rows. Every row has the same keys (``ROW_KEYS``), so Ray Data can 
 from __future__ import annotations
 
 import json
+import logging
+import os
 import time
+from collections.abc import Callable
 
 from raychunk.chunking import chunk_document
 from raychunk.classify import classify
 from raychunk.dedupe import duplicate_reason
 from raychunk.document import Document, ParsedDocument, content_hash
+from raychunk.isolate import Limits, Sandbox, peak_rss_mb
 from raychunk.parse import ParseOptions, parse_document
 from raychunk.parse.detect import format_from_name
 from raychunk.schema import CHUNK_COLUMNS
 
-__all__ = ["ROW_KEYS", "chunk_rows", "chunk_settings", "classify_document", "measure_settings", "parse_file"]
+__all__ = [
+    "ROW_KEYS",
+    "chunk_rows",
+    "chunk_settings",
+    "classify_document",
+    "failed_file",
+    "isolated",
+    "measure_settings",
+    "parse_file",
+]
+
+log = logging.getLogger(__name__)
 
 ROW_KEYS = ("row_type", "document", *CHUNK_COLUMNS)
+
+_SANDBOX: Sandbox | None = None
+
+
+def isolated(row: dict, *, steps: list[tuple[str, Callable]], limits: Limits, scheme: str = "") -> list[dict]:
+    """One input file through ``steps`` (parse → classify → chunk) in this worker's sandbox: a child
+    process under ``limits``. A document that goes over a limit, crashes its worker or raises becomes
+    a ``failed`` document (the steps after parse then run here, on a document with no text)."""
+    global _SANDBOX
+    if _SANDBOX is None or _SANDBOX.limits != limits:
+        _SANDBOX = Sandbox(limits)
+    t = time.perf_counter()
+    out, failure, peak = _SANDBOX.run(steps, row, key=id(steps))
+    if failure is None:
+        return out
+    source = scheme + row["path"]
+    log.warning("%s: %s", source, failure.reason)
+    value = {**failed_file(row, failure.reason, scheme), "parse_seconds": time.perf_counter() - t}
+    value["peak_rss_mb"] = peak
+    for _, fn in steps[1:]:
+        value = fn(value)
+    return value
+
+
+def failed_file(row: dict, reason: str, scheme: str = "") -> dict:
+    """The parse stage's output for a file that could not be processed at all."""
+    source = scheme + row["path"]
+    data = row.get("bytes") or b""
+    doc = Document(
+        doc_id=content_hash(bytes(data)),
+        source=source,
+        format=format_from_name(source) or "unknown",
+        status="failed",
+        reason=reason,
+        bytes=len(data),
+    )
+    return {"source": source, "parsed": ParsedDocument(doc), "parse_seconds": 0.0}
 
 
 def parse_file(
@@ -30,6 +82,8 @@ def parse_file(
     ``duplicates`` (duplicate → kept source) is not parsed: it becomes a ``duplicate`` document."""
     t = time.perf_counter()
     source = scheme + row["path"]
+    if _FAULTS:
+        _inject_fault(source)
     data = bytes(row["bytes"])
     kept = (duplicates or {}).get(source)
     if kept is not None:
@@ -46,6 +100,27 @@ def parse_file(
     else:
         parsed = parse_document(data, source, options=options)
     return {"source": source, "parsed": parsed, "parse_seconds": time.perf_counter() - t}
+
+
+# Test-only: RAYCHUNK_TEST_FAULTS="crash:NAME,hang:NAME,memory:NAME" makes parsing a file whose path
+# contains NAME kill its process, hang, or allocate without end (the fault tests of the isolation).
+_FAULTS = [tuple(x.split(":", 1)) for x in os.environ.get("RAYCHUNK_TEST_FAULTS", "").split(",") if ":" in x]
+
+
+def _inject_fault(source: str) -> None:
+    for action, name in _FAULTS:
+        if name in source:
+            if action == "crash":
+                os._exit(70)
+            if action == "hang":
+                while True:
+                    time.sleep(1)
+            if action == "memory":
+                hog = []
+                while True:
+                    hog.append(b"x" * (64 * 2**20))
+            if action == "raise":
+                raise RuntimeError(f"test fault in {name}")
 
 
 def classify_document(row: dict, *, thresholds: dict, overrides: tuple = ()) -> dict:
@@ -83,6 +158,7 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str) -> list[dict]:
         "encoding": doc.encoding,
         "no_text_pages": list(doc.no_text_pages),
         "parse_seconds": round(row["parse_seconds"], 4),
+        "peak_rss_mb": row.get("peak_rss_mb") or peak_rss_mb(),
         "text": None if doc.status == "duplicate" else parsed.text,  # a duplicate's is the kept copy's
     }
     empty = dict.fromkeys(CHUNK_COLUMNS)

@@ -14,7 +14,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "raychunk"
 
 # Lowest first. A module may import its own layer or any layer below it.
 LAYERS: list[tuple[str, ...]] = [
-    ("raychunk.document", "raychunk.render", "raychunk.models", "raychunk.stats", "raychunk._unstructured"),
+    (
+        "raychunk.document",
+        "raychunk.render",
+        "raychunk.models",
+        "raychunk.stats",
+        "raychunk._unstructured",
+        "raychunk.isolate",
+    ),
     ("raychunk.tokens", "raychunk.classify", "raychunk.parse", "raychunk.chunking"),
     (
         "raychunk.config",

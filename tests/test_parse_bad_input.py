@@ -98,18 +98,6 @@ def test_parser_exception_becomes_failed_with_a_sentence_and_a_logged_traceback(
     assert "kaboom" in str(record.exc_info[1])
 
 
-def test_timeout_becomes_failed(monkeypatch):
-    import time
-
-    import raychunk.parse.text as text
-
-    def slow(text_, base):
-        time.sleep(5)
-
-    monkeypatch.setattr(text, "parse_text", slow)
-    check(parse_document(b"words", "x.txt", options=ParseOptions(timeout_s=0.2)), "failed", "timed out")
-
-
 def test_bad_option_names_accepted_values():
     with pytest.raises(ValueError, match="auto, always, never"):
         ParseOptions(pdf_tables="sometimes")

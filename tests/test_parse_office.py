@@ -51,7 +51,7 @@ def no_network(monkeypatch):
 
 
 def parse(data: bytes, name: str) -> ParsedDocument:
-    return parse_document(data, name, options=ParseOptions(timeout_s=120))
+    return parse_document(data, name, options=ParseOptions())
 
 
 def assert_ok(parsed: ParsedDocument) -> None:

@@ -80,10 +80,13 @@ def prepare_eval(cfg, settings, queries: list[LabelledQuery]) -> dict:
     arguments of ``evaluate`` that come from the corpus."""
     import ray
 
-    from raychunk.io import list_inputs
+    from raychunk.io import list_inputs, readable
     from raychunk.pipeline import build, find_duplicates, init_ray, plan_embedding, read_files
 
-    in_fs, scheme, files = list_inputs(cfg.input)
+    in_fs, scheme, files = list_inputs(
+        cfg.input, follow_symlinks=cfg.limits.follow_symlinks, max_file_mb=cfg.limits.max_file_mb
+    )
+    files = readable(files)
     listed = [scheme + f.path for f in files]
     for q in queries:  # a label that names no document fails before anything runs
         try:

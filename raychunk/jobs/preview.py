@@ -15,29 +15,65 @@ from typing import TextIO
 from raychunk.chunking import check_profiles, chunk_document
 from raychunk.classify import DOC_TYPES, classify
 from raychunk.config import ConfigError, DocTypeConfig
-from raychunk.document import ParsedDocument
+from raychunk.document import Document, ParsedDocument, content_hash
 from raychunk.io import list_inputs
-from raychunk.parse import ParseOptions, parse_document, parse_path
+from raychunk.isolate import Limits, Sandbox
+from raychunk.parse import ParseOptions, parse_document
+from raychunk.parse.detect import format_from_name
 from raychunk.tokens import TokenCounter
 
 __all__ = ["preview_chunks", "preview_parse"]
 
+DEFAULT_LIMITS = Limits()
 
-def parsed_inputs(inputs: list[str], options: ParseOptions) -> Iterator[tuple[ParsedDocument, float]]:
-    """Each input file parsed, with the seconds it took, in listing order."""
-    fs, scheme, files = list_inputs(inputs)
-    for f in files:
-        t = time.perf_counter()
-        if scheme:
-            parsed = parse_document(fs.open_input_file(f.path).readall(), scheme + f.path, options=options)
-        else:
-            parsed = parse_path(_shown(f.path), options=options)
-        yield parsed, time.perf_counter() - t
+
+def parsed_inputs(
+    inputs: list[str], options: ParseOptions, limits: Limits = DEFAULT_LIMITS
+) -> Iterator[tuple[ParsedDocument, float]]:
+    """Each input file parsed, with the seconds it took, in listing order: in a child process under
+    ``limits``, as the job does it."""
+    fs, scheme, files = list_inputs(
+        inputs, follow_symlinks=limits.follow_symlinks, max_file_mb=limits.max_file_mb
+    )
+    sandbox = Sandbox(limits)
+    steps = [("parse", _ParseBytes(options))]
+    try:
+        for f in files:
+            t = time.perf_counter()
+            source = scheme + f.path if scheme else _shown(f.path)
+            if f.refused:
+                parsed = _failed(source, b"", f.refused[1], f.size, status=f.refused[0])
+            else:
+                try:
+                    data = fs.open_input_file(f.path).readall()
+                except OSError as e:
+                    parsed = _failed(source, source.encode(), f"cannot read file: {e}", 0)
+                else:
+                    parsed, failure, _ = sandbox.run(steps, (data, source), key="parse")
+                    if failure is not None:
+                        parsed = _failed(source, data, failure.reason, len(data))
+            yield parsed, time.perf_counter() - t
+    finally:
+        sandbox.close()
+
+
+class _ParseBytes:
+    def __init__(self, options: ParseOptions):
+        self.options = options
+
+    def __call__(self, value: tuple[bytes, str]) -> ParsedDocument:
+        return parse_document(value[0], value[1], options=self.options)
+
+
+def _failed(source: str, data: bytes, reason: str, size: int, status: str = "failed") -> ParsedDocument:
+    fmt = format_from_name(source) or "unknown"
+    return ParsedDocument(Document(content_hash(data), source, fmt, status, reason, bytes=size))
 
 
 def preview_parse(
     inputs: list[str],
     options: ParseOptions,
+    limits: Limits = DEFAULT_LIMITS,
     *,
     as_json: bool = False,
     width: int = 60,
@@ -46,7 +82,7 @@ def preview_parse(
     statuses: Counter[str] = Counter()
     n_blocks = 0
     t0 = time.perf_counter()
-    for parsed, elapsed in parsed_inputs(inputs, options):
+    for parsed, elapsed in parsed_inputs(inputs, options, limits):
         doc = parsed.document
         statuses[doc.status] += 1
         n_blocks += len(parsed.blocks)
@@ -77,6 +113,7 @@ def preview_chunks(
     options: ParseOptions,
     types: DocTypeConfig,
     counter: TokenCounter,
+    limits: Limits = DEFAULT_LIMITS,
     *,
     changes: dict,
     doc_type: str | None = None,
@@ -88,7 +125,7 @@ def preview_chunks(
         raise ConfigError(f"--doc-type {doc_type!r}: accepted values are {', '.join(DOC_TYPES)}")
     check_profiles(types.profiles, counter)  # every doc type's caps within the embedder's input limit
     totals: Counter[str] = Counter()
-    for parsed, _ in parsed_inputs(inputs, options):
+    for parsed, _ in parsed_inputs(inputs, options, limits):
         doc = parsed.document
         if doc_type:
             kind, why = doc_type, "forced by --doc-type"

@@ -4,17 +4,20 @@ vectors, tokens, storage, embedding time and money per setting (``report.json/.c
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from raychunk.config import RunConfig, check_limits
-from raychunk.io import list_inputs, resolve_output
+from raychunk.io import list_inputs, readable, resolve_output
 from raychunk.pipeline import build, find_duplicates, init_ray, read_files
 from raychunk.pricing import IndexSpec, Rates, Setting, in_sample, summarize, vector_bytes
 from raychunk.report import plot_price, render_price_markdown, write_price_csv
 
 __all__ = ["PriceOptions", "measure_corpus", "previous_ids", "price"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -79,8 +82,13 @@ def measure_corpus(
 ) -> tuple[list[dict], dict]:
     """Per-document, per-setting numbers over the (sampled) corpus, and the listing facts: the
     corpus's file count and bytes come from listing it, not from parsing it."""
-    in_fs, scheme, files = list_inputs(cfg.input)
-    chosen = [f for f in files if in_sample(scheme + f.path, sample)]
+    in_fs, scheme, files = list_inputs(
+        cfg.input, follow_symlinks=cfg.limits.follow_symlinks, max_file_mb=cfg.limits.max_file_mb
+    )
+    for f in files:
+        if f.refused:
+            log.warning("%s%s not priced: %s", scheme, f.path, f.refused[1])
+    chosen = [f for f in readable(files) if in_sample(scheme + f.path, sample)]
     listing = {
         "files": len(files),
         "bytes": sum(f.size for f in files),

@@ -3,6 +3,7 @@ the output and its report (``report.json`` / ``report.md``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import re
@@ -13,7 +14,7 @@ import pyarrow as pa
 
 from raychunk import publish
 from raychunk.config import RunConfig, check_limits, load_doc_types
-from raychunk.io import list_inputs, resolve_output
+from raychunk.io import list_inputs, readable, resolve_output
 from raychunk.pipeline import build, find_duplicates, init_ray, plan_embedding, read_files
 from raychunk.report import render_run_markdown
 from raychunk.sink import ShardSink
@@ -32,34 +33,106 @@ def run(cfg: RunConfig) -> dict:
     check_limits(cfg)  # every doc type's caps within the embedder's input limit
     out_fs, out_path = resolve_output(cfg.output)
     publish.check_output(out_fs, out_path, cfg.output_files.overwrite)
-    in_fs, scheme, files = list_inputs(cfg.input)
+    limits = cfg.limits
+    in_fs, scheme, files = list_inputs(
+        cfg.input, follow_symlinks=limits.follow_symlinks, max_file_mb=limits.max_file_mb
+    )
+    staging = publish.open_staging(out_fs, out_path, fingerprint(cfg), resume=cfg.output_files.resume)
+    done = (
+        publish.resume_state(out_fs, staging.path, cfg.output_files.compression) if staging.resumed else set()
+    )
+    refused = [f for f in files if f.refused and scheme + f.path not in done]
+    todo = [f for f in readable(files) if scheme + f.path not in done]
+    if staging.resumed:
+        log.info("resume: %d of %d inputs already done; %d to go", len(done), len(files), len(todo))
+    publish.write_documents(
+        out_fs,
+        staging.path,
+        f"part-{staging.attempt}-refused",
+        refused_rows(refused, scheme),
+        cfg.output_files.compression,
+    )
     where = init_ray(cfg)
     cluster = ray.cluster_resources()
     plan = plan_embedding(cfg, cluster) if cfg.embedder.enabled else None
     log.info("raychunk: %d files on %s Ray (%s); embedding: %s", len(files), where, cluster, plan)
-    duplicates = find_duplicates(files, in_fs, scheme, cfg)
-    staging = publish.staging_folder(out_path)
-    sink = ShardSink(
-        staging,
-        out_fs,
-        dim=plan.dim if plan else None,
-        rows_per_shard=cfg.output_files.rows_per_shard,
-        compression=cfg.output_files.compression,
-    )
-    ds = build(read_files(files, in_fs, cfg), cfg, scheme=scheme, plan=plan, duplicates=duplicates)
-    try:
-        ds.write_datasink(sink)
-    except BaseException:
-        publish.discard(out_fs, staging)
-        raise
-    stats = _stage_stats(ds)
-    docs = publish.compact_documents(out_fs, staging, cfg.output_files.compression)
+    stats = ""
+    if todo:
+        duplicates = find_duplicates(readable(files), in_fs, scheme, cfg)
+        sink = ShardSink(
+            staging.path,
+            out_fs,
+            attempt=staging.attempt,
+            dim=plan.dim if plan else None,
+            rows_per_shard=cfg.output_files.rows_per_shard,
+            compression=cfg.output_files.compression,
+        )
+        ds = build(read_files(todo, in_fs, cfg), cfg, scheme=scheme, plan=plan, duplicates=duplicates)
+        try:
+            ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries})
+        except BaseException:
+            log.error(
+                "the run stopped; what it wrote is kept in %s: run again with --resume to finish it",
+                staging.path,
+            )
+            raise
+        stats = _stage_stats(ds)
+    docs, document_files = publish.compact_documents(out_fs, staging, cfg.output_files.compression)
     publish.check_every_input_accounted(docs, files)
-    report = run_report(cfg, docs, files, sink.results, plan, stats, time.perf_counter() - t0, where, cluster)
-    publish.publish(out_fs, staging, out_path, cfg.output_files.overwrite)
-    publish.write_text(out_fs, f"{out_path}/report.json", json.dumps(report, indent=2, ensure_ascii=False))
-    publish.write_text(out_fs, f"{out_path}/report.md", render_run_markdown(report))
+    results = publish.shard_results(out_fs, staging.path)
+    report = run_report(cfg, docs, files, results, plan, stats, time.perf_counter() - t0, where, cluster)
+    report["resumed"] = {"inputs_already_done": len(done)} if staging.resumed else None
+    report["files"] = publish.move_in(out_fs, staging, out_path, document_files, cfg.output_files.overwrite)
+    publish.write_report(out_fs, out_path, "report.md", render_run_markdown(report))
+    publish.write_report(out_fs, out_path, "report.json", json.dumps(report, indent=2, ensure_ascii=False))
+    publish.retire_old(out_fs, staging, out_path, report["files"])
     return report
+
+
+def fingerprint(cfg: RunConfig) -> dict:
+    """What decides a run's rows: a resumed run must match the interrupted one on all of it."""
+    import hashlib
+
+    from raychunk import __version__
+
+    settings = dataclasses.asdict(cfg)
+    settings.pop("resources")
+    settings["output_files"] = {
+        k: v for k, v in settings["output_files"].items() if k not in ("overwrite", "resume")
+    }
+    settings["limits"] = {
+        k: v for k, v in settings["limits"].items() if k not in ("task_retries", "actor_restarts")
+    }
+    settings["doc_types_sha256"] = hashlib.sha256(cfg.chunk.doc_types_path.read_bytes()).hexdigest()
+    settings["raychunk"] = __version__
+    return json.loads(json.dumps(settings, default=str))
+
+
+def refused_rows(files, scheme: str) -> list[dict]:
+    """Documents rows for inputs listed but not read (a symlink out of the input folder, a file too big)."""
+    from raychunk.document import content_hash
+    from raychunk.parse.detect import format_from_name
+
+    rows = []
+    for f in files:
+        source = scheme + f.path
+        status, reason = f.refused
+        rows.append(
+            {
+                "doc_id": content_hash(source.encode()),
+                "source": source,
+                "format": format_from_name(source) or "unknown",
+                "doc_type": "",
+                "type_reason": "",
+                "status": status,
+                "reason": reason,
+                "chunks": 0,
+                "tokens": 0,
+                "blocks": 0,
+                "bytes": f.size,
+            }
+        )
+    return rows
 
 
 def _stage_stats(ds) -> str:

@@ -220,6 +220,12 @@ def _check_package(data: bytes, base: Document, options: ParseOptions) -> Parsed
             return _not_a_valid_package(base, "the zip's directory is missing: the file is cut short")
         return _not_a_valid_package(base, "it is not a zip file")
     unpacked = sum(m.file_size for m in members)
+    if unpacked > options.max_unzipped_mb * 2**20:
+        return _failed(
+            base,
+            f"the package would decompress to {_mb(unpacked)} MB, over limits.max_unzipped_mb="
+            f"{options.max_unzipped_mb:g}: refusing it",
+        )
     if unpacked > ZIP_BOMB_FLOOR_BYTES and unpacked > options.max_unzip_ratio * len(data):
         return _failed(
             base,

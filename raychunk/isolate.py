@@ -1,0 +1,337 @@
+"""Hard limits per document: its CPU stages run in a child process that the caller can kill.
+
+A ``Sandbox`` keeps one child (``python -m raychunk.isolate``) and sends it one document at a time
+with the steps to run on it (parse, classify, chunk). The parent watches the child's resident memory
+and the clock and kills its whole process group (MuPDF and the PDF table finder included) when the
+document goes over ``doc_memory_mb`` or ``doc_timeout_s``; a child that dies on its own (a segfault,
+``os._exit``, the kernel's OOM killer) is replaced and the document tried again, at most
+``crash_attempts`` times. Nothing the document's own code does can catch or ignore any of this.
+The outcome is a value or a ``Failure`` whose reason names the limit and the stage.
+
+Only the standard library is imported here; the steps bring their own imports into the child.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+
+__all__ = ["Failure", "Limits", "Sandbox", "SandboxError", "human_mib", "peak_rss_mb"]
+
+_MIB = 2**20
+_POLL_S = 0.02
+_START_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Per-document limits of the CPU stages, and how often the job retries infrastructure failures.
+
+    ``doc_timeout_s`` and ``doc_memory_mb`` bound parse + classify + chunk of one document (resident
+    memory of the process doing it); ``max_file_mb`` refuses a file before it is read;
+    ``max_unzipped_mb`` refuses a zip package (docx, pptx, xlsx, epub, odt) whose parts declare more;
+    ``crash_attempts`` is how many times a document may kill its worker before it is given up;
+    ``task_retries`` / ``actor_restarts`` are Ray's retries of a task or embed actor lost with its
+    worker or node; ``follow_symlinks`` reads symlinks that lead out of an input folder."""
+
+    doc_timeout_s: float = 300.0
+    doc_memory_mb: int = 2048
+    max_file_mb: float = 512.0
+    max_unzipped_mb: float = 1024.0
+    crash_attempts: int = 3
+    task_retries: int = 3
+    actor_restarts: int = 3
+    follow_symlinks: bool = False
+
+    def __post_init__(self):
+        for name in ("doc_timeout_s", "doc_memory_mb", "max_file_mb", "max_unzipped_mb", "crash_attempts"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ValueError(f"limits.{name} must be a number > 0, got {value!r}")
+        for name in ("task_retries", "actor_restarts"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"limits.{name} must be a whole number >= 0, got {value!r}")
+
+
+class SandboxError(RuntimeError):
+    """The child process cannot be started at all: a set-up problem, not a bad document."""
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    kind: str  # timeout | memory | crash | error
+    stage: str
+    reason: str
+
+
+def human_mib(mb: float) -> str:
+    """2048 → '2 GiB', 1536 → '1.5 GiB', 300 → '300 MiB'."""
+    return f"{mb / 1024:g} GiB" if mb >= 1024 else f"{mb:g} MiB"
+
+
+def peak_rss_mb() -> int:
+    """This process's peak resident memory (since the sandbox last reset it for a new document)."""
+    return _status_kb("VmHWM") // 1024
+
+
+Step = tuple[str, Callable]
+
+
+class Sandbox:
+    """One child process, reused document after document, replaced when killed or crashed."""
+
+    def __init__(self, limits: Limits):
+        self.limits = limits
+        self._proc: subprocess.Popen | None = None
+        self._send: Connection | None = None
+        self._recv: Connection | None = None
+        self._steps_sent: object = None
+
+    def run(self, steps: Sequence[Step], value, *, key: object = None) -> tuple[object, Failure | None, int]:
+        """``value`` through ``steps`` in the child: ``(result, None, peak_mb)`` or ``(None, Failure, peak_mb)``.
+        ``key`` names the steps, so they are sent to a child once, not with every document."""
+        crashes: list[str] = []
+        while True:
+            result, failure, peak = self._attempt(steps, value, key)
+            if failure is None or failure.kind != "crash":
+                return result, failure, peak
+            crashes.append(failure.reason)
+            if len(crashes) >= self.limits.crash_attempts:
+                times = f"{len(crashes)} times" if len(crashes) > 1 else "once"
+                reason = f"worker crashed {times} on this file ({crashes[-1]}, during {failure.stage})"
+                return None, Failure("crash", failure.stage, reason), peak
+
+    def close(self) -> None:
+        if self._proc is not None:
+            self._kill()
+
+    # -- one attempt --------------------------------------------------------------------------
+
+    def _attempt(self, steps, value, key):
+        limits = self.limits
+        stage = steps[0][0]
+        try:
+            self._ensure_child()
+            key = key if key is not None else id(steps)
+            if self._steps_sent != key:
+                # Unpickling the steps imports their modules: that start-up is not the document's time.
+                self._send.send(("steps", list(steps)))
+                self._await_ready()
+                self._steps_sent = key
+            self._send.send(("run", value))
+        except (BrokenPipeError, EOFError, ConnectionError, OSError):
+            return None, self._crashed(stage), 0
+        deadline = time.monotonic() + limits.doc_timeout_s
+        cap_kb = limits.doc_memory_mb * 1024
+        peak_kb = 0
+        while True:
+            try:
+                ready = self._recv.poll(_POLL_S)
+                while ready:
+                    msg = self._recv.recv()
+                    if msg[0] == "stage":
+                        stage = msg[1]
+                    elif msg[0] == "done":
+                        return msg[1], None, max(msg[2], peak_kb // 1024)
+                    elif msg[0] == "memory":
+                        self._kill()
+                        return None, self._memory(msg[1]), limits.doc_memory_mb
+                    elif msg[0] == "error":
+                        return None, Failure("error", msg[1], msg[2]), max(msg[3], peak_kb // 1024)
+                    ready = self._recv.poll(0)
+            except (EOFError, ConnectionError, OSError):
+                return None, self._crashed(stage), peak_kb // 1024
+            rss_kb = _rss_kb(self._proc.pid)
+            peak_kb = max(peak_kb, rss_kb)
+            if rss_kb > cap_kb:
+                self._kill()
+                return None, self._memory(stage), peak_kb // 1024
+            if time.monotonic() > deadline:
+                self._kill()
+                reason = f"{stage} took longer than {limits.doc_timeout_s:g} s (limits.doc_timeout_s)"
+                return None, Failure("timeout", stage, reason), peak_kb // 1024
+            if self._proc.poll() is not None:
+                return None, self._crashed(stage), peak_kb // 1024
+
+    def _await_ready(self) -> None:
+        deadline = time.monotonic() + max(_START_TIMEOUT_S, self.limits.doc_timeout_s)
+        while not self._recv.poll(_POLL_S):
+            if self._proc.poll() is not None or time.monotonic() > deadline:
+                code = self._proc.poll()
+                self._kill()
+                raise SandboxError(
+                    f"the document worker process ({sys.executable} -m raychunk.isolate) did not start"
+                    + (f": exit code {code}, see its stderr above" if code is not None else " in time")
+                )
+        msg = self._recv.recv()
+        if msg[0] != "ready":
+            self._kill()
+            raise SandboxError(f"the document worker process could not load the job's steps: {msg[1]}")
+
+    def _memory(self, stage: str) -> Failure:
+        cap = human_mib(self.limits.doc_memory_mb)
+        return Failure("memory", stage, f"{stage} needed more than {cap} (limits.doc_memory_mb)")
+
+    def _crashed(self, stage: str) -> Failure:
+        proc = self._proc
+        code = proc.wait() if proc is not None else None
+        self._kill()
+        if code is not None and code < 0:
+            try:
+                how = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        else:
+            how = f"exit code {code}"
+        return Failure("crash", stage, how)
+
+    # -- the child ----------------------------------------------------------------------------
+
+    def _ensure_child(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            return
+        if self._proc is not None:
+            self._kill()
+        to_child_r, to_child_w = os.pipe()
+        to_parent_r, to_parent_w = os.pipe()
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        cmd = [
+            sys.executable,
+            "-m",
+            "raychunk.isolate",
+            str(to_child_r),
+            str(to_parent_w),
+            str(os.getpid()),
+            str(self.limits.doc_memory_mb),
+        ]
+        try:
+            self._proc = subprocess.Popen(
+                cmd,
+                pass_fds=(to_child_r, to_parent_w),
+                env=env,
+                start_new_session=True,
+                stdin=subprocess.DEVNULL,
+            )
+        finally:
+            os.close(to_child_r)
+            os.close(to_parent_w)
+        self._send = Connection(to_child_w, readable=False)
+        self._recv = Connection(to_parent_r, writable=False)
+        self._steps_sent = None
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)  # the child and anything it started
+            proc.wait()
+        for conn in (self._send, self._recv):
+            if conn is not None:
+                conn.close()
+        self._send = self._recv = None
+        self._steps_sent = None
+
+    def __del__(self):
+        with contextlib.suppress(Exception):
+            self.close()
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _status_kb(field: str, pid: str = "self") -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss if field == "VmHWM" else 0
+
+
+def _reset_peak() -> None:
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # resets VmHWM to the current RSS
+    except OSError:
+        pass
+
+
+def _child(read_fd: int, write_fd: int, parent_pid: int, memory_mb: int) -> None:
+    _die_with_parent(parent_pid)
+    os.dup2(2, 1)  # libraries that print (MuPDF) write to stderr, never into the pipe
+    recv, send = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
+    # A hard ceiling under the parent's RSS watch: an allocation that would jump far past the limit
+    # between two looks fails here (MemoryError, or a native abort) instead of exhausting the node.
+    try:
+        data_kb = _status_kb("VmData")
+        cap = (data_kb * 1024) + 2 * memory_mb * _MIB
+        resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
+    except (ValueError, OSError):
+        pass
+    steps: list[Step] = []
+    while True:
+        try:
+            msg = recv.recv()
+        except (EOFError, OSError):
+            return
+        except BaseException as e:  # noqa: BLE001 - e.g. the steps' modules cannot be imported here
+            send.send(("error", f"{type(e).__name__}: {e}"))
+            continue
+        if msg[0] == "steps":
+            steps = msg[1]
+            send.send(("ready",))
+            continue
+        value = msg[1]
+        _reset_peak()
+        stage = steps[0][0] if steps else "parse"
+        try:
+            for stage, fn in steps:
+                send.send(("stage", stage))
+                value = fn(value)
+            send.send(("done", value, peak_rss_mb()))
+        except MemoryError:
+            value = None
+            send.send(("memory", stage))
+        except BaseException as e:  # noqa: BLE001 - any failure of a step is this document's, reported
+            value = None
+            send.send(("error", stage, _error_reason(stage, e), peak_rss_mb()))
+        value = None
+
+
+def _error_reason(stage: str, e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    if len(text) > 200:
+        text = text[:199] + "…"
+    return f"{stage} failed with {type(e).__name__}" + (f": {text}" if text else "")
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent_pid:
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    _child(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
