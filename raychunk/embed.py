@@ -89,6 +89,9 @@ class EmbedChunks:
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        from raychunk.faults import inject
+
+        inject("embed")  # test-only faults; nothing unless RAYCHUNK_TEST_FAULTS is set
         is_chunk = pc.equal(batch.column("row_type"), "chunk").to_numpy(zero_copy_only=False)
         idx = np.flatnonzero(is_chunk)
         vectors = np.zeros((batch.num_rows, self.dim), dtype=np.float32)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Callable
 
@@ -17,6 +16,7 @@ from raychunk.chunking import chunk_document
 from raychunk.classify import classify
 from raychunk.dedupe import duplicate_reason
 from raychunk.document import Document, ParsedDocument, content_hash
+from raychunk.faults import inject
 from raychunk.isolate import Limits, Sandbox, peak_rss_mb
 from raychunk.parse import ParseOptions, parse_document
 from raychunk.parse.detect import format_from_name
@@ -82,8 +82,7 @@ def parse_file(
     ``duplicates`` (duplicate → kept source) is not parsed: it becomes a ``duplicate`` document."""
     t = time.perf_counter()
     source = scheme + row["path"]
-    if _FAULTS:
-        _inject_fault(source)
+    inject(source)  # test-only faults (raychunk.faults); nothing unless RAYCHUNK_TEST_FAULTS is set
     data = bytes(row["bytes"])
     kept = (duplicates or {}).get(source)
     if kept is not None:
@@ -100,27 +99,6 @@ def parse_file(
     else:
         parsed = parse_document(data, source, options=options)
     return {"source": source, "parsed": parsed, "parse_seconds": time.perf_counter() - t}
-
-
-# Test-only: RAYCHUNK_TEST_FAULTS="crash:NAME,hang:NAME,memory:NAME" makes parsing a file whose path
-# contains NAME kill its process, hang, or allocate without end (the fault tests of the isolation).
-_FAULTS = [tuple(x.split(":", 1)) for x in os.environ.get("RAYCHUNK_TEST_FAULTS", "").split(",") if ":" in x]
-
-
-def _inject_fault(source: str) -> None:
-    for action, name in _FAULTS:
-        if name in source:
-            if action == "crash":
-                os._exit(70)
-            if action == "hang":
-                while True:
-                    time.sleep(1)
-            if action == "memory":
-                hog = []
-                while True:
-                    hog.append(b"x" * (64 * 2**20))
-            if action == "raise":
-                raise RuntimeError(f"test fault in {name}")
 
 
 def classify_document(row: dict, *, thresholds: dict, overrides: tuple = ()) -> dict:

@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk.stats",
         "raychunk._unstructured",
         "raychunk.isolate",
+        "raychunk.faults",
     ),
     ("raychunk.tokens", "raychunk.classify", "raychunk.parse", "raychunk.chunking"),
     (

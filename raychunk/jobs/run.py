@@ -97,9 +97,7 @@ def fingerprint(cfg: RunConfig) -> dict:
 
     settings = dataclasses.asdict(cfg)
     settings.pop("resources")
-    settings["output_files"] = {
-        k: v for k, v in settings["output_files"].items() if k not in ("overwrite", "resume")
-    }
+    settings.pop("output_files")  # how rows are sharded and compressed, not which rows
     settings["limits"] = {
         k: v for k, v in settings["limits"].items() if k not in ("task_retries", "actor_restarts")
     }
