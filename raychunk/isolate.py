@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import resource
 import signal
 import subprocess
@@ -141,7 +142,9 @@ class Sandbox:
                     if msg[0] == "stage":
                         stage = msg[1]
                     elif msg[0] == "done":
-                        return msg[1], None, max(msg[2], peak_kb // 1024)
+                        if msg[3]:  # the child could not give back what the document left behind
+                            self._kill()
+                        return pickle.loads(msg[1]), None, max(msg[2], peak_kb // 1024)
                     elif msg[0] == "memory":
                         self._kill()
                         return None, self._memory(msg[1]), limits.doc_memory_mb
@@ -285,6 +288,7 @@ def _child(read_fd: int, write_fd: int, parent_pid: int, memory_mb: int) -> None
     except (ValueError, OSError):
         pass
     steps: list[Step] = []
+    start_kb = _status_kb("VmRSS")
     while True:
         try:
             msg = recv.recv()
@@ -295,16 +299,20 @@ def _child(read_fd: int, write_fd: int, parent_pid: int, memory_mb: int) -> None
             continue
         if msg[0] == "steps":
             steps = msg[1]
+            start_kb = _status_kb("VmRSS")
             send.send(("ready",))
             continue
-        value = msg[1]
+        value, msg = msg[1], None
         _reset_peak()
         stage = steps[0][0] if steps else "parse"
         try:
             for stage, fn in steps:
                 send.send(("stage", stage))
                 value = fn(value)
-            send.send(("done", value, peak_rss_mb()))
+            peak = peak_rss_mb()
+            blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            value = None  # what the document left behind is measured without its result
+            send.send(("done", blob, peak, _left_too_much(start_kb, memory_mb)))
         except MemoryError:
             value = None
             send.send(("memory", stage))
@@ -312,6 +320,21 @@ def _child(read_fd: int, write_fd: int, parent_pid: int, memory_mb: int) -> None
             value = None
             send.send(("error", stage, _error_reason(stage, e), peak_rss_mb()))
         value = None
+
+
+def _left_too_much(start_kb: int, memory_mb: int) -> bool:
+    """After a big document: hand freed heap back to the OS; if a quarter of the limit is still held,
+    ask to be replaced, so one document's leftovers never count against the next one's limit."""
+    if _status_kb("VmRSS") - start_kb < 128 * 1024:
+        return False
+    import gc
+
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    return _status_kb("VmRSS") - start_kb > memory_mb * 1024 // 4
 
 
 def _error_reason(stage: str, e: BaseException) -> str:
