@@ -19,7 +19,15 @@ from raychunk.config import ConfigError, RunConfig, load_doc_types
 
 log = logging.getLogger(__name__)
 
-__all__ = ["EmbedPlan", "build", "find_duplicates", "init_ray", "plan_embedding", "read_files"]
+__all__ = [
+    "EmbedPlan",
+    "build",
+    "find_duplicates",
+    "init_ray",
+    "plan_embedding",
+    "read_files",
+    "task_memory",
+]
 
 
 @dataclass(frozen=True)
@@ -134,6 +142,7 @@ def build(
         isolated,
         fn_kwargs={"steps": steps, "limits": limits, "scheme": scheme},
         num_cpus=cfg.resources.cpus_per_task,
+        memory=task_memory(cfg),
         max_retries=limits.task_retries,  # the task's worker or node lost, not a bad document
     )
     if plan is not None:
@@ -155,6 +164,26 @@ def build(
             max_task_retries=limits.actor_restarts,
         )
     return ds
+
+
+WORKER_OVERHEAD_MB = 512  # the Ray worker beside its document process: the block's bytes and rows
+
+
+def task_memory(cfg: RunConfig) -> int:
+    """Bytes of memory a CPU task asks Ray for: its document process's limit plus the worker. Ray
+    then runs no more of them on a node than its memory allows; a request no node can meet would
+    wait forever, so it fails here instead."""
+    import ray
+
+    need = (cfg.limits.doc_memory_mb + WORKER_OVERHEAD_MB) * 2**20
+    nodes = [n["Resources"].get("memory", 0) for n in ray.nodes() if n.get("Alive")]
+    if nodes and need > max(nodes):
+        raise ConfigError(
+            f"limits.doc_memory_mb={cfg.limits.doc_memory_mb} needs {need / 2**30:.1f} GiB per parse task "
+            f"(with the worker's {WORKER_OVERHEAD_MB} MB), but the largest node offers Ray "
+            f"{max(nodes) / 2**30:.1f} GiB: lower limits.doc_memory_mb"
+        )
+    return need
 
 
 def read_files(files: list, fs, cfg: RunConfig):
