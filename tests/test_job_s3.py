@@ -133,3 +133,61 @@ def test_job_reads_and_writes_s3(s3_server, local_ray):
 
     keys = [o["Key"] for o in s3_server["client"].list_objects_v2(Bucket=BUCKET)["Contents"]]
     assert not [k for k in keys if "_staging" in k], keys
+
+
+def test_an_interrupted_s3_run_resumes_and_publishes_over_the_old_output(s3_server, local_ray, monkeypatch):
+    """On S3: the first run publishes; a second run over it stops after writing its shards (the old
+    output stays whole and readable); one shard's manifest is lost, as if its write was cut; the
+    resumed run redoes only that shard's documents and replaces the old output, leaving no stray object."""
+    from raychunk import publish
+    from raychunk.jobs.run import run
+
+    def cfg(**more):
+        return build_run_config(
+            {},
+            {
+                "input": f"s3://{BUCKET}/docs",
+                "output": f"s3://{BUCKET}/again",
+                "embedder.enabled": False,
+                "resources.files_per_block": 1,
+                "output_files.rows_per_shard": 1,
+                **more,
+            },
+        )
+
+    first = run(cfg())
+    fs, root = pafs.FileSystem.from_uri(f"s3://{BUCKET}/again")
+    clean = pq.read_table(f"{root}/chunks", filesystem=fs).sort_by("chunk_id")
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("simulated crash after the shards were written")
+
+    monkeypatch.setattr(publish, "compact_documents", crash)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        run(cfg(**{"output_files.overwrite": True}))
+    monkeypatch.undo()
+    with fs.open_input_stream(f"{root}/report.json") as f:
+        old = json.loads(f.read())
+    assert old["files"] == first["files"]
+    assert (
+        pq.read_table([f"{root}/{p}" for p in old["files"]["chunks"]], filesystem=fs).num_rows
+        == clean.num_rows
+    )
+
+    manifests = sorted(
+        i.path
+        for i in fs.get_file_info(pafs.FileSelector(f"{root}/_staging", recursive=True))
+        if "/_done/" in i.path
+    )
+    assert len(manifests) >= len(s3_server["names"])
+    with fs.open_input_stream(manifests[0]) as f:
+        lost = json.loads(f.read())
+    fs.delete_file(manifests[0])
+
+    report = run(cfg(**{"output_files.overwrite": True, "output_files.resume": True}))
+    assert report["resumed"]["inputs_already_done"] == len(s3_server["names"]) - len(lost["documents"])
+    assert pq.read_table(f"{root}/chunks", filesystem=fs).sort_by("chunk_id").equals(clean)
+    listing = s3_server["client"].list_objects_v2(Bucket=BUCKET, Prefix="again/")["Contents"]
+    keys = sorted(o["Key"] for o in listing if not o["Key"].endswith("/"))  # pyarrow's folder markers
+    listed = sorted(f"again/{p}" for p in (*report["files"]["chunks"], *report["files"]["documents"]))
+    assert keys == sorted([*listed, "again/report.json", "again/report.md"])
