@@ -3,7 +3,8 @@
 A ``Sandbox`` keeps one child (``python -m raychunk.isolate``) and sends it one document at a time
 with the steps to run on it (parse, classify, chunk). The parent watches the child's resident memory
 and the clock and kills its whole process group (MuPDF and the PDF table finder included) when the
-document goes over ``doc_memory_mb`` or ``doc_timeout_s``; a child that dies on its own (a segfault,
+document goes over ``doc_memory_mb`` (the resident memory of the child and of every process it
+started) or ``doc_timeout_s``; a child that dies on its own (a segfault,
 ``os._exit``, the kernel's OOM killer) is replaced and the document tried again, at most
 ``crash_attempts`` times. Nothing the document's own code does can catch or ignore any of this.
 The outcome is a value or a ``Failure`` whose reason names the limit and the stage.
@@ -249,11 +250,23 @@ class Sandbox:
 
 
 def _rss_kb(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as f:
-            return int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
-    except (OSError, ValueError, IndexError):
-        return 0
+    """Resident memory of ``pid`` and every process under it (pandoc, the PDF table finder, ...)."""
+    total, todo, seen = 0, [pid], set()
+    page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/statm", "rb") as f:
+                total += int(f.read().split()[1]) * page_kb
+            for tid in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{tid}/children", "rb") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 def _status_kb(field: str, pid: str = "self") -> int:

@@ -2,6 +2,7 @@
 
 import importlib.util
 import io
+import re
 import zipfile
 
 import pytest
@@ -57,3 +58,201 @@ def test_epub_whose_mimetype_member_does_not_decompress():
         "not a valid EPUB book: the package is damaged or is not a .epub "
         "(it has no META-INF/container.xml; it holds mimetype)",
     )
+
+
+def _docx() -> bytes:
+    return zipped(
+        {
+            "[Content_Types].xml": _CONTENT_TYPES,
+            "_rels/.rels": _RELS,
+            "word/document.xml": b"<w:document>" + b"<w:p/>" * 200 + b"</w:document>",
+        }
+    )
+
+
+def test_bytes_cut_out_before_the_directory():
+    """Found by scripts/fuzz.py (seed 100, index 184: truncate(cut [8672:9145])): the directory's
+    offsets then point before the start of the file and zipfile raised "negative seek value"."""
+    data = _docx()
+    cd = data.index(b"PK\x01\x02")  # the first one: the central directory starts here
+    cut = data[:60] + data[cd - 10 :]  # 60 bytes of the first part kept, the rest up to the directory gone
+    with zipfile.ZipFile(io.BytesIO(cut)) as zf:
+        assert min(m.header_offset for m in zf.infolist()) < 0  # what made zipfile seek before byte 0
+    doc = parse_document(cut, "cut.docx").document
+    assert (doc.status, doc.reason) == (
+        "failed",
+        "not a valid Word document: the package is damaged or is not a .docx "
+        "(its directory points outside the file: bytes are missing)",
+    )
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pptx") is None, reason="needs python-pptx")
+def test_pptx_layout_without_its_slide_master_relationship():
+    """Found by scripts/fuzz.py (seed 100, index 173): a slide layout's .rels damaged so that it
+    names no slide master; python-pptx raised KeyError "no relationship of type ..."."""
+    import pptx
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Quarterly review"
+    slide.placeholders[1].text = "Revenue grew."
+    buf = io.BytesIO()
+    deck.save(buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        members = {name: zf.read(name) for name in zf.namelist()}
+    rels = "ppt/slideLayouts/_rels/slideLayout2.xml.rels"
+    members[rels] = members[rels].replace(b"relationships/slideMaster", b"relationships/slideMastr")
+    doc = parse_document(zipped(members), "deck.pptx").document
+    assert (doc.status, doc.reason) == (
+        "failed",
+        "not a valid PowerPoint deck: the package is damaged or is not a .pptx "
+        "(a part lacks its slideMaster relationship)",
+    )
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pptx") is None, reason="needs python-pptx")
+def test_pptx_that_names_a_slide_relationship_its_rels_lacks():
+    """Found by scripts/fuzz.py (seed 1008, index 233: setbytes in the zip's directory): the
+    presentation names slide rId7 that presentation.xml.rels does not hold; python-pptx raised
+    KeyError "no relationship with key 'rId7'"."""
+    import pptx
+
+    deck = pptx.Presentation()
+    deck.slides.add_slide(deck.slide_layouts[1]).shapes.title.text = "Quarterly review"
+    buf = io.BytesIO()
+    deck.save(buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        members = {name: zf.read(name) for name in zf.namelist()}
+    xml = members["ppt/presentation.xml"]
+    key = xml.split(b'<p:sldId id="256" r:id="', 1)[1].split(b'"', 1)[0]
+    members["ppt/presentation.xml"] = xml.replace(b'r:id="' + key + b'"', b'r:id="rId99"')
+    doc = parse_document(zipped(members), "deck.pptx").document
+    assert (doc.status, doc.reason) == (
+        "failed",
+        "not a valid PowerPoint deck: the package is damaged or is not a .pptx "
+        "(a part refers to a relationship rId99 that its .rels does not hold)",
+    )
+
+
+@pytest.mark.skipif(importlib.util.find_spec("unstructured") is None, reason="needs unstructured")
+@pytest.mark.parametrize(
+    "flags, name, found",
+    [
+        # Found by scripts/fuzz.py (seed 1017, index 232: bitflip(128 bits ...)): the UTF-8 flag set
+        # on a local header whose name is not UTF-8; zipfile raised UnicodeDecodeError.
+        (0x0800, b"[Content_Types\xdd.xml", "a part's local header has a name that is not UTF-8"),
+        (0x0040, None, "a part needs a zip feature that cannot be read: strong encryption (flag bit 6)"),
+    ],
+)
+def test_damaged_local_header_of_a_part(flags, name, found):
+    data = bytearray(_docx())
+    at = data.index(b"PK\x03\x04")  # the first part's local header: [Content_Types].xml
+    data[at + 6 : at + 8] = (int.from_bytes(data[at + 6 : at + 8], "little") | flags).to_bytes(2, "little")
+    cd = data.index(b"PK\x01\x02")  # and its directory entry, whose flags zipfile believes
+    data[cd + 8 : cd + 10] = (int.from_bytes(data[cd + 8 : cd + 10], "little") | flags).to_bytes(2, "little")
+    if name is not None:
+        n = int.from_bytes(data[at + 26 : at + 28], "little")
+        assert len(name) == n
+        data[at + 30 : at + 30 + n] = name
+    doc = parse_document(bytes(data), "memo.docx").document
+    assert (doc.status, doc.reason) == (
+        "failed",
+        f"not a valid Word document: the package is damaged or is not a .docx ({found})",
+    )
+
+
+def test_directory_entry_with_an_unknown_zip_version():
+    """Found by scripts/fuzz.py (seed 5010, index 353: bit flips in the directory): zipfile raised
+    NotImplementedError "zip file version 8.4" while reading the directory."""
+    data = bytearray(_docx())
+    cd = data.index(b"PK\x01\x02")
+    data[cd + 6 : cd + 8] = (84).to_bytes(2, "little")  # "version needed to extract": 8.4
+    doc = parse_document(bytes(data), "memo.docx").document
+    assert (doc.status, doc.reason) == (
+        "failed",
+        "not a valid Word document: the package is damaged or is not a .docx "
+        "(its directory needs a zip feature that cannot be read: zip file version 8.4)",
+    )
+
+
+def _docx_members() -> dict[str, bytes]:
+    docx = pytest.importorskip("docx")
+    d = docx.Document()
+    d.add_paragraph("Hello there, world.")
+    buf = io.BytesIO()
+    d.save(buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        return {name: zf.read(name) for name in zf.namelist()}
+
+
+def _damage_rels_root(m):
+    rels = m["word/_rels/document.xml.rels"]
+    m["word/_rels/document.xml.rels"] = rels.replace(b"Relationships", b"Relationshipz")
+
+
+def _damage_content_type(m):
+    m["[Content_Types].xml"] = re.sub(
+        rb'(PartName="/word/document.xml" ContentType=")[^"]+',
+        rb"\1application/xml",
+        m["[Content_Types].xml"],
+    )
+
+
+def _damage_hyperlink(m):
+    link = b'<w:hyperlink r:id="rId99"><w:r><w:t>link</w:t></w:r></w:hyperlink><w:r>'
+    m["word/document.xml"] = m["word/document.xml"].replace(b"<w:r>", link, 1)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("unstructured") is None, reason="needs unstructured")
+@pytest.mark.parametrize(
+    "damage, found",
+    [
+        # Found by scripts/fuzz.py on the shared corpus (seeds 7010/5, 7026/78, 7032/133): python-docx
+        # met another element where it expected one and raised AttributeError '..._lst'.
+        (_damage_rels_root, "a part does not hold the XML elements its format expects"),
+        # seed 7012, index 47: ValueError "... is not a Word file, content type is 'application/xml'"
+        (_damage_content_type, "its main part has the content type application/xml"),
+        # seed 7009, index 47: a hyperlink naming a relationship the .rels lacks; KeyError 'rId5'
+        (_damage_hyperlink, "a part refers to a relationship rId99 that its .rels does not hold"),
+    ],
+)
+def test_docx_whose_parts_do_not_fit_together(damage, found):
+    members = _docx_members()
+    damage(members)
+    doc = parse_document(zipped(members), "memo.docx").document
+    assert (doc.status, doc.reason) == (
+        "failed",
+        f"not a valid Word document: the package is damaged or is not a .docx ({found})",
+    )
+
+
+@pytest.mark.skipif(importlib.util.find_spec("unstructured") is None, reason="needs unstructured")
+def test_xlsx_that_msoffcrypto_does_not_recognise():
+    """Found by scripts/fuzz.py (seed 7003, index 23 of the shared corpus): unstructured raised
+    UnprocessableEntityError "Not a valid XLSX file." and the reason was "the parser failed"."""
+    doc = parse_document(
+        zipped({"[Content_Types].xml": b"junk", "xl/workbook.xml": b"<x/>"}), "a.xlsx"
+    ).document
+    assert (doc.status, doc.reason) == (
+        "failed",
+        "not a valid workbook: the package is damaged or is not a .xlsx "
+        "(Not a valid XLSX file: Unsupported file format)",
+    )
+
+
+@pytest.mark.skipif(importlib.util.find_spec("unstructured") is None, reason="needs unstructured")
+def test_epub_that_pandoc_cannot_read():
+    """Found by scripts/fuzz.py (seed 7000, index 134 of the shared corpus): pandoc could not read
+    the package, unstructured raised UnprocessableEntityError "Invalid EPUB file: Pandoc died ..."."""
+    data = zipped(
+        {
+            "mimetype": b"application/epub+zip",
+            "META-INF/container.xml": b"<container/>",
+            "OEBPS/a.xhtml": b"<html/>",
+        }
+    )
+    doc = parse_document(data, "book.epub").document
+    assert doc.status == "failed"
+    assert doc.reason.startswith(
+        "not a valid EPUB book: the package is damaged or is not a .epub (pandoc cannot read it: "
+    ), doc.reason

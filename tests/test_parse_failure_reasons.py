@@ -87,9 +87,28 @@ def test_truncated_and_non_zip_docx():
     )
 
 
-def test_library_crash_on_a_plausible_docx_gets_the_generic_reason(caplog):
+def test_package_part_with_foreign_xml_gets_a_precise_reason():
     # [Content_Types].xml without its namespace: python-docx fails with an AttributeError deep inside
+    # (an lxml element without the attribute its own element class would have). scripts/fuzz.py
+    # found this shape often enough to name it.
     data = zipped({"[Content_Types].xml": b"<x/>", "word/document.xml": b"<x/>"})
+    assert reason(data, "odd.docx") == (
+        "not a valid Word document: the package is damaged or is not a .docx "
+        "(a part does not hold the XML elements its format expects)"
+    )
+
+
+def test_library_crash_on_a_plausible_docx_gets_the_generic_reason(caplog, monkeypatch):
+    from raychunk._unstructured import prepare_unstructured
+
+    prepare_unstructured()  # its telemetry opt-out, before unstructured is imported
+    import unstructured.partition.docx as docx_partition
+
+    def bug(*args, **kwargs):
+        raise TypeError("unsupported operand type(s) for +: 'NoneType' and 'int'")
+
+    monkeypatch.setattr(docx_partition, "partition_docx", bug)
+    data = zipped({"[Content_Types].xml": b"<Types/>", "word/document.xml": b"<x/>"})
     with caplog.at_level(logging.INFO, logger="raychunk.parse"):
         got = reason(data, "odd.docx")
     assert got == (

@@ -295,3 +295,102 @@ def test_table_html_to_rows(html, fmt, rows, header_rows):
 def test_unhandled_format_is_a_clear_error():
     with pytest.raises(ValueError, match="does not handle format 'pdf'"):
         parse_office(b"%PDF-1.7", dataclasses.replace(Document("id", "a.pdf", "pdf", "ok")), ParseOptions())
+
+
+@pytest.mark.parametrize("charset", [b"utf-255", b"u\x00f-8"])
+def test_eml_with_an_unknown_charset_is_read_as_utf8(charset):
+    """Found by scripts/fuzz.py (seed 101, index 224: the charset became "utf-255"; seed 20251201,
+    index 20: a NUL in it): the e-mail parser raised LookupError / ValueError and the message was
+    lost behind "the parser failed"."""
+    msg = EmailMessage()
+    msg["Subject"] = "Backup retention stays at 35 days"
+    msg["From"] = "ops@example.com"
+    msg.set_content("Café hours: the backups are kept for 35 days.\n", charset="utf-8")
+    data = msg.as_bytes().replace(b'charset="utf-8"', b'charset="' + charset + b'"')
+    assert charset in data
+    parsed = parse(data, "retention.eml")
+    assert_ok(parsed)
+    assert parsed.document.title == "Backup retention stays at 35 days"
+    assert any("backups are kept for 35 days" in b.text for b in parsed.blocks)
+
+
+def test_eml_whose_charset_cannot_be_relabelled_fails_with_a_reason(monkeypatch):
+    monkeypatch.setattr(office, "_repaired_mail", lambda data: None)
+    data = b'Subject: hi\nContent-Type: text/plain; charset="utf-255"\n\nHello there.\n'
+    doc = parse(data, "hi.eml").document
+    assert (doc.status, doc.reason) == (
+        "failed",
+        "the e-mail declares a character set that cannot be read (unknown encoding: utf-255)",
+    )
+
+
+@pytest.mark.parametrize("name", ["notes.org", "notes.rst", "mail.eml"])
+def test_binary_bytes_behind_a_text_born_extension(name):
+    """Found by scripts/fuzz.py (seed 100, index 171: a splice with a pptx's deflated parts, named
+    .org): pandoc died on it and the reason was "the parser failed". Now it reads as for .txt."""
+    data = b"* Heading\n\nSome words.\n" + bytes(range(256)) * 8
+    doc = parse(data, name).document
+    ext = name.rsplit(".", 1)[1]
+    assert (doc.status, doc.reason) == ("failed", f"binary content, not text (behind a .{ext} extension)")
+
+
+def test_pandoc_failure_is_named_with_where_it_stopped(monkeypatch):
+    from raychunk._unstructured import prepare_unstructured
+
+    prepare_unstructured()  # its telemetry opt-out, before unstructured is imported
+    import unstructured.partition.org as org_partition
+
+    def died(*args, **kwargs):
+        raise RuntimeError(
+            'Pandoc died with exitcode "64" during conversion: Error at "/tmp/x/tmp_file.org" '
+            "(line 7, column 265):\nunexpected '`'\nexpecting block\n"
+        )
+
+    monkeypatch.setattr(org_partition, "partition_org", died)
+    doc = parse(b"* Heading\n\nSome words.\n", "notes.org").document
+    assert (doc.status, doc.reason) == (
+        "failed",
+        "pandoc could not convert this .org file (line 7, column 265: unexpected '`')",
+    )
+
+
+def test_eml_with_a_date_that_overflows_the_date_parser():
+    """Found by scripts/fuzz.py (seed 5, index 80): "Date: Wed, 18 Nov 2426 -2147483648:0.000001:00"
+    made unstructured's dateutil call raise OverflowError, which it does not catch."""
+    data = (
+        b"From: ops@example.com\n"
+        b"Subject: Backup retention stays at 35 days\n"
+        b"Date: Wed, 18 Nov 2026 -2147483648:0.000001:00 +0000\n"
+        b'Content-Type: text/plain; charset="utf-8"\n'
+        b"MIME-Version: 1.0\n\n"
+        b"The backups are kept for 35 days.\n"
+    )
+    parsed = parse(data, "retention.eml")
+    assert_ok(parsed)
+    assert parsed.document.title == "Backup retention stays at 35 days"
+    assert any("kept for 35 days" in b.text for b in parsed.blocks)
+
+
+CORPUS_OTHER = CORPUS_BAD.parent / "other"
+
+
+@pytest.mark.skipif(not (CORPUS_OTHER / "fake-email.msg").exists(), reason="shared corpus not present")
+def test_damaged_outlook_messages_fail_with_a_reason():
+    """Found by scripts/fuzz.py on the shared corpus (seeds 7000-7041): olefile and python-oxmsg
+    raised OleFileError, KeyError '__properties_version1.0', ... behind "the parser failed"."""
+    data = (CORPUS_OTHER / "fake-email.msg").read_bytes()
+    assert_ok(parse(data, "mail.msg"))
+    cut = parse(data[:10117], "mail.msg").document  # seed 7002, index 144: truncate(keep [0:10117])
+    assert (cut.status, cut.reason) == (
+        "failed",
+        "not a valid Outlook message: its OLE container is damaged (incomplete OLE sector)",
+    )
+    # A stream the message needs, renamed in the OLE directory (names are UTF-16).
+    name = "__properties_version1.0".encode("utf-16-le")
+    assert name in data
+    renamed = parse(data.replace(name, "__properties_version9.0".encode("utf-16-le")), "mail.msg").document
+    assert (renamed.status, renamed.reason) == (
+        "failed",
+        "not a valid Outlook message: its OLE container is damaged "
+        "(a required stream __properties_version1.0 is missing)",
+    )

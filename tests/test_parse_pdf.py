@@ -320,6 +320,41 @@ def test_zero_page_pdf_fails():
     assert doc.document.reason == "corrupt or truncated PDF: no pages could be read"
 
 
+@pytest.mark.parametrize("count", [b"-1", b"2147483647", b"99999999999999999999"])
+def test_page_tree_with_an_absurd_count_fails_with_a_reason(count):
+    """Found by scripts/fuzz.py (seed 1004, index 181: numbers(... 2@148->2147483647)): pymupdf's
+    page_count raised "code=7: Invalid number of pages" and the reason was "the parser failed"."""
+    data = (
+        b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
+        b"2 0 obj<</Type/Pages/Kids[3 0 R]/Count " + count + b">>endobj\n"
+        b"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>endobj\n"
+        b"trailer<</Root 1 0 R>>\n%%EOF\n"
+    )
+    doc = parse(data)
+    assert (doc.document.status, doc.document.reason) == (
+        "failed",
+        "corrupt PDF: its page tree cannot be read (MuPDF: code=7: Invalid number of pages)",
+    )
+
+
+def test_pages_lost_to_a_repair_midway_are_not_looked_up_again():
+    """Found by scripts/fuzz.py (seed 5000, index 397: setbytes([1966:1967] = 0x00) turned "12 0 obj"
+    into "1\\x00 0 obj"): reading page 2's content makes MuPDF repair the file, the repaired page
+    tree no longer holds page 1, and the table check's doc[0] raised IndexError."""
+    doc = pymupdf.open()
+    for i in range(2):
+        doc.new_page().insert_text((72, 72), f"Page {i + 1} says something. " * 5)
+    content = doc[1].get_contents()[0]
+    data = doc.tobytes().replace(b"\n%d 0 obj" % content, b"\n" + b"1".ljust(len(str(content))) + b" 0 obj")
+    repaired = pymupdf.open(stream=data, filetype="pdf")
+    [p.get_text() for p in (repaired[0], repaired[1])]
+    with pytest.raises(IndexError):
+        repaired[0]  # the damage this test is about
+    parsed = parse(data)
+    assert parsed.document.status == "ok", parsed.document.reason
+    assert "Page 1 says something." in parsed.text
+
+
 def test_garbage_after_pdf_header_fails():
     import random
 

@@ -31,6 +31,7 @@ import email.policy
 import importlib
 import io
 import logging
+import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -43,6 +44,7 @@ from typing import TYPE_CHECKING
 from raychunk._unstructured import prepare_unstructured
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
+from raychunk.parse.detect import decode_text
 from raychunk.render import render_table, squash
 
 if TYPE_CHECKING:
@@ -75,6 +77,8 @@ _ZIP_FORMATS = {"docx", "pptx", "xlsx", "epub", "odt"}
 # odt is not one: pandoc turns it into a docx for partition_docx.
 _HTML_BORN = {"epub", "rtf", "rst", "org", "eml", "msg"}
 _DOCX_BORN = {"docx", "doc", "odt"}
+# Text formats handed to unstructured as bytes (the dispatcher decodes the other text formats itself).
+_TEXT_BORN = {"rst", "org", "eml"}
 _MARKED_HEADERS = {"epub", "rst", "org", "eml", "msg"}
 _DROPPED = {"Header", "Footer", "PageNumber", "Image"}
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -153,14 +157,26 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
         prepare_unstructured()
         partition = getattr(importlib.import_module(f"unstructured.partition.{module}"), func)
         _skip_narrative_model(fmt)
-        elements = partition(file=io.BytesIO(data), **_partition_kwargs(fmt))
+        try:
+            elements = partition(file=io.BytesIO(data), **_partition_kwargs(fmt))
+        except Exception as e:
+            # An e-mail with a charset Python does not know (a typo, unknown-8bit) or a Date that
+            # unstructured's date parser overflows on: the message again without them, not lost.
+            repaired = _repaired_mail(data) if fmt == "eml" else None
+            if repaired is None:
+                raise
+            log.info("%s: %s: %s; partitioning a repaired copy", base.source, type(e).__name__, e)
+            elements = partition(file=io.BytesIO(repaired), **_partition_kwargs(fmt))
     except ImportError as e:
         raise ImportError(f"parsing .{fmt} files needs {e.name or e}: pip install {install}") from e
     except (zipfile.BadZipFile, KeyError, zlib.error, EOFError) as e:
-        found = _package_damage(e)
-        if fmt not in _ZIP_FORMATS or found is None:
+        found = _package_damage(e) if fmt in _ZIP_FORMATS else None
+        if found is not None:
+            return _not_a_valid_package(base, found)
+        damaged = _damaged_file(e, base)
+        if damaged is None:
             raise
-        return _not_a_valid_package(base, found)
+        return damaged
     except Exception as e:
         if type(e).__name__ == "UnprocessableEntityError" and "password" in str(e).lower():
             return _failed(base, f"encrypted {_WHAT.get(fmt, fmt)}: needs a password")
@@ -170,8 +186,125 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
             return _not_a_valid_package(base, "it is not a readable zip package")
         if fmt in _ZIP_FORMATS and isinstance(e, SyntaxError) and type(e).__name__ in _XML_ERRORS:
             return _not_a_valid_package(base, "a part is not well-formed XML")
+        if fmt in _ZIP_FORMATS and _raised_by_zipfile(e):
+            return _not_a_valid_package(base, _unreadable_part(e))
+        if isinstance(e, RuntimeError) and "pandoc died" in str(e).lower():
+            return _failed(base, f"pandoc could not convert this .{fmt} file{_pandoc_error(str(e))}")
+        if isinstance(e, LookupError) and fmt == "eml":
+            return _failed(base, f"the e-mail declares a character set that cannot be read ({e})")
+        damaged = _damaged_file(e, base)
+        if damaged is not None:
+            return damaged
         raise
     return _to_document(elements, data, base)
+
+
+# Legacy Office formats: OLE compound files, read by olefile (msg through python-oxmsg, xls by xlrd).
+_OLE_WHAT = {
+    "msg": "Outlook message",
+    "xls": "legacy Excel workbook",
+    "doc": "legacy Word document",
+    "ppt": "legacy PowerPoint deck",
+}
+_OLE_LIBRARIES = ("olefile", "oxmsg", "xlrd")
+
+
+def _damaged_file(e: BaseException, base: Document) -> ParsedDocument | None:
+    """A ``failed`` record when the exception is what a damaged file of this format makes its reader
+    raise (found by scripts/fuzz.py); None for anything else, which stays a parser failure."""
+    fmt = base.format
+    text = " ".join(str(e).split())
+    if fmt in _OLE_WHAT and _raised_in(e, *_OLE_LIBRARIES):
+        if isinstance(e, KeyError) and e.args:
+            detail = f"a required stream {e.args[0]} is missing"
+        else:
+            detail = text[:120] or type(e).__name__
+        return _failed(base, f"not a valid {_OLE_WHAT[fmt]}: its OLE container is damaged ({detail})")
+    if fmt not in _ZIP_FORMATS and fmt != "xls":
+        return None
+    if type(e).__name__ == "UnprocessableEntityError":
+        # unstructured's own refusal: "Invalid EPUB file: Pandoc died ...", "Not a valid XLSX file."
+        m = re.search(r"during conversion:\s*(.*)", text)
+        cause = " ".join(str(e.__cause__ or "").split())
+        detail = (
+            f"pandoc cannot read it: {m.group(1)}"
+            if m
+            else text.rstrip(".") + (f": {cause}" if cause else "")
+        )
+        if fmt == "xls":
+            return _failed(base, f"not a valid legacy Excel workbook ({detail[:160]})")
+        return _not_a_valid_package(base, detail[:160])
+    if fmt not in _ZIP_FORMATS:
+        return None
+    m = re.search(r"is not a (?:Word|PowerPoint|Excel) file, content type is '([^']+)'", text)
+    if m:
+        return _not_a_valid_package(base, f"its main part has the content type {m.group(1)}")
+    if isinstance(e, AttributeError) and "lxml.etree._Element" in text:
+        # python-docx / python-pptx found an element of another kind where the format puts one
+        return _not_a_valid_package(base, "a part does not hold the XML elements its format expects")
+    return None
+
+
+def _raised_in(e: BaseException, *packages: str) -> bool:
+    """The innermost frame of the exception's traceback is in one of these top-level packages."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    path = tb.tb_frame.f_code.co_filename
+    return any(f"{os.sep}{p}{os.sep}" in path or os.path.basename(path) == f"{p}.py" for p in packages)
+
+
+def _pandoc_error(message: str) -> str:
+    """Where pandoc stopped, from its error message: ``' (line 7, column 265: unexpected '`')'``."""
+    m = re.search(r"\(line (\d+), column (\d+)\):\s*\n?([^\n]*)", message)
+    if not m:
+        return ""
+    what = squash(m.group(3))[:80]
+    return f" (line {m.group(1)}, column {m.group(2)}" + (f": {what})" if what else ")")
+
+
+def _repaired_mail(data: bytes) -> bytes | None:
+    """The e-mail with every charset that Python has no codec for relabelled utf-8 (its text is then
+    read with replacement characters) and a Date header that does not parse as a date removed (the
+    title and metadata come from the original headers); None when there is nothing to repair or the
+    message cannot be rewritten."""
+    import codecs
+
+    try:
+        msg = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(data)
+        changed = False
+        for part in msg.walk():
+            charset = part.get_content_charset()
+            if charset is None:
+                continue
+            try:
+                codecs.lookup(charset)
+            except (LookupError, ValueError):  # ValueError: a NUL in the name
+                part.set_param("charset", "utf-8")
+                changed = True
+        if msg.get("Date") is not None and not _parses_as_date(str(msg.get("Date"))):
+            del msg["Date"]
+            changed = True
+        return msg.as_bytes() if changed else None
+    except Exception:  # a message too damaged to rewrite: the first error stands
+        return None
+
+
+def _parses_as_date(value: str) -> bool:
+    """What unstructured does with an e-mail's Date (dateutil, then UTC) works on ``value``."""
+    import datetime
+
+    try:
+        from dateutil import parser
+    except ImportError:
+        return True
+    try:
+        parser.parse(value).astimezone(datetime.timezone.utc)
+    except Exception:  # OverflowError and friends, which unstructured does not catch
+        return False
+    return True
 
 
 def _partition_kwargs(fmt: str) -> dict:
@@ -190,6 +323,10 @@ def _partition_kwargs(fmt: str) -> dict:
 def _refuse(data: bytes, base: Document, options: ParseOptions) -> ParsedDocument | None:
     """A record for input that cannot be partitioned here, before paying for unstructured."""
     fmt = base.format
+    if fmt in _TEXT_BORN:
+        # Binary bytes behind a text extension: BinaryContent, which the dispatcher words as it does
+        # for every text format, before pandoc or the e-mail parser chokes on them.
+        decode_text(data)
     if fmt in _NEEDS_SOFFICE and shutil.which("soffice") is None:
         kind = {"doc": "Word", "ppt": "PowerPoint"}[fmt]
         return ParsedDocument(
@@ -215,6 +352,10 @@ def _check_package(data: bytes, base: Document, options: ParseOptions) -> Parsed
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             members = zf.infolist()
+    except NotImplementedError as e:  # "zip file version 8.4": a damaged or exotic directory entry
+        return _not_a_valid_package(
+            base, f"its directory needs a zip feature that cannot be read: {' '.join(str(e).split())}"
+        )
     except (zipfile.BadZipFile, OSError, ValueError):
         if data.startswith(b"PK"):
             return _not_a_valid_package(base, "the zip's directory is missing: the file is cut short")
@@ -232,6 +373,10 @@ def _check_package(data: bytes, base: Document, options: ParseOptions) -> Parsed
             f"the package would decompress to {_mb(unpacked)} MB from {_mb(len(data))} MB: "
             "refusing a likely zip bomb",
         )
+    if any(not 0 <= m.header_offset < len(data) for m in members):
+        # zipfile shifts every part's offset by what the directory says precedes it; bytes cut out of
+        # the middle leave offsets before the start of the file (ValueError: negative seek value).
+        return _not_a_valid_package(base, "its directory points outside the file: bytes are missing")
     names = [m.filename for m in members]
     for part in _REQUIRED_PARTS[base.format]:
         present = any(n.startswith(part) for n in names) if part.endswith("/") else part in names
@@ -250,10 +395,34 @@ def _package_damage(e: BaseException) -> str | None:
     """What a zip error says about the package; None for a KeyError that is not about a missing part."""
     if isinstance(e, KeyError):
         m = re.search(r"no (?:item named|member) '/?([^']+)'", str(e))
-        return f"it lacks {m.group(1)}" if m else None
+        if m:
+            return f"it lacks {m.group(1)}"
+        # python-pptx / python-docx: a part whose .rels lost a required relationship.
+        m = re.search(r"no relationship of type '(?:[^']*/)?([^'/]+)'", str(e))
+        if m:
+            return f"a part lacks its {m.group(1)} relationship"
+        m = re.search(r"no relationship with key '([^']+)'", str(e)) or re.fullmatch(r"'(rId\d+)'", str(e))
+        return f"a part refers to a relationship {m.group(1)} that its .rels does not hold" if m else None
     if "CRC" in str(e):
         return "a part fails its checksum"
     return "a part does not decompress"
+
+
+def _raised_by_zipfile(e: BaseException) -> bool:
+    """The exception comes from the standard library's zipfile reading a part (a damaged local header:
+    flag bits, name, compression method), not from the format's own code."""
+    return _raised_in(e, "zipfile")  # zipfile.py, or zipfile/__init__.py from Python 3.12
+
+
+def _unreadable_part(e: BaseException) -> str:
+    """What a zipfile error while opening a part says about the package."""
+    if isinstance(e, UnicodeDecodeError):
+        return "a part's local header has a name that is not UTF-8"
+    if isinstance(e, NotImplementedError):
+        return f"a part needs a zip feature that cannot be read: {' '.join(str(e).split())}"
+    if isinstance(e, RuntimeError) and "encrypted" in str(e):
+        return "a part is encrypted"
+    return f"a part cannot be read ({type(e).__name__})"
 
 
 def _listing(names: list[str], limit: int = 3) -> str:

@@ -203,7 +203,13 @@ def _open(pymupdf, data: bytes):
     if doc.needs_pass and not doc.authenticate(""):
         doc.close()
         return None, "encrypted PDF: needs a password"
-    if doc.page_count == 0:
+    try:
+        n_pages = doc.page_count
+    except Exception as e:  # a page tree whose /Count is absurd: "code=7: Invalid number of pages"
+        doc.close()
+        says = " ".join(str(e).split())
+        return None, "corrupt PDF: its page tree cannot be read" + (f" (MuPDF: {says})" if says else "")
+    if n_pages == 0:
         doc.close()
         return None, "corrupt or truncated PDF: no pages could be read"
     return doc, ""
@@ -236,7 +242,7 @@ def _parse(pymupdf, doc, data: bytes, base: Document, options) -> ParsedDocument
             for p in pages
             if p.chars
             and p.number not in unreadable
-            and (options.pdf_tables == "always" or _looks_tabular(doc[p.number - 1], p))
+            and (options.pdf_tables == "always" or _page_looks_tabular(doc, p))
         ]
         tables, notes = _find_tables(data, candidates, options)
 
@@ -445,6 +451,17 @@ def _pages_without_text(pymupdf, doc, pages: list[_Page]) -> tuple[list[int], bo
 
 # ---------------------------------------------------------------------------------------------------
 # tables
+
+
+def _page_looks_tabular(doc, p: _Page) -> bool:
+    """``_looks_tabular`` on page ``p`` of ``doc``; False when the page is gone: MuPDF repairs a
+    damaged file while loading a later page, and the repaired page tree may no longer hold this one."""
+    try:
+        page = doc[p.number - 1]
+    except Exception as e:  # IndexError: page N not in document
+        log.debug("pdf page %d: gone after a repair: %s", p.number, e)
+        return False
+    return _looks_tabular(page, p)
 
 
 def _looks_tabular(page, p: _Page) -> bool:
