@@ -3,6 +3,11 @@
 A counter is built once per process (``load_counter`` caches it). ``max_input`` is how many content
 tokens the embedder reads (its max sequence length minus the special tokens it adds); text beyond
 that is silently truncated by the embedder, which is why chunks over it are counted and reported.
+
+Memory stays proportional to the text: a text over ``WINDOW`` characters is tokenized window by
+window, the windows cut where the tokenizer never joins two characters into one token, so that they
+tokenize as the whole text does; tokenizer calls take a bounded number of characters; token offsets
+are kept as arrays of integers (``TokenOffsets``), never as a Python object per token.
 """
 
 from __future__ import annotations
@@ -10,45 +15,212 @@ from __future__ import annotations
 import bisect
 import contextlib
 import functools
+import itertools
 import json
+import math
 import re
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from raychunk.models import resolve_model
 
-__all__ = ["CachedCounter", "DEFAULT_TOKENIZER", "TokenCounter", "WordCounter", "load_counter"]
+__all__ = [
+    "CachedCounter",
+    "DEFAULT_TOKENIZER",
+    "TokenCounter",
+    "TokenOffsets",
+    "WINDOW",
+    "WordCounter",
+    "load_counter",
+]
 
 DEFAULT_TOKENIZER = "all-MiniLM-L6-v2"
+WINDOW = 1 << 15  # characters: a longer text is tokenized in windows of about this size
+_BATCH = WINDOW  # characters per tokenizer call: its scratch memory stays small
+_KEEP_OFFSETS = 8  # a text of at most this many tokens is never split: its offsets are not kept
 _WORDS = re.compile(r"\w+|[^\w\s]")
+# Where a window of a long text may start. Word pieces and words: at whitespace, or at ASCII
+# punctuation other than "_" (the pre-tokenizer splits each off on its own). BPE (tiktoken): at a
+# space after a non-space, or at a digit after an ASCII letter, as a piece of its pre-tokenizer holds
+# a space only at its start or in a run of whitespace, and never a letter and a digit together.
+# Other tokenizers: where whitespace starts, the words either side of each cut counted again together.
+_ADDITIVE_CUT = re.compile(r"[ \t\n!-/:-@\[-^`{-~]")
+_BPE_CUT = re.compile(r"(?<=\S) |(?<=[A-Za-z])[0-9]")
+_WHITESPACE_CUT = re.compile(r"(?<=\S)\s")
+_EDGE = 100  # characters either side of a cut that hold the two words next to it
+
+
+class TokenOffsets:
+    """Where the tokens of one text lie, as two arrays of integers: the start and the end of each
+    token, relative to the window it is in. Window ``k`` starts at ``origins[k]`` in the text and
+    holds tokens ``bounds[k]`` to ``bounds[k + 1]``."""
+
+    __slots__ = ("origins", "bounds", "starts", "ends")
+
+    def __init__(self, origins: tuple[int, ...], bounds: tuple[int, ...], starts: array, ends: array):
+        self.origins, self.bounds, self.starts, self.ends = origins, bounds, starts, ends
+
+    @classmethod
+    def of_windows(cls, origins: list[int], windows: list[tuple[array, array]]) -> TokenOffsets:
+        """From each window's own (starts, ends) arrays."""
+        if len(windows) == 1:
+            starts, ends = windows[0]
+            return cls(_ORIGIN, (0, len(starts)), starts, ends)
+        code = "H" if all(s.typecode == "H" for s, _ in windows) else "I"
+        starts, ends = array(code), array(code)
+        for s, e in windows:
+            starts.extend(s if s.typecode == code else array(code, s))
+            ends.extend(e if e.typecode == code else array(code, e))
+        bounds = tuple(itertools.accumulate((len(s) for s, _ in windows), initial=0))
+        return cls(tuple(origins), bounds, starts, ends)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def count(self, s: int, e: int) -> int:
+        """Tokens inside ``text[s:e]``: those that end by ``e`` less those that start before ``s``
+        (exact when ``s`` and ``e`` sit on token boundaries or whitespace)."""
+        origins, bounds = self.origins, self.bounds
+        k = bisect.bisect_right(origins, e) - 1
+        upto = bisect.bisect_right(self.ends, e - origins[k], bounds[k], bounds[k + 1])
+        j = bisect.bisect_right(origins, s) - 1
+        below = bisect.bisect_left(self.starts, s - origins[j], bounds[j], bounds[j + 1])
+        return max(0, upto - below)
+
+    def counts(self, spans: list[tuple[int, int]]) -> list[int]:
+        """``count`` of each span (fastest when they come in order). For many spans, a window's
+        offsets are searched as a list (an array makes an integer object at every probe)."""
+        right, left = bisect.bisect_right, bisect.bisect_left
+        origins, bounds = self.origins, self.bounds
+        last = len(origins) - 1
+        as_lists = len(spans) > 32
+        w = -1
+        lo = hi = i0 = i1 = 0
+        starts, ends = self.starts, self.ends
+        out = []
+        for s, e in spans:
+            if w < 0 or s >= hi or s < lo:  # another window: the one that s is in
+                w = right(origins, s) - 1
+                lo, hi = origins[w], origins[w + 1] if w < last else math.inf
+                i0, i1 = bounds[w], bounds[w + 1]
+                if as_lists:
+                    starts, ends = self.starts[i0:i1].tolist(), self.ends[i0:i1].tolist()
+                    i0, i1 = 0, len(starts)
+            if e <= hi:  # within one window (a cut sits between tokens)
+                n = right(ends, e - lo, i0, i1) - left(starts, s - lo, i0, i1)
+                out.append(n if n > 0 else 0)
+            else:
+                out.append(self.count(s, e))
+        return out
+
+
+_ORIGIN = (0,)
+
+
+def _flat_offsets(pairs: Iterable[tuple[int, int]], length: int) -> tuple[array, array]:
+    """Starts and ends of the tokens of a text of ``length`` characters (two bytes each where they fit)."""
+    flat = array("H" if length < 1 << 16 else "I", itertools.chain.from_iterable(pairs))
+    return flat[::2], flat[1::2]
+
+
+def _batches(items: Iterable, limit: int, size: Callable = len) -> Iterator[list]:
+    """Consecutive items in lists of at most ``limit`` in total size (one item alone may be over)."""
+    batch: list = []
+    total = 0
+    for item in items:
+        n = size(item)
+        if batch and total + n > limit:
+            yield batch
+            batch, total = [], 0
+        batch.append(item)
+        total += n
+    if batch:
+        yield batch
 
 
 class TokenCounter:
-    """Counts tokens of texts. ``count_batch`` is the fast path for many texts at once."""
+    """Counts tokens of texts. ``count_batch`` is the fast path for many texts at once; a subclass
+    implements ``_count`` (whole texts) and says where a long text may be cut (``window_cut``)."""
 
     name: str = ""
     max_input: int | None = None
     # True when counts add up across whitespace (word-piece tokenizers split there first), so a
     # chunk's count is the sum of its parts' counts and needs no recount.
     additive: bool = False
+    window: int = WINDOW
+    window_cut: re.Pattern | None = None
 
     def count(self, text: str) -> int:
         return self.count_batch([text])[0]
 
     def count_batch(self, texts: list[str]) -> list[int]:
+        texts = texts if isinstance(texts, list) else list(texts)
+        window = self.window
+        if all(len(t) <= window for t in texts):
+            return self._count(texts)
+        out = self._count([t if len(t) <= window else "" for t in texts])
+        for i, t in enumerate(texts):
+            if len(t) > window:
+                out[i] = self._count_long(t)
+        return out
+
+    def _count(self, texts: list[str]) -> list[int]:
+        """Tokens of each text, tokenized whole."""
         raise NotImplementedError
+
+    def cuts(self, text: str) -> list[int]:
+        """Where the windows of ``text`` start (0 first): about ``window`` characters apart, each
+        where ``window_cut`` matches (a run without one stays in one window)."""
+        pattern = self.window_cut or _WHITESPACE_CUT
+        cuts = [0]
+        pos = self.window
+        while pos < len(text):
+            m = pattern.search(text, pos)
+            if m is None:
+                break
+            cuts.append(m.start())
+            pos = m.start() + self.window
+        return cuts
+
+    def windows(self, texts: list[str]) -> Iterator[tuple[int, int, str]]:
+        """``(index of the text, where the window starts, the window)`` for every text in order: a
+        short text is one window."""
+        for i, t in enumerate(texts):
+            if len(t) <= self.window:
+                yield i, 0, t
+                continue
+            cuts = self.cuts(t)
+            for a, b in zip(cuts, cuts[1:] + [len(t)]):
+                yield i, a, t[a:b]
+
+    def _count_long(self, text: str) -> int:
+        total = 0
+        for batch in _batches(self.windows([text]), _BATCH, lambda w: len(w[2])):
+            total += sum(self._count([w for _, _, w in batch]))
+        if self.window_cut is None:
+            for c in self.cuts(text)[1:]:
+                a = _last_words(text[max(0, c - _EDGE) : c])
+                b = _first_words(text[c : c + _EDGE])
+                both, n_a, n_b = self._count([a + b, a, b])
+                total += both - n_a - n_b
+        return total
 
     def cut_points(self, text: str, budget: int) -> list[int]:
         """Character offsets that cut ``text`` into pieces of at most ``budget`` tokens each,
         at token boundaries (the fallback for a word too long to keep whole)."""
         raise NotImplementedError
 
-    def token_spans(self, text: str) -> list[tuple[int, int]] | None:
-        """Character span of every token of ``text``, where the tokenizer reports them."""
+    def token_offsets(self, text: str) -> TokenOffsets | None:
+        """Where every token of ``text`` lies, where the tokenizer reports it."""
         return None
 
     def span_counts(self, text: str, spans: list[tuple[int, int]]) -> list[int]:
-        """Tokens of each ``text[s:e]``."""
-        return self.count_batch([text[s:e] for s, e in spans])
+        """Tokens of each ``text[s:e]`` (counted in batches of bounded size)."""
+        out: list[int] = []
+        for batch in _batches(spans, _BATCH, lambda sp: sp[1] - sp[0]):
+            out.extend(self.count_batch([text[s:e] for s, e in batch]))
+        return out
 
 
 class HFTokenizerCounter(TokenCounter):
@@ -67,25 +239,43 @@ class HFTokenizerCounter(TokenCounter):
         self.additive = (config.get("model") or {}).get("type") == "WordPiece" and (
             config.get("pre_tokenizer") or {}
         ).get("type") == "BertPreTokenizer"
+        self.window_cut = _ADDITIVE_CUT if self.additive else None
         self.max_input = max_seq_length - n_special if max_seq_length else None
 
-    def count_batch(self, texts: list[str]) -> list[int]:
-        if not texts:
-            return []
-        return [len(e.ids) for e in self._tok.encode_batch(list(texts), add_special_tokens=False)]
+    def _encodings(self, texts: Iterable[str]) -> Iterator:
+        for batch in _batches(texts, _BATCH):
+            yield from self._tok.encode_batch(batch, add_special_tokens=False)
+
+    def _count(self, texts: list[str]) -> list[int]:
+        return [len(e.ids) for e in self._encodings(texts)]
 
     def cut_points(self, text: str, budget: int) -> list[int]:
         offsets = self._tok.encode(text, add_special_tokens=False).offsets
         return [offsets[i][0] for i in range(budget, len(offsets), budget)]
 
-    def token_spans(self, text: str) -> list[tuple[int, int]]:
-        return self._tok.encode(text, add_special_tokens=False).offsets
+    def offsets_batch(self, texts: list[str]) -> Iterator[TokenOffsets]:
+        """``token_offsets`` of each text, in order, from as few tokenizer calls as the sizes allow
+        (a long text window by window: exact where the counts add up across the cuts)."""
+        current, origins, windows = -1, [], []
+        for batch in _batches(self.windows(texts), _BATCH, lambda w: len(w[2])):
+            encodings = self._tok.encode_batch([w for _, _, w in batch], add_special_tokens=False)
+            for (i, origin, window), enc in zip(batch, encodings):
+                if i != current:
+                    if current >= 0:
+                        yield TokenOffsets.of_windows(origins, windows)
+                    current, origins, windows = i, [], []
+                origins.append(origin)
+                windows.append(_flat_offsets(enc.offsets, len(window)))
+        if current >= 0:
+            yield TokenOffsets.of_windows(origins, windows)
 
-    def token_spans_batch(self, texts: list[str]) -> list[list[tuple[int, int]]]:
-        return [e.offsets for e in self._tok.encode_batch(list(texts), add_special_tokens=False)]
+    def token_offsets(self, text: str) -> TokenOffsets | None:
+        return next(self.offsets_batch([text])) if self.additive else None
 
 
 class TiktokenCounter(TokenCounter):
+    window_cut = _BPE_CUT
+
     def __init__(self, encoding: str):
         try:
             import tiktoken
@@ -108,7 +298,7 @@ class TiktokenCounter(TokenCounter):
             ) from e
         self.max_input = None
 
-    def count_batch(self, texts: list[str]) -> list[int]:
+    def _count(self, texts: list[str]) -> list[int]:
         # One text at a time: tiktoken's batch call starts a thread pool on every call.
         encode = self._enc.encode_ordinary
         return [len(encode(t)) for t in texts]
@@ -127,19 +317,48 @@ class WordCounter(TokenCounter):
 
     name = "words"
     additive = True
+    window_cut = _ADDITIVE_CUT
 
     def __init__(self, max_input: int | None = None):
         self.max_input = max_input
 
-    def count_batch(self, texts: list[str]) -> list[int]:
+    def _count(self, texts: list[str]) -> list[int]:
         return [len(_WORDS.findall(t)) for t in texts]
 
     def cut_points(self, text: str, budget: int) -> list[int]:
         starts = [m.start() for m in _WORDS.finditer(text)]
         return starts[budget::budget]
 
-    def token_spans(self, text: str) -> list[tuple[int, int]]:
-        return [m.span() for m in _WORDS.finditer(text)]
+    def token_offsets(self, text: str) -> TokenOffsets:
+        cuts = self.cuts(text) if len(text) > self.window else [0]
+        return TokenOffsets.of_windows(
+            cuts,
+            [
+                _flat_offsets(((m.start() - a, m.end() - a) for m in _WORDS.finditer(text, a, b)), b - a)
+                for a, b in zip(cuts, cuts[1:] + [len(text)])
+            ],
+        )
+
+
+def _last_words(text: str) -> str:
+    """The last two whitespace-separated words of ``text`` with the whitespace before them (a BPE
+    token never spans more than one run of whitespace, so a join changes tokens only this close)."""
+    parts = text.rsplit(None, 2)
+    if len(parts) < 3:
+        return text
+    k = text.rfind(parts[1], 0, len(text) - len(parts[2]))
+    while k > 0 and text[k - 1].isspace():
+        k -= 1
+    return text[k:]
+
+
+def _first_words(text: str) -> str:
+    """The first two whitespace-separated words of ``text`` with the whitespace before them."""
+    parts = text.split(None, 2)
+    if len(parts) < 3:
+        return text
+    k = text.find(parts[1], text.find(parts[0]) + len(parts[0]))
+    return text[: k + len(parts[1])]
 
 
 def _model_dir(spec: str) -> Path | None:
@@ -194,6 +413,8 @@ class CachedCounter(TokenCounter):
         self.name = inner.name
         self.max_input = inner.max_input
         self.additive = inner.additive
+        self.window = inner.window
+        self.window_cut = inner.window_cut
         self._seen: dict[str, int] = {}
         self.misses = 0
         self.memo: dict = {}  # the chunker keeps the document's rendered blocks and sentences here
@@ -202,11 +423,12 @@ class CachedCounter(TokenCounter):
         todo = [t for t in dict.fromkeys(texts) if t not in self._seen]
         if todo:
             self.misses += len(todo)
-            if self.additive and hasattr(self.inner, "token_spans_batch"):
+            if self.additive and hasattr(self.inner, "offsets_batch"):
                 # One encode gives both the counts and the offsets that later split points use.
-                spans = self.inner.token_spans_batch(todo)
-                self._seen.update((t, len(o)) for t, o in zip(todo, spans))
-                self.memo.update((("spans", t), o) for t, o in zip(todo, spans))
+                for t, offsets in zip(todo, self.inner.offsets_batch(todo)):
+                    self._seen[t] = len(offsets)
+                    if len(offsets) > _KEEP_OFFSETS:
+                        self.memo[("offsets", t)] = offsets
             else:
                 self._seen.update(zip(todo, self.inner.count_batch(todo)))
         return [self._seen[t] for t in texts]
@@ -214,16 +436,25 @@ class CachedCounter(TokenCounter):
     def cut_points(self, text: str, budget: int) -> list[int]:
         return self.inner.cut_points(text, budget)
 
-    def span_counts(self, text: str, spans: list[tuple[int, int]]) -> list[int]:
-        """For additive tokenizers, from the text's token offsets (tokenized once, remembered):
-        the tokens of ``text[s:e]`` are those that lie inside it, when s and e sit on whitespace."""
-        if not self.additive or not spans:
-            return self.count_batch([text[s:e] for s, e in spans])
+    def token_offsets(self, text: str) -> TokenOffsets | None:
+        """The offsets of ``text``, tokenized once (remembered)."""
         key = ("offsets", text)
         if key not in self.memo:
-            offsets = self.memo.pop(("spans", text), None) or self.inner.token_spans(text)
+            offsets = self.inner.token_offsets(text)
             if offsets is None:
-                return self.count_batch([text[s:e] for s, e in spans])
-            self.memo[key] = ([a for a, _ in offsets], [b for _, b in offsets])
-        starts, ends = self.memo[key]
-        return [max(0, bisect.bisect_right(ends, e) - bisect.bisect_left(starts, s)) for s, e in spans]
+                return None
+            self.memo[key] = offsets
+        return self.memo[key]
+
+    def span_counts(self, text: str, spans: list[tuple[int, int]]) -> list[int]:
+        """For additive tokenizers, from the text's token offsets (tokenized once, remembered):
+        the tokens of ``text[s:e]`` are those that lie inside it, when s and e sit on whitespace.
+        Otherwise the parts are counted, and remembered unless the text is long (its words would
+        fill the memory, not save time)."""
+        if not spans:
+            return []
+        if self.additive and (offsets := self.token_offsets(text)) is not None:
+            return offsets.counts(spans)
+        if len(text) > self.window:
+            return self.inner.span_counts(text, spans)
+        return self.count_batch([text[s:e] for s, e in spans])

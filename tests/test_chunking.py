@@ -242,10 +242,30 @@ def test_a_huge_paragraph_is_split_into_sentences_once(monkeypatch):
     import raychunk.chunking.packing as core
 
     calls = []
-    real = core.sentence_spans
-    monkeypatch.setattr(core, "sentence_spans", lambda text: calls.append(len(text)) or real(text))
+    real = core.iter_sentence_spans
+    monkeypatch.setattr(core, "iter_sentence_spans", lambda text: calls.append(len(text)) or real(text))
     doc = md("# T\n\n" + sentences(3000, "long"))
     chunks = chunk_document(doc, Profile(max_tokens=64, overlap=10), WORDS)
     assert len(chunks) > 100
     assert all(c.overlap_tokens > 0 for c in chunks[1:])
     assert sum(calls) <= 2 * len(doc.blocks[-1].text)
+
+
+def test_a_long_word_is_cut_in_time_linear_in_its_length():
+    """A base64 image in markdown is one 'word' of 200k characters: each part is found on a prefix
+    of what is left (not on all of it: that was quadratic), at most the cap, and the parts put
+    together are the word."""
+    import base64
+    import random
+
+    blob = base64.b64encode(random.Random(3).randbytes(150_000)).decode()
+    doc = md(f"# T\n\nAn image: ![x](data:image/png;base64,{blob}) and text after it.\n")
+    counter = WordCounter(max_input=254)
+    seen = []
+    real = counter.cut_points
+    counter.cut_points = lambda text, budget: seen.append(len(text)) or real(text, budget)
+    chunks = chunk_document(doc, Profile(max_tokens=64), counter)
+    assert sum(seen) < 10 * len(blob)
+    assert all(c.n_tokens <= 64 for c in chunks)
+    assert blob in "".join(body(c) for c in chunks)
+    assert [c.char_start for c in chunks] == sorted(c.char_start for c in chunks)

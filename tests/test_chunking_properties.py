@@ -1,7 +1,13 @@
 """Property tests of the chunker's invariants on generated markdown documents."""
 
+import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -165,3 +171,76 @@ def test_chunk_stats_agree_with_chunk_records(src, profile):
     assert [(s.chunk_id, s.n_tokens, s.header_tokens, s.overlap_tokens, s.text_bytes) for s in stats] == [
         (c.chunk_id, c.n_tokens, c.header_tokens, c.overlap_tokens, len(c.text.encode())) for c in chunks
     ]
+
+
+# A child process measures its own peak RSS around chunk_document, so the test sees what the
+# tokenizer allocates outside Python too; the document is built in the child, without the parser.
+_ONE_LINE_CHILD = """
+import json, resource, sys
+from raychunk.chunking import Profile, chunk_document
+from raychunk.document import Block, Document, ParsedDocument
+from raychunk.tokens import CachedCounter, load_counter
+
+size, spec = int(sys.argv[1]), sys.argv[2]
+vocab = ["alpha", "beta", "gamma", "delta", "rho", "sigma", "tau", "omega", "acme", "cloud", "seat",
+         "plan", "refund", "token", "x7", "id=42", "took=12ms", "2024-01-01T00:00:00", "INFO", "path=/a/b"]
+words = []
+for i in range(434):  # sentences of 4, 30 and 400 words (the long one is split into words)
+    w = vocab[(i * 7 + i * i // 3) % len(vocab)]
+    words.append(w.capitalize() if not words or words[-1].endswith(".") else w)
+    if i in (3, 33, 433):
+        words[-1] += "."
+unit = " ".join(words)
+text = " ".join([unit] * (size // len(unit) + 1))  # one line, built without a copy of it per word
+doc = ParsedDocument(Document("d" * 32, "one-line.txt", "text", "ok"), text, (Block("paragraph", text, 0, len(text)),))
+inner = load_counter(spec)
+inner.count(text[:32768])  # the tokenizer's own start-up allocations are not the document's
+try:  # Linux: the peak so far (inherited from the parent process at fork) starts over from here
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+except OSError:
+    pass
+unit = 1 if sys.platform == "darwin" else 1024
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit
+profile = Profile(max_tokens=128, overlap=0.1)
+chunks = chunk_document(doc, profile, CachedCounter(inner))
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit - base
+body = [c.text[len(c.header) + 2 :] for c in chunks]
+print(json.dumps({
+    "size": len(text),
+    "grown": grown,
+    "first": chunks[0].char_start,
+    "last": chunks[-1].char_end,
+    "bodies_are_spans": all(b == text[c.char_start : c.char_end] for b, c in zip(body, chunks)),
+    "in_order": all(a.char_start < b.char_start <= a.char_end + 1 for a, b in zip(chunks, chunks[1:])),
+    "body_tokens": sum(c.n_tokens - c.header_tokens - c.overlap_tokens for c in chunks),
+    "text_tokens": inner.count(text),
+    "max_tokens": max(c.n_tokens for c in chunks),
+    "overlaps": sum(c.overlap_tokens > 0 for c in chunks),
+    "chunks": len(chunks),
+}))
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="peak RSS comes from the resource module")
+@pytest.mark.parametrize("spec, size", [("words", 4_000_000), ("all-MiniLM-L6-v2", 1_500_000)])
+def test_a_multi_megabyte_single_line_chunks_in_memory_proportional_to_it(spec, size):
+    """A one-line document (a log or a scraped page without newlines) is one block: it is tokenized
+    window by window, and split into sentences and words a batch at a time, so chunking it takes a
+    few times its size (it took 60-120 times its size here, and 150-350 times on bigger inputs,
+    when every token and word was a Python object), and its chunks still tile it."""
+    env = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
+    run = subprocess.run(
+        [sys.executable, "-c", _ONE_LINE_CHILD, str(size), spec],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    r = json.loads(run.stdout.strip().splitlines()[-1])
+    assert r["grown"] < 20 * r["size"], f"chunking took {r['grown'] / r['size']:.1f}x the text's size"
+    assert r["first"] == 0 and r["last"] == r["size"]  # the chunks cover the line ...
+    assert r["bodies_are_spans"] and r["in_order"]  # ... each body exactly its span, in order
+    assert r["body_tokens"] == r["text_tokens"]  # every token once, besides the declared overlap
+    assert r["max_tokens"] <= 128 and 0 < r["overlaps"] < r["chunks"]  # overlap after sentence ends

@@ -1,3 +1,5 @@
+import random
+
 import pytest
 
 from raychunk.chunking import Profile, chunk_document
@@ -43,3 +45,54 @@ def test_cached_counter_tokenizes_each_text_once():
         chunk_document(doc, Profile(max_tokens=size), cached)
     assert len(calls) == first  # a second grid pass tokenizes nothing
     assert all(len(batch) == len(set(batch)) for batch in calls)
+
+
+@pytest.mark.parametrize(
+    "spec, generic",
+    [
+        ("all-MiniLM-L6-v2", False),
+        ("tiktoken:cl100k_base", False),
+        ("words", False),
+        ("tiktoken:cl100k_base", True),
+    ],
+)
+def test_a_long_text_counts_window_by_window_as_it_does_whole(spec, generic):
+    """A text over the window is tokenized in windows cut where the tokenizer never joins two
+    characters into one token: the counts, and (word pieces, words) the tokens inside any span, are
+    those of the whole text. A tokenizer without such cuts (``generic``) is cut where whitespace
+    starts, and the words either side of each cut are counted again together. Windows of 40
+    characters, on text made to break them."""
+    counter = load_counter.__wrapped__(spec)  # an instance of its own: its window is made tiny
+    if generic:
+        counter.window_cut = None
+    rng = random.Random(7)
+    alphabet = [
+        *"abcdefghXY0123456789",
+        *" " * 6,
+        *".,;:!?'\"()-_/\\\n\t+=",
+        "é",
+        "ß",
+        "中",
+        "\u0301",
+        "\r\n",
+    ]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 1500))) for _ in range(150)]
+    counter.window = 10**9
+    whole = counter.count_batch(texts)
+    whole_offsets = [counter.token_offsets(t) for t in texts]
+    counter.window = 40
+    assert counter.count_batch(texts) == whole
+    assert CachedCounter(counter).count_batch(texts) == whole
+    if not counter.additive:
+        return
+    cached = CachedCounter(counter)
+    cached.count_batch(texts)
+    for t, ref in zip(texts, whole_offsets):
+        offsets = counter.token_offsets(t)
+        assert len(offsets.origins) > 1 or len(t) <= 40
+        spans = sorted(tuple(sorted((rng.randint(0, len(t)), rng.randint(0, len(t))))) for _ in range(40))
+        expected = [ref.count(s, e) for s, e in spans]
+        assert offsets.counts(spans) == expected  # in order, as lists
+        assert offsets.counts(spans[:5]) == expected[:5]  # few, searched as arrays
+        assert [offsets.count(s, e) for s, e in reversed(spans)] == expected[::-1]
+        assert cached.span_counts(t, spans) == expected

@@ -15,6 +15,12 @@ these (tested with hypothesis, ``tests/test_chunking_properties.py`` and ``tests
 - ids hash the document, the setting, the tokenizer, the span, the table part and an ordinal among
   equal spans: unique within a document, and the same document and profile give the same chunks
   and ids (``chunk_stats(with_ids=True)`` too).
+
+Memory is proportional to the document's text, whatever its shape (a 20 MB single line is one block
+and one sentence): a text over ``tokens.WINDOW`` characters is tokenized window by window, token
+offsets, sentence boundaries and alignments are arrays of integers, and a long block's sentences
+and words are counted and packed a window at a time, never a Python object per token or per word
+of the whole block (``benchmarks/chunk_memory.py`` measures it).
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Iterator
 
-from raychunk.chunking.packing import PROSE, Packer, PackingStrategy, Piece
+from raychunk.chunking.packing import PROSE, Packer, PackingStrategy, Piece, in_windows
 from raychunk.document import Block
 
 __all__ = ["Fixed"]
@@ -36,30 +37,28 @@ class Fixed(PackingStrategy):
             packer.emit(current, (), parent)
 
 
-def _units(packer: Packer, blocks: list[Block], budget: int) -> list[Piece]:
-    """The pieces windows are made of: whole paragraphs where they fit, else sentences, else words."""
-    units: list[Piece] = []
+def _units(packer: Packer, blocks: list[Block], budget: int) -> Iterator[Piece]:
+    """The pieces windows are made of: whole paragraphs where they fit, else sentences, else words
+    (made as the windows take them, a batch of sentences counted at a time)."""
     for piece in packer.block_pieces(blocks):
         if (piece.kind in PROSE or piece.kind == "heading") and piece.tokens <= budget:
-            units.append(piece)  # a whole paragraph or speaker turn: the best place to cut
+            yield piece  # a whole paragraph or speaker turn: the best place to cut
         elif piece.kind in PROSE or piece.kind == "heading":
-            spans = packer.sentences(piece.text)
-            counts = packer.piece_counts(piece, spans)
-            for (s, e), n in zip(spans, counts):
-                if n <= budget:
-                    sub = packer.sub_piece(piece, s, e, tokens=n)
-                    sub.continuation, sub.kind = False, "paragraph"
-                    units.append(sub)
-                    continue
-                # A sentence longer than a window: words are the units, so windows and their
-                # overlap land on word boundaries.
-                for a, b, wn in packer.split_words(piece, s, e, budget):
-                    sub = packer.sub_piece(piece, a, b, tokens=wn)
-                    sub.kind = "paragraph"
-                    units.append(sub)
+            for batch in in_windows(packer.sentences(piece.text)):
+                for (s, e), n in zip(batch, packer.piece_counts(piece, batch)):
+                    if n <= budget:
+                        sub = packer.sub_piece(piece, s, e, tokens=n)
+                        sub.continuation, sub.kind = False, "paragraph"
+                        yield sub
+                        continue
+                    # A sentence longer than a window: words are the units, so windows and their
+                    # overlap land on word boundaries.
+                    for a, b, wn in packer.split_words(piece, s, e, budget):
+                        sub = packer.sub_piece(piece, a, b, tokens=wn)
+                        sub.kind = "paragraph"
+                        yield sub
         else:
-            units.extend(packer.split_piece(piece, budget) if piece.tokens > budget else [piece])
-    return units
+            yield from packer.split_piece(piece, budget) if piece.tokens > budget else [piece]
 
 
 def _overlap(packer: Packer, previous: list[Piece], budget: int) -> list[Piece]:

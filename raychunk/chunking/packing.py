@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import itertools
 import re
 from abc import abstractmethod
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import ClassVar
 
 from raychunk.chunking.align import Alignment, align, identity
 from raychunk.chunking.model import Chunk, ChunkStats, Profile, Strategy, chunk_ids
-from raychunk.chunking.sentences import sentence_spans
+from raychunk.chunking.sentences import iter_sentence_spans
 from raychunk.document import Block, ParsedDocument
-from raychunk.tokens import TokenCounter
+from raychunk.tokens import WINDOW, CachedCounter, TokenCounter, _first_words, _last_words
 
 __all__ = [
     "PROSE",
@@ -105,13 +108,34 @@ class SourceMap:
         return self.memo[key]
 
 
+class Spans:
+    """``(start, end)`` pairs held as two arrays of integers (a long text has many sentences):
+    iterated and indexed as pairs, a slice as a list of pairs."""
+
+    __slots__ = ("starts", "ends")
+
+    def __init__(self, pairs: Iterable[tuple[int, int]], length: int):
+        flat = array("I" if length < 1 << 32 else "Q", itertools.chain.from_iterable(pairs))
+        self.starts, self.ends = flat[::2], flat[1::2]
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return zip(self.starts, self.ends)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return list(zip(self.starts[k], self.ends[k]))
+        return self.starts[k], self.ends[k]
+
+
 def _alignment(memo: dict, text: str, rendered: str, start: int, end: int, markup: str) -> Alignment:
-    source = text[start:end]
-    if rendered == source:
+    if end - start == len(rendered) and text.startswith(rendered, start):  # the source, uncopied
         return identity(rendered, start)
     key = ("align", start, end, rendered)
     if key not in memo:
-        memo[key] = align(rendered, source, start, markup=markup)
+        memo[key] = align(rendered, text[start:end], start, markup=markup)
     return memo[key]
 
 
@@ -209,11 +233,11 @@ class Packer:
         self.drafts: list[Draft] = []
         self._headers: dict[tuple[str, ...], tuple[str, int, int]] = {}
         # Rendered blocks, alignments, sentence boundaries, token offsets and join costs of this
-        # document: a CachedCounter shares them across the settings of a grid; otherwise they live
-        # for this call.
-        self.memo: dict = getattr(counter, "memo", None)
-        if self.memo is None:
-            self.memo = {}
+        # document: a CachedCounter shares them across the settings of a grid; a bare counter gets
+        # one for this call (a long block's words are counted from its offsets, tokenized once).
+        if getattr(counter, "memo", None) is None:
+            counter = self.counter = CachedCounter(counter)
+        self.memo: dict = counter.memo
         self._joins: dict[tuple[str, str, str], int] = self.memo.setdefault("joins", {})
 
     # -- headers and budgets ------------------------------------------------------------------
@@ -299,10 +323,9 @@ class Packer:
         """Sentence spans of ``text`` (and their starts, for bisecting), remembered per document."""
         key = ("sentences", text)
         if key not in self.memo:
-            spans = sentence_spans(text)
-            self.memo[key] = (spans, [a for a, _ in spans])
-        spans, starts = self.memo[key]
-        return (spans, starts) if with_starts else spans
+            self.memo[key] = Spans(iter_sentence_spans(text), len(text))
+        spans = self.memo[key]
+        return (spans, spans.starts) if with_starts else spans
 
     def sub_piece(self, p: Piece, s: int, e: int, tokens: int | None = None) -> Piece:
         """The part ``p.text[s:e]`` of a piece, its span mapped through the piece's source."""
@@ -339,21 +362,10 @@ class Packer:
             spans = _line_spans(p.text, 0, len(p.text))
         else:
             spans = self.sentences(p.text)
-        counts = self.piece_counts(p, spans)
-        units: list[tuple[int, int, int]] = []
-        for (s, e), n in zip(spans, counts):
-            if n <= budget:
-                units.append((s, e, n))
-            elif p.kind == "code" and "\n" in p.text[s:e]:
-                lines = _line_spans(p.text, s, e)
-                for (ls, le), ln in zip(lines, self.piece_counts(p, lines)):
-                    units.extend([(ls, le, ln)] if ln <= budget else self.split_words(p, ls, le, budget))
-            else:
-                units.extend(self.split_words(p, s, e, budget))
         out: list[Piece] = []
         group: list[tuple[int, int, int]] = []
         size = 0
-        for unit in units:
+        for unit in self._units(p, spans, budget):
             n = unit[2] + (self.join_within(p.text, group[-1][1], unit[0]) if group else 0)
             if group and size + n > budget:
                 out.append(self._group_piece(p, group, size))
@@ -366,6 +378,25 @@ class Packer:
             out[0].continuation = False
         return out
 
+    def _units(self, p: Piece, spans, budget: int) -> Iterator[tuple[int, int, int]]:
+        """``(start, end, tokens)`` of each span of ``p`` within ``budget``; one over it as its lines
+        (code), else its words. Counted a batch at a time: a long text never makes an object per word
+        all at once."""
+        text = p.text
+        for batch in in_windows(spans):
+            for (s, e), n in zip(batch, self.piece_counts(p, batch)):
+                if n <= budget:
+                    yield s, e, n
+                elif p.kind == "code" and text.find("\n", s, e) >= 0:
+                    lines = _line_spans(text, s, e)
+                    for (ls, le), ln in zip(lines, self.piece_counts(p, lines)):
+                        if ln <= budget:
+                            yield ls, le, ln
+                        else:
+                            yield from self.split_words(p, ls, le, budget)
+                else:
+                    yield from self.split_words(p, s, e, budget)
+
     def _group_piece(self, p: Piece, group: list[tuple[int, int, int]], size: int) -> Piece:
         s, e = group[0][0], group[-1][1]
         glued = any(a == b for (_, b, _), (a, _, _) in zip(group, group[1:]))
@@ -373,22 +404,33 @@ class Packer:
         exact = self.counter.additive and not glued
         return self.sub_piece(p, s, e, tokens=size if exact or len(group) == 1 else None)
 
-    def split_words(self, p: Piece, s: int, e: int, budget: int) -> list[tuple[int, int, int]]:
-        """``(start, end, tokens)`` of the words of ``p.text[s:e]``; a word over the budget is cut."""
+    def split_words(self, p: Piece, s: int, e: int, budget: int) -> Iterator[tuple[int, int, int]]:
+        """``(start, end, tokens)`` of the words of ``p.text[s:e]``; a word over the budget is cut.
+        Counted a batch of words at a time."""
         text = p.text
-        words = [(s + m.start(), s + m.end()) for m in _WORD.finditer(text[s:e])]
-        counts = self.piece_counts(p, words)
-        units = []
-        for (a, b), n in zip(words, counts):
-            units.extend([(a, b, n)] if n <= budget else self.cut_word(text, a, b, budget))
-        return units
+        for batch in in_windows(m.span() for m in _WORD.finditer(text, s, e)):
+            for (a, b), n in zip(batch, self.piece_counts(p, batch)):
+                if n <= budget:
+                    yield a, b, n
+                else:
+                    yield from self.cut_word(text, a, b, budget)
 
     def cut_word(self, text: str, a: int, b: int, budget: int) -> list[tuple[int, int, int]]:
         """``text[a:b]`` (one word) cut at token boundaries into parts of at most ``budget`` tokens,
-        each counted on its own."""
+        each counted on its own. A part of a word over ``WINDOW`` characters is found on a prefix of
+        what is left, doubled until the cut lies in its first half and 128 characters or more before
+        its end (farther than a tokenizer looks ahead: a word piece of over 100 characters is one
+        unknown token), so the cost is linear in the word's length, not quadratic."""
         parts = []
+        long = b - a > WINDOW
         while a < b:
-            cuts = self.counter.cut_points(text[a:b], budget)
+            size = 4 * budget + 256 if long else b - a
+            while True:
+                size = min(size, b - a)
+                cuts = self.counter.cut_points(text[a : a + size], budget)
+                if a + size >= b or (cuts and cuts[0] <= size // 2):
+                    break
+                size *= 2
             y = min(b, a + max(1, cuts[0])) if cuts else b
             n = self.counter.count(text[a:y])
             while n > budget and y - a > 1:  # re-encoded alone, a part can come out longer
@@ -532,13 +574,17 @@ class Packer:
         return out
 
     def finish(self) -> list[Chunk]:
-        texts, counts = self._settle(texts=True)
+        full, counts = self._settle(texts=False)
         limit = self.counter.max_input
         spans = [_span(d.pieces) for d in self.drafts]
+        ids = self._ids(spans)
+        # Each chunk's text is joined when its record is made, and its draft let go: the pieces and
+        # the chunk texts (each about the size of the document) are not all held at once.
+        drafts, self.drafts = self.drafts, []
         chunks = []
-        for i, (d, text, n, (start, end), cid) in enumerate(
-            zip(self.drafts, texts, counts, spans, self._ids(spans))
-        ):
+        for i, (n, (start, end), cid) in enumerate(zip(counts, spans, ids)):
+            d, drafts[i] = drafts[i], None
+            text = full[i] if full is not None else _text(d)
             pieces = d.pieces
             pages = [pg for p in pieces for pg in p.pages]
             kinds = tuple(dict.fromkeys(p.kind for p in pieces if not p.overlap)) or (pieces[0].kind,)
@@ -608,6 +654,22 @@ _MARKUP = {"html": "source", "markdown": "both"}  # where html tags may be, by f
 _EDGE = 100  # characters either side of a join that can hold the two words next to it
 
 
+def in_windows(spans: Iterable[tuple[int, int]], size: int = WINDOW) -> Iterator[list[tuple[int, int]]]:
+    """Spans in order, in lists that reach at most ``size`` characters past their first start (a
+    span alone may be longer): a long text's words or sentences are counted a window at a time."""
+    batch: list[tuple[int, int]] = []
+    stop = -1
+    for span in spans:
+        if span[1] > stop:
+            if batch:
+                yield batch
+            batch = []
+            stop = span[0] + size
+        batch.append(span)
+    if batch:
+        yield batch
+
+
 def _span(pieces: list[Piece]) -> tuple[int, int]:
     """From the first to the last source character the pieces hold."""
     held = [p for p in pieces if p.end > p.start] or pieces
@@ -645,26 +707,6 @@ def _body(pieces: list[Piece]) -> str:
 def _text(d: Draft) -> str:
     body = _body(d.pieces)
     return f"{d.header}\n\n{body}" if d.header else body
-
-
-def _last_words(text: str) -> str:
-    """The last two whitespace-separated words of ``text`` with the whitespace before them (a BPE
-    token never spans more than one run of whitespace, so a join changes tokens only this close)."""
-    parts = text.rsplit(None, 2)
-    if len(parts) < 3:
-        return text
-    k = text.rfind(parts[1], 0, len(text) - len(parts[2]))
-    while k > 0 and text[k - 1].isspace():
-        k -= 1
-    return text[k:]
-
-
-def _first_words(text: str) -> str:
-    parts = text.split(None, 2)
-    if len(parts) < 3:
-        return text
-    k = text.find(parts[1], text.find(parts[0]) + len(parts[0]))
-    return text[: k + len(parts[1])]
 
 
 def _row_lines(block: Block, rows: list[int]) -> list[int]:

@@ -8,10 +8,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from raychunk.render import trimmed
 
-__all__ = ["sentence_spans"]
+__all__ = ["iter_sentence_spans", "sentence_spans"]
 
 # A sentence ends at . ! ? … (plus closing quotes/brackets) before whitespace and an upper-case
 # letter, digit, quote or bracket; or at a line break followed by a speaker turn or a bullet.
@@ -25,12 +26,16 @@ _ABBREV = re.compile(
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each sentence, whitespace trimmed; together they cover every non-space char."""
-    spans, start = [], 0
+    return list(iter_sentence_spans(text))
+
+
+def iter_sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+    """``sentence_spans``, one at a time."""
+    start = 0
     for m in _END.finditer(text):
         cut = m.start(1) if m.group(1) is not None else m.start(2)
         if text[cut - 1] == "." and _ABBREV.search(text, max(0, cut - 6), cut):
             continue
-        spans.extend(trimmed(text, start, cut))
+        yield from trimmed(text, start, cut)
         start = m.end()
-    spans.extend(trimmed(text, start, len(text)))
-    return spans
+    yield from trimmed(text, start, len(text))
