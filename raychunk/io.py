@@ -65,7 +65,7 @@ def list_inputs(
         if refused is None and max_file_mb is not None and size > max_file_mb * 2**20:
             refused = (
                 "failed",
-                f"file is {size / 2**20:,.0f} MiB, over limits.max_file_mb={max_file_mb:g}: not read",
+                f"file is {size / 2**20:,.1f} MiB, over limits.max_file_mb={max_file_mb:g}: not read",
             )
         listed.append(InputFile(p, size, refused))
     return fs, scheme, listed

@@ -173,3 +173,41 @@ def test_multi_node_cluster_gives_the_same_chunks(tmp_path, fresh_ray):
     cols = ["chunk_id", "text", "char_start", "char_end", "n_tokens"]
     key = [("chunk_id", "ascending")]
     assert a.select(cols).sort_by(key).equals(b.select(cols).sort_by(key))
+
+
+def test_links_out_of_the_input_folder_and_oversized_files_are_rows_not_reads(tmp_path, fresh_ray):
+    from raychunk.io import list_inputs
+    from raychunk.jobs.run import run
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("Not part of the corpus.\n")
+    src = tmp_path / "in"
+    (src / "sub").mkdir(parents=True)
+    (src / "ok.md").write_text("# Title\n\nSome text.\n")
+    (src / "big.txt").write_text("word " * 300_000)  # 1.5 MB
+    (src / "leak.txt").symlink_to(outside / "secret.txt")
+    (src / "linked-folder").symlink_to(outside)
+    (src / "sub" / "inside.md").symlink_to(src / "ok.md")  # stays inside: followed
+    (src / "dangling.txt").symlink_to(tmp_path / "gone.txt")
+
+    _, _, files = list_inputs([str(src)], follow_symlinks=True)
+    assert {Path(f.path).name for f in files if f.refused is None} >= {"leak.txt", "secret.txt"}
+
+    run(config(tmp_path, input=[str(src)], **{"embedder.enabled": False, "limits.max_file_mb": 1}))
+    docs = {Path(r["source"]).name: r for r in pq.read_table(tmp_path / "out" / "documents").to_pylist()}
+    assert docs["leak.txt"]["status"] == "skipped"
+    assert docs["leak.txt"]["reason"].startswith(
+        f"symlink to {outside / 'secret.txt'}, outside the input folder"
+    )
+    assert "--follow-symlinks" in docs["leak.txt"]["reason"]
+    assert docs["linked-folder"]["status"] == "skipped"
+    assert (
+        docs["dangling.txt"]["status"] == "failed" and "not a readable file" in docs["dangling.txt"]["reason"]
+    )
+    assert docs["big.txt"]["status"] == "failed"
+    assert docs["big.txt"]["reason"] == "file is 1.4 MiB, over limits.max_file_mb=1: not read"
+    assert docs["ok.md"]["status"] == "ok" and docs["inside.md"]["status"] == "duplicate"
+    assert "secret.txt" not in docs
+    chunks = pq.read_table(tmp_path / "out" / "chunks", columns=["text"]).column("text").to_pylist()
+    assert not any("Not part of the corpus" in t for t in chunks)
