@@ -64,7 +64,7 @@ def features(parsed: ParsedDocument) -> Features:
     log_lines = 0
     for b in blocks:
         chars[b.kind] = chars.get(b.kind, 0) + len(b.text)
-        words += len(_WORD.findall(b.text))
+        words += sum(1 for _ in _WORD.finditer(b.text))
         if b.kind in ("paragraph", "list_item"):
             for line in b.text.split("\n"):
                 if line.strip():

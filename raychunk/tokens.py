@@ -52,63 +52,53 @@ _EDGE = 100  # characters either side of a cut that hold the two words next to i
 
 
 class TokenOffsets:
-    """Where the tokens of one text lie, as two arrays of integers: the start and the end of each
-    token, relative to the window it is in. Window ``k`` starts at ``origins[k]`` in the text and
-    holds tokens ``bounds[k]`` to ``bounds[k + 1]``."""
+    """Where the tokens of one text lie, as arrays of integers: the start and the end of each token,
+    relative to the window it is in. Window ``k`` starts at ``origins[k]`` in the text and holds
+    tokens ``bounds[k]`` to ``bounds[k + 1]``; ``starts`` and ``ends`` are its two arrays, or a tuple
+    of each window's two arrays when there are several (kept as they came: joining them would copy
+    and leave their old places free in the heap)."""
 
     __slots__ = ("origins", "bounds", "starts", "ends")
 
-    def __init__(self, origins: tuple[int, ...], bounds: tuple[int, ...], starts: array, ends: array):
+    def __init__(self, origins: tuple[int, ...], bounds: tuple[int, ...], starts, ends):
         self.origins, self.bounds, self.starts, self.ends = origins, bounds, starts, ends
 
-    @classmethod
-    def of_windows(cls, origins: list[int], windows: list[tuple[array, array]]) -> TokenOffsets:
-        """From each window's own (starts, ends) arrays."""
-        if len(windows) == 1:
-            starts, ends = windows[0]
-            return cls(_ORIGIN, (0, len(starts)), starts, ends)
-        code = "H" if all(s.typecode == "H" for s, _ in windows) else "I"
-        starts, ends = array(code), array(code)
-        for s, e in windows:
-            starts.extend(s if s.typecode == code else array(code, s))
-            ends.extend(e if e.typecode == code else array(code, e))
-        bounds = tuple(itertools.accumulate((len(s) for s, _ in windows), initial=0))
-        return cls(tuple(origins), bounds, starts, ends)
-
     def __len__(self) -> int:
-        return len(self.starts)
+        return self.bounds[-1]
+
+    def _window(self, k: int) -> tuple[array, array]:
+        return (self.starts[k], self.ends[k]) if len(self.origins) > 1 else (self.starts, self.ends)
 
     def count(self, s: int, e: int) -> int:
         """Tokens inside ``text[s:e]``: those that end by ``e`` less those that start before ``s``
         (exact when ``s`` and ``e`` sit on token boundaries or whitespace)."""
         origins, bounds = self.origins, self.bounds
         k = bisect.bisect_right(origins, e) - 1
-        upto = bisect.bisect_right(self.ends, e - origins[k], bounds[k], bounds[k + 1])
+        upto = bounds[k] + bisect.bisect_right(self._window(k)[1], e - origins[k])
         j = bisect.bisect_right(origins, s) - 1
-        below = bisect.bisect_left(self.starts, s - origins[j], bounds[j], bounds[j + 1])
+        below = bounds[j] + bisect.bisect_left(self._window(j)[0], s - origins[j])
         return max(0, upto - below)
 
     def counts(self, spans: list[tuple[int, int]]) -> list[int]:
         """``count`` of each span (fastest when they come in order). For many spans, a window's
         offsets are searched as a list (an array makes an integer object at every probe)."""
         right, left = bisect.bisect_right, bisect.bisect_left
-        origins, bounds = self.origins, self.bounds
+        origins = self.origins
         last = len(origins) - 1
         as_lists = len(spans) > 32
         w = -1
-        lo = hi = i0 = i1 = 0
-        starts, ends = self.starts, self.ends
+        lo = hi = 0
+        starts = ends = self.starts
         out = []
         for s, e in spans:
             if w < 0 or s >= hi or s < lo:  # another window: the one that s is in
                 w = right(origins, s) - 1
                 lo, hi = origins[w], origins[w + 1] if w < last else math.inf
-                i0, i1 = bounds[w], bounds[w + 1]
+                starts, ends = self._window(w)
                 if as_lists:
-                    starts, ends = self.starts[i0:i1].tolist(), self.ends[i0:i1].tolist()
-                    i0, i1 = 0, len(starts)
+                    starts, ends = starts.tolist(), ends.tolist()
             if e <= hi:  # within one window (a cut sits between tokens)
-                n = right(ends, e - lo, i0, i1) - left(starts, s - lo, i0, i1)
+                n = right(ends, e - lo) - left(starts, s - lo)
                 out.append(n if n > 0 else 0)
             else:
                 out.append(self.count(s, e))
@@ -116,6 +106,31 @@ class TokenOffsets:
 
 
 _ORIGIN = (0,)
+
+
+class _OffsetsBuilder:
+    """A text's ``TokenOffsets``, window after window (two bytes an offset in a window under 65536
+    characters)."""
+
+    __slots__ = ("origins", "bounds", "starts", "ends")
+
+    def __init__(self):
+        self.origins: list[int] = []
+        self.bounds = [0]
+        self.starts: list[array] = []
+        self.ends: list[array] = []
+
+    def add(self, origin: int, pairs: Iterable[tuple[int, int]], length: int) -> None:
+        s, e = _flat_offsets(pairs, length)
+        self.origins.append(origin)
+        self.bounds.append(self.bounds[-1] + len(s))
+        self.starts.append(s)
+        self.ends.append(e)
+
+    def done(self) -> TokenOffsets:
+        if len(self.origins) == 1:
+            return TokenOffsets(_ORIGIN, tuple(self.bounds), self.starts[0], self.ends[0])
+        return TokenOffsets(tuple(self.origins), tuple(self.bounds), tuple(self.starts), tuple(self.ends))
 
 
 def _flat_offsets(pairs: Iterable[tuple[int, int]], length: int) -> tuple[array, array]:
@@ -148,6 +163,10 @@ class TokenCounter:
     # True when counts add up across whitespace (word-piece tokenizers split there first), so a
     # chunk's count is the sum of its parts' counts and needs no recount.
     additive: bool = False
+    # True when a single space between two words belongs to the word after it (BPE: " word" is
+    # tokenized as a unit) and changes no other token, so a join there costs
+    # count(" " + word) - count(word).
+    space_starts_word: bool = False
     window: int = WINDOW
     window_cut: re.Pattern | None = None
 
@@ -256,18 +275,17 @@ class HFTokenizerCounter(TokenCounter):
     def offsets_batch(self, texts: list[str]) -> Iterator[TokenOffsets]:
         """``token_offsets`` of each text, in order, from as few tokenizer calls as the sizes allow
         (a long text window by window: exact where the counts add up across the cuts)."""
-        current, origins, windows = -1, [], []
+        current, built = -1, None
         for batch in _batches(self.windows(texts), _BATCH, lambda w: len(w[2])):
             encodings = self._tok.encode_batch([w for _, _, w in batch], add_special_tokens=False)
             for (i, origin, window), enc in zip(batch, encodings):
                 if i != current:
-                    if current >= 0:
-                        yield TokenOffsets.of_windows(origins, windows)
-                    current, origins, windows = i, [], []
-                origins.append(origin)
-                windows.append(_flat_offsets(enc.offsets, len(window)))
-        if current >= 0:
-            yield TokenOffsets.of_windows(origins, windows)
+                    if built is not None:
+                        yield built.done()
+                    current, built = i, _OffsetsBuilder()
+                built.add(origin, enc.offsets, len(window))
+        if built is not None:
+            yield built.done()
 
     def token_offsets(self, text: str) -> TokenOffsets | None:
         return next(self.offsets_batch([text])) if self.additive else None
@@ -275,6 +293,7 @@ class HFTokenizerCounter(TokenCounter):
 
 class TiktokenCounter(TokenCounter):
     window_cut = _BPE_CUT
+    space_starts_word = True
 
     def __init__(self, encoding: str):
         try:
@@ -331,13 +350,10 @@ class WordCounter(TokenCounter):
 
     def token_offsets(self, text: str) -> TokenOffsets:
         cuts = self.cuts(text) if len(text) > self.window else [0]
-        return TokenOffsets.of_windows(
-            cuts,
-            [
-                _flat_offsets(((m.start() - a, m.end() - a) for m in _WORDS.finditer(text, a, b)), b - a)
-                for a, b in zip(cuts, cuts[1:] + [len(text)])
-            ],
-        )
+        built = _OffsetsBuilder()
+        for a, b in zip(cuts, cuts[1:] + [len(text)]):
+            built.add(a, ((m.start() - a, m.end() - a) for m in _WORDS.finditer(text, a, b)), b - a)
+        return built.done()
 
 
 def _last_words(text: str) -> str:
@@ -406,7 +422,9 @@ def _max_seq_length(model_dir: Path) -> int | None:
 
 class CachedCounter(TokenCounter):
     """Remembers every text it has counted, so chunking one document under many settings
-    tokenizes each block (and each sentence of a split block) once. Make one per document."""
+    tokenizes each block (and each sentence of a split block) once; the token offsets of a block
+    (word pieces, words) come from the same call. Parts of a text over the window are counted, not
+    remembered (one per word of a long line would fill the memory). Make one per document."""
 
     def __init__(self, inner: TokenCounter):
         self.inner = inner
@@ -415,6 +433,7 @@ class CachedCounter(TokenCounter):
         self.additive = inner.additive
         self.window = inner.window
         self.window_cut = inner.window_cut
+        self.space_starts_word = inner.space_starts_word
         self._seen: dict[str, int] = {}
         self.misses = 0
         self.memo: dict = {}  # the chunker keeps the document's rendered blocks and sentences here

@@ -269,3 +269,29 @@ def test_a_long_word_is_cut_in_time_linear_in_its_length():
     assert all(c.n_tokens <= 64 for c in chunks)
     assert blob in "".join(body(c) for c in chunks)
     assert [c.char_start for c in chunks] == sorted(c.char_start for c in chunks)
+
+
+def test_a_space_between_words_costs_bpe_what_the_next_word_alone_says():
+    """tiktoken: a single space between two words belongs to the word after it, so a join there is
+    counted on that word alone (remembered per word, not per pair of words: a long line has a pair
+    per word) and is what counting the words either side together gives."""
+    import random
+
+    from raychunk.chunking.packing import Packer
+    from raychunk.tokens import CachedCounter
+
+    rng = random.Random(11)
+    alphabet = [*"abcXYZ0189", *".,;:!?'\"()-_/=+", "é", "中", "\u0301"]
+
+    def word() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9)))
+
+    doc = md("# T\n\nSome text.\n")
+    fast = Packer(doc, Profile(), CachedCounter(load_counter("tiktoken:cl100k_base")), "prose")
+    generic = Packer(doc, Profile(), CachedCounter(load_counter("tiktoken:cl100k_base")), "prose")
+    generic.counter.space_starts_word = False
+    for _ in range(400):
+        left = " ".join(word() for _ in range(rng.randint(1, 4)))
+        right = " ".join(word() for _ in range(rng.randint(1, 4)))
+        assert fast.join_text(left, " ", right) == generic.join_text(left, " ", right), (left, right)
+    assert all(len(k) == 2 for k in fast._joins)  # remembered per word

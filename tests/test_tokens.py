@@ -96,3 +96,20 @@ def test_a_long_text_counts_window_by_window_as_it_does_whole(spec, generic):
         assert offsets.counts(spans[:5]) == expected[:5]  # few, searched as arrays
         assert [offsets.count(s, e) for s, e in reversed(spans)] == expected[::-1]
         assert cached.span_counts(t, spans) == expected
+
+
+@pytest.mark.parametrize("spec", ["all-MiniLM-L6-v2", "words"])
+def test_offsets_of_a_window_too_long_for_two_bytes(spec):
+    """A run with nowhere to cut makes a window over 65535 characters: its offsets take four bytes
+    each (the others two), and every count stays that of the whole text."""
+    counter = load_counter.__wrapped__(spec)
+    text = "ab cd, " * 8000 + "x" * 70_000 + " cd.e" * 20_000 + "y" * 66_000
+    offsets = counter.token_offsets(text)
+    counter.window = 10**9
+    whole = counter.token_offsets(text)
+    assert len(offsets.origins) > 2
+    assert {s.typecode for s in offsets.starts} == {"H", "I"} and whole.starts.typecode == "I"
+    rng = random.Random(1)
+    spans = sorted(tuple(sorted((rng.randint(0, len(text)), rng.randint(0, len(text))))) for _ in range(300))
+    assert offsets.counts(spans) == whole.counts(spans) == [whole.count(s, e) for s, e in spans]
+    assert len(offsets) == len(whole) == counter.count(text)

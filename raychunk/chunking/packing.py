@@ -282,10 +282,27 @@ class Packer:
     def join_text(self, left: str, sep: str, right: str) -> int:
         if self.counter.additive and sep:
             return 0
+        # A bounded number of join costs is remembered (a long block has one per pair of words);
+        # past that, they are counted and let go.
+        remember = len(self._joins) < _JOINS
+        counter = self.counter if remember else getattr(self.counter, "inner", self.counter)
+        if sep == " " and self.counter.space_starts_word and left[-1:].strip() and right[:1].strip():
+            # The space belongs to the word after it and changes only that word's tokens: the same
+            # number as from the words either side, for any words before it.
+            word = right.split(None, 1)[0]
+            key: tuple = (sep, word)
+            if key not in self._joins:
+                with_space, alone = counter.count_batch([sep + word, word])
+                if not remember:
+                    return with_space - alone
+                self._joins[key] = with_space - alone
+            return self._joins[key]
         a, b = _last_words(left), _first_words(right)
         key = (a, sep, b)
         if key not in self._joins:
-            both, n_a, n_b = self.counter.count_batch([a + sep + b, a, b])
+            both, n_a, n_b = counter.count_batch([a + sep + b, a, b])
+            if not remember:
+                return both - n_a - n_b
             self._joins[key] = both - n_a - n_b
         return self._joins[key]
 
@@ -652,6 +669,7 @@ class PackingStrategy(Strategy):
 _WORD = re.compile(r"\S+")
 _MARKUP = {"html": "source", "markdown": "both"}  # where html tags may be, by format
 _EDGE = 100  # characters either side of a join that can hold the two words next to it
+_JOINS = 1 << 14  # join costs remembered per document
 
 
 def in_windows(spans: Iterable[tuple[int, int]], size: int = WINDOW) -> Iterator[list[tuple[int, int]]]:

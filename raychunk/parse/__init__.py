@@ -220,21 +220,32 @@ def _parse_text_format(parser_name: str):
 
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_RUN = re.compile(r"\S+")
 
 
 def _looks_base64(text: str) -> bool:
     """One unbroken run (or lines wrapped at a fixed width) of the base64 alphabet, with digits and
-    both cases in it: encoded data that happens to decode as text."""
-    lines = text.split()
-    if sum(map(len, lines)) < 40 or len(lines) > 1 and len({len(x) for x in lines[:-1]}) > 1:
+    both cases in it: encoded data that happens to decode as text. Reads the runs one at a time and
+    stops at the first that rules it out (``split()`` would build a string per word)."""
+    total, width, last, sample = 0, None, None, []
+    for m in _RUN.finditer(text):
+        if last is not None:  # every run but the last has the same length
+            if width is None:
+                width = len(last)
+            elif len(last) != width:
+                return False
+        x = m.group()
+        if not _BASE64.fullmatch(x):
+            return False
+        if total < 4096:
+            sample.append(x)
+        total += len(x)
+        last = x
+    if total < 40:
         return False
-    if not all(_BASE64.fullmatch(x) for x in lines):
-        return False
-    sample = "".join(lines)[:4096]
+    head = "".join(sample)[:4096]
     return (
-        any(c.isdigit() for c in sample)
-        and any(c.isupper() for c in sample)
-        and any(c.islower() for c in sample)
+        any(c.isdigit() for c in head) and any(c.isupper() for c in head) and any(c.islower() for c in head)
     )
 
 
