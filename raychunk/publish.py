@@ -33,7 +33,6 @@ __all__ = [
     "check_output",
     "check_unique_chunk_ids",
     "compact_documents",
-    "discard",
     "move_in",
     "open_staging",
     "resume_state",
@@ -49,7 +48,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _OUTPUTS = ("chunks", "documents")
-_REPORTS = ("report.json", "report.md")
 COMPACT_MAX_BYTES = 128 * 2**20
 _DOCUMENT_FIELDS = [c for c in DOCUMENT_SCHEMA.names if c != "text"]
 
@@ -211,13 +209,6 @@ def write_documents(fs: pafs.FileSystem, staging: str, name: str, rows: list[dic
     write_text(
         fs, f"{staging}/_done/{name}.json", json.dumps(shard_manifest(None, doc_file, empty, rows, 0, size))
     )
-
-
-def discard(fs: pafs.FileSystem, staging: str) -> None:
-    try:
-        fs.delete_dir(staging)
-    except OSError:
-        log.warning("could not remove staging folder %s", staging)
 
 
 def compact_documents(

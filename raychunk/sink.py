@@ -41,7 +41,6 @@ class ShardSink(Datasink):
         self.dim = dim
         self.rows_per_shard = rows_per_shard
         self.compression = None if compression == "none" else compression
-        self.results: list[dict] = []
 
     @property
     def min_rows_per_write(self) -> int:
@@ -86,6 +85,3 @@ class ShardSink(Datasink):
             row_group_size=min(max(table.num_rows, 1), 10_000),
         )
         return self.filesystem.get_file_info(path).size
-
-    def on_write_complete(self, write_result) -> None:
-        self.results = [r for r in write_result.write_returns if r]
