@@ -11,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-__all__ = ["EmbedChunks", "embedding_dim"]
+__all__ = ["EmbedChunks", "SpareCores", "embedding_dim"]
 
 from raychunk.models import PACKAGED_MODEL, resolve_model
 
@@ -53,6 +53,51 @@ def embedding_dim(model: str) -> int:
     return int(st.get_embedding_dimension())
 
 
+class SpareCores:
+    """Torch threads for an embedder on CPU: the node's cores less those the rest of the node kept
+    busy since the last batch (``/proc/stat`` less this process's own CPU time), never under its
+    ``share`` of Ray's CPUs nor over ``most`` (its fair part when the pool is several actors).
+    Parsing and embedding overlap at the start of a run; once parsing is done the embedder takes the
+    cores it left, and gives them back when other work returns."""
+
+    def __init__(self, share: int, most: int):
+        self.share, self.most = max(1, share), max(1, share, most)
+        self.cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        self.current = 0
+        self._last: tuple[float, float, float] | None = None
+
+    def apply(self) -> int:
+        import torch
+
+        self.current = self.wanted()
+        if torch.get_num_threads() != self.current:
+            torch.set_num_threads(self.current)
+        return self.current
+
+    def wanted(self) -> int:
+        now = (time.monotonic(), _node_busy_seconds(), time.process_time())
+        last, self._last = self._last, now
+        if last is None or now[1] < 0:
+            return self.share
+        elapsed = now[0] - last[0]
+        if elapsed <= 0:
+            return self.current or self.share
+        others = max(0.0, (now[1] - last[1]) - (now[2] - last[2])) / elapsed
+        return max(self.share, min(self.most, int(self.cores - others + 0.5)))
+
+
+def _node_busy_seconds() -> float:
+    """CPU seconds the whole node has spent busy since boot, or -1 where /proc/stat is missing."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return -1.0
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    busy = sum(fields[:8]) - idle  # user nice system idle iowait irq softirq steal
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
 class EmbedChunks:
     """Embeds the ``text`` of every chunk row of an Arrow batch into ``embedding``:
     ``fixed_size_list<float32>[dim]``, built in Arrow so Ray never turns it into its tensor type."""
@@ -65,14 +110,12 @@ class EmbedChunks:
         device: str = "auto",
         normalize: bool = True,
         threads: int | None = None,
+        max_threads: int | None = None,
     ):
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        if threads:
-            import torch
-
-            torch.set_num_threads(threads)  # an actor's share of the CPUs; more threads only contend
         t = time.perf_counter()
         self.model, self.device = _load(model, device)
+        self.threads = SpareCores(threads or 1, max_threads or threads or 1) if self.device == "cpu" else None
         self.dim = int(self.model.get_embedding_dimension())
         self.batch_size = batch_size
         self.normalize = normalize
@@ -92,6 +135,8 @@ class EmbedChunks:
         from raychunk.faults import inject
 
         inject("embed")  # test-only faults; nothing unless RAYCHUNK_TEST_FAULTS is set
+        if self.threads is not None:
+            self.threads.apply()
         is_chunk = pc.equal(batch.column("row_type"), "chunk").to_numpy(zero_copy_only=False)
         idx = np.flatnonzero(is_chunk)
         vectors = np.zeros((batch.num_rows, self.dim), dtype=np.float32)

@@ -10,7 +10,6 @@ parse stage then skips.
 from __future__ import annotations
 
 import logging
-import math
 import os
 import warnings
 from dataclasses import dataclass
@@ -18,10 +17,14 @@ from dataclasses import dataclass
 from raychunk.config import ConfigError, RunConfig, load_doc_types
 
 log = logging.getLogger(__name__)
+# Ray 2.60 bounds retries only through **ray_remote_args (deprecated for 2.64, no named successor yet).
+warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated", module="raychunk.pipeline")
 
 __all__ = [
     "EmbedPlan",
     "build",
+    "cpu_steps",
+    "cpu_task_args",
     "find_duplicates",
     "init_ray",
     "plan_embedding",
@@ -37,6 +40,7 @@ class EmbedPlan:
     cpus_per_actor: float
     batch_rows: int
     dim: int
+    max_threads: int  # torch threads an actor on CPU may grow to when the CPU stages leave cores idle
 
 
 def init_ray(cfg: RunConfig) -> str:
@@ -87,7 +91,12 @@ def plan_embedding(cfg: RunConfig, cluster: dict[str, float]) -> EmbedPlan:
     room = max(0.0, cpus - r.cpus_per_task)
     cpus_per_actor = min(float(r.cpus_per_embed_actor), room / actors)
     return EmbedPlan(
-        actors, gpus_per_actor, cpus_per_actor, cfg.embedder.batch_size * 4, embedding_dim(cfg.embedder.model)
+        actors,
+        gpus_per_actor,
+        cpus_per_actor,
+        cfg.embedder.batch_size * 4,
+        embedding_dim(cfg.embedder.model),
+        max_threads=max(1, int(cpus // actors)),
     )
 
 
@@ -107,43 +116,20 @@ def build(
     With ``settings`` the chunk stage runs every setting over the same parse: ``measure`` keeps only
     their numbers (the price job, no embedding), otherwise their chunks (the eval job).
     ``duplicates`` (from ``find_duplicates``) become ``duplicate`` documents, not parsed."""
-    from functools import partial
-
     from ray.data import ActorPoolStrategy
 
     from raychunk.embed import EmbedChunks
-    from raychunk.stages import (
-        chunk_rows,
-        chunk_settings,
-        classify_document,
-        isolated,
-        measure_settings,
-        parse_file,
-    )
+    from raychunk.stages import isolated
 
-    types = load_doc_types(cfg.chunk.doc_types_path)
-    chunk_args = {"profiles": types.profiles, "tokenizer": cfg.tokenizer_spec}
-    if settings is None:
-        last = partial(chunk_rows, **chunk_args)
-    elif measure:
-        last = partial(measure_settings, **chunk_args, settings=settings, keep_ids=keep_ids)
-    else:
-        last = partial(chunk_settings, **chunk_args, settings=settings)
     # Parse, classify and chunk each document in a child process under cfg.limits (raychunk.isolate).
-    steps = [
-        ("parse", partial(parse_file, options=cfg.parse, scheme=scheme, duplicates=duplicates or {})),
-        ("classify", partial(classify_document, thresholds=types.thresholds, overrides=types.overrides)),
-        ("chunk", last),
-    ]
+    steps = cpu_steps(
+        cfg, scheme=scheme, settings=settings, measure=measure, keep_ids=keep_ids, duplicates=duplicates
+    )
     limits = cfg.limits
-    # Ray 2.60 bounds retries only through **ray_remote_args (deprecated for 2.64, no named successor yet).
-    warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated", module="raychunk.pipeline")
     ds = ds.flat_map(
         isolated,
         fn_kwargs={"steps": steps, "limits": limits, "scheme": scheme},
-        num_cpus=cfg.resources.cpus_per_task,
-        memory=task_memory(cfg),
-        max_retries=limits.task_retries,  # the task's worker or node lost, not a bad document
+        **cpu_task_args(cfg),
     )
     if plan is not None:
         ds = ds.map_batches(
@@ -154,6 +140,7 @@ def build(
                 "device": cfg.embedder.device,
                 "normalize": cfg.embedder.normalize,
                 "threads": max(1, int(plan.cpus_per_actor)),
+                "max_threads": plan.max_threads,
             },
             batch_size=plan.batch_rows,
             batch_format="pyarrow",
@@ -164,6 +151,35 @@ def build(
             max_task_retries=limits.actor_restarts,
         )
     return ds
+
+
+def cpu_steps(
+    cfg: RunConfig,
+    *,
+    scheme: str,
+    settings: list | None = None,
+    measure: bool = False,
+    keep_ids: bool = False,
+    duplicates: dict[str, str] | None = None,
+) -> list[tuple[str, object]]:
+    """The CPU stage's steps, ``(name, row function)``: parse → classify → chunk (or measure)."""
+    from functools import partial
+
+    from raychunk.stages import chunk_rows, chunk_settings, classify_document, measure_settings, parse_file
+
+    types = load_doc_types(cfg.chunk.doc_types_path)
+    chunk_args = {"profiles": types.profiles, "tokenizer": cfg.tokenizer_spec}
+    if settings is None:
+        last = partial(chunk_rows, **chunk_args)
+    elif measure:
+        last = partial(measure_settings, **chunk_args, settings=settings, keep_ids=keep_ids)
+    else:
+        last = partial(chunk_settings, **chunk_args, settings=settings)
+    return [
+        ("parse", partial(parse_file, options=cfg.parse, scheme=scheme, duplicates=duplicates or {})),
+        ("classify", partial(classify_document, thresholds=types.thresholds, overrides=types.overrides)),
+        ("chunk", last),
+    ]
 
 
 WORKER_OVERHEAD_MB = 512  # the Ray worker beside its document process: the block's bytes and rows
@@ -187,15 +203,34 @@ def task_memory(cfg: RunConfig) -> int:
 
 
 def read_files(files: list, fs, cfg: RunConfig):
-    """The listed input files as a Ray Data dataset of ``(path, bytes)`` rows, a few files per block."""
+    """The listed input files as a Ray Data dataset of ``(path, bytes, read_error)`` rows, in blocks
+    sized by expected parse cost (``raychunk.blocks``). Its tasks ask for what the CPU stage's do, so
+    Ray fuses reading into that stage: one task reads and processes a block."""
+    import ray
     import ray.data
 
-    return ray.data.read_binary_files(
-        [f.path for f in files],
-        include_paths=True,
-        filesystem=fs,
-        override_num_blocks=max(1, math.ceil(len(files) / cfg.resources.files_per_block)),
+    from raychunk.blocks import InputBlocks, plan_blocks
+
+    groups = plan_blocks(
+        files, cpus=ray.cluster_resources().get("CPU", 1), max_files=cfg.resources.files_per_block
     )
+    args = cpu_task_args(cfg)
+    return ray.data.read_datasource(
+        InputBlocks(groups, fs),
+        num_cpus=args["num_cpus"],
+        memory=args["memory"],
+        ray_remote_args={"max_retries": args["max_retries"]},
+        override_num_blocks=max(1, len(groups)),
+    )
+
+
+def cpu_task_args(cfg: RunConfig) -> dict:
+    """Ray resources of the parse → classify → chunk tasks (and of the reads fused into them)."""
+    return {
+        "num_cpus": cfg.resources.cpus_per_task,
+        "memory": task_memory(cfg),
+        "max_retries": cfg.limits.task_retries,  # the task's worker or node lost, not a bad document
+    }
 
 
 def find_duplicates(files: list, fs, scheme: str, cfg: RunConfig) -> dict[str, str]:

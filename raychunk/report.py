@@ -37,7 +37,8 @@ def render_run_text(r: dict) -> str:
         f"  storage    chunks {_mb(r['storage_bytes']['chunks_parquet'])} parquet (raw vectors "
         f"{_mb(r['storage_bytes']['vectors_raw'])}, text {_mb(r['storage_bytes']['chunk_text'])}), "
         f"documents {_mb(r['storage_bytes']['documents_parquet'])}",
-        f"  time       {r['throughput']['wall_seconds']:.1f} s: {r['throughput']['files_per_s']:.2f} files/s, "
+        f"  time       {r['throughput']['wall_seconds']:.1f} s (Ray start {r['throughput']['ray_start_seconds']:.1f} s): "
+        f"{r['throughput']['files_per_s']:.2f} files/s, "
         f"{r['throughput']['chunks_per_s']:.1f} chunks/s, {r['throughput']['tokens_per_s']:.0f} tokens/s",
     ]
     if r["embedder"]:
@@ -47,7 +48,11 @@ def render_run_text(r: dict) -> str:
         )
     if r["stages"]:
         for st in r["stages"]:
-            tasks = f", {st['task_seconds']:.1f} s in tasks" if st["task_seconds"] is not None else ""
+            tasks = (
+                f", {st['task_seconds']:.1f} s in {st['tasks'] or ''} tasks"
+                if st["task_seconds"] is not None
+                else ""
+            )
             lines.append(f"  stage      {st['stage']}: {st['seconds']:.1f} s wall{tasks}")
     for d in r["not_ok"]:
         lines.append(f"  {d['status']:<11} {d['source']}: {d['reason']}")

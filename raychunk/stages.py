@@ -45,15 +45,19 @@ def isolated(row: dict, *, steps: list[tuple[str, Callable]], limits: Limits, sc
     process under ``limits``. A document that goes over a limit, crashes its worker or raises becomes
     a ``failed`` document (the steps after parse then run here, on a document with no text)."""
     global _SANDBOX
-    if _SANDBOX is None or _SANDBOX.limits != limits:
-        _SANDBOX = Sandbox(limits)
     t = time.perf_counter()
-    out, failure, peak = _SANDBOX.run(steps, row, key=id(steps))
-    if failure is None:
-        return out
+    if row.get("read_error"):
+        reason, peak = row["read_error"], None
+    else:
+        if _SANDBOX is None or _SANDBOX.limits != limits:
+            _SANDBOX = Sandbox(limits)
+        out, failure, peak = _SANDBOX.run(steps, row, key=id(steps))
+        if failure is None:
+            return out
+        reason = failure.reason
     source = scheme + row["path"]
-    log.warning("%s: %s", source, failure.reason)
-    value = {**failed_file(row, failure.reason, scheme), "parse_seconds": time.perf_counter() - t}
+    log.warning("%s: %s", source, reason)
+    value = {**failed_file(row, reason, scheme), "parse_seconds": time.perf_counter() - t}
     value["peak_rss_mb"] = peak
     for _, fn in steps[1:]:
         value = fn(value)

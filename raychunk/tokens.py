@@ -49,6 +49,18 @@ _ADDITIVE_CUT = re.compile(r"[ \t\n!-/:-@\[-^`{-~]")
 _BPE_CUT = re.compile(r"(?<=\S) |(?<=[A-Za-z])[0-9]")
 _WHITESPACE_CUT = re.compile(r"(?<=\S)\s")
 _EDGE = 100  # characters either side of a cut that hold the two words next to it
+# cl100k_base's pre-tokenizer. Under it a text cuts exactly (the tokens of the two sides add up to
+# the tokens of the whole) at a space after a non-space, and after a line break before a non-space:
+# no pre-token holds a non-space followed by a space, nor a line break followed by a non-space (its
+# line breaks come last in a pre-token), and the pre-token that ends there is the same whether the
+# text goes on or stops (a run of letters, digits or punctuation stops at a space either way; a run
+# of whitespace ends at its last line break when text follows, as at the end of the text).
+_CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|"""
+    r"""\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+_EXACT_CUT = re.compile(r"(?<=\S) |(?<=[\r\n])\S")
+_LAST_EXACT_CUT = re.compile(r"(?s:.*)(?:(?<=\S) |(?<=[\r\n])\S)")
 
 
 class TokenOffsets:
@@ -169,6 +181,10 @@ class TokenCounter:
     space_starts_word: bool = False
     window: int = WINDOW
     window_cut: re.Pattern | None = None
+    # True when a text cuts exactly at a space after a non-space and after a line break before a
+    # non-space (cl100k_base), so the count of joined texts follows from their own counts and the
+    # counts of a few characters either side of each join (``joined_count``).
+    exact_cuts: bool = False
 
     def count(self, text: str) -> int:
         return self.count_batch([text])[0]
@@ -233,6 +249,43 @@ class TokenCounter:
     def token_offsets(self, text: str) -> TokenOffsets | None:
         """Where every token of ``text`` lies, where the tokenizer reports it."""
         return None
+
+    def joined_count(self, texts: list[str], seps: list[str], counts: list[int]) -> int | None:
+        """``count(texts[0] + seps[0] + texts[1] + ... + texts[-1])``, where ``counts`` are the counts
+        of ``texts``: exact, for a counter with ``exact_cuts``, from the few characters between the
+        exact cuts either side of each join. None where it cannot tell (no such counter, an empty
+        text, a text without the cut a join needs): count the joined text then."""
+        if not self.exact_cuts:
+            return None
+        small: list[str] = []
+        right = 0  # where the piece around the previous join ends in this text (its start: 0)
+        for i, sep in enumerate(seps):
+            a, b = texts[i], texts[i + 1]
+            if not a or not b:
+                return None
+            # The piece around this join: from the last exact cut of a (not before the previous
+            # join's piece ends) to the first exact cut of b, or the ends of the two where they cut.
+            if _cuts_at(a[-1], sep[0] if sep else b[0]):
+                left = len(a)
+            else:
+                left = _last_cut(a)
+                if left < right:
+                    if right:
+                        return None
+                    left = 0  # a has no cut of its own, but it starts at one
+            if _cuts_at(sep[-1] if sep else a[-1], b[0]):
+                right = 0
+            else:
+                right = _first_cut(b)
+                if right < 0:
+                    right = len(b)  # b must end at a cut: the next join or the end of the text
+            x, y = a[left:], b[:right]
+            small += (x + sep + y, x, y)
+        counted = self.count_batch(small)
+        total = sum(counts)
+        for k in range(0, len(counted), 3):
+            total += counted[k] - counted[k + 1] - counted[k + 2]
+        return total
 
     def span_counts(self, text: str, spans: list[tuple[int, int]]) -> list[int]:
         """Tokens of each ``text[s:e]`` (counted in batches of bounded size)."""
@@ -316,6 +369,7 @@ class TiktokenCounter(TokenCounter):
                 f"For another encoding, put its file in $TIKTOKEN_CACHE_DIR ({type(e).__name__}: {e})"
             ) from e
         self.max_input = None
+        self.exact_cuts = getattr(self._enc, "_pat_str", None) == _CL100K_PATTERN
 
     def _count(self, texts: list[str]) -> list[int]:
         # One text at a time: tiktoken's batch call starts a thread pool on every call.
@@ -377,6 +431,23 @@ def _first_words(text: str) -> str:
     return text[: k + len(parts[1])]
 
 
+def _cuts_at(before: str, after: str) -> bool:
+    """Whether a text cuts exactly between these two characters (for a counter with ``exact_cuts``)."""
+    return (after == " " and not before.isspace()) or (before in "\r\n" and not after.isspace())
+
+
+def _first_cut(text: str) -> int:
+    """The first exact cut inside ``text`` (``0 < cut < len(text)``), or -1."""
+    m = _EXACT_CUT.search(text)
+    return m.start() if m else -1
+
+
+def _last_cut(text: str) -> int:
+    """The last exact cut inside ``text``, or -1 (found from the end: the greedy run backs off)."""
+    m = _LAST_EXACT_CUT.match(text)
+    return m.end() - 1 if m else -1
+
+
 def _model_dir(spec: str) -> Path | None:
     """The local folder of a model: the packaged all-MiniLM-L6-v2, or a folder path; None for a hub name."""
     p = Path(resolve_model(spec))
@@ -434,6 +505,7 @@ class CachedCounter(TokenCounter):
         self.window = inner.window
         self.window_cut = inner.window_cut
         self.space_starts_word = inner.space_starts_word
+        self.exact_cuts = inner.exact_cuts
         self._seen: dict[str, int] = {}
         self.misses = 0
         self.memo: dict = {}  # the chunker keeps the document's rendered blocks and sentences here

@@ -129,6 +129,8 @@ def _match_words(rw: list[str], sw: list[str]) -> list[tuple[int, int, int]]:
     more than a skipped source word: markup is common, words that exist only in the rendering are
     rare), one that the next word confirms on a tie; else a match further on in the source,
     confirmed by the next word; else the word is the rendering's own."""
+    if rw == sw:  # the same words (a table re-rendered, markup that parts no word): one to one
+        return [(i, i, 1) for i in range(len(rw))]
     where: dict[str, list[int]] = {}
     for j, w in enumerate(sw):
         where.setdefault(w, []).append(j)

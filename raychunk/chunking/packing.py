@@ -269,6 +269,13 @@ class Packer:
             return 0
         return self.join_text(prev.text[-_EDGE:], _separator(prev, nxt), nxt.text[:_EDGE])
 
+    def count_joined(self, texts: list[str], seps: list[str], counts: list[int]) -> int:
+        """``counter.count`` of the texts joined by ``seps``, given the counts of the texts."""
+        n = self.counter.joined_count(texts, seps, counts)
+        if n is None:
+            n = self.counter.count(texts[0] + "".join(sep + t for sep, t in zip(seps, texts[1:])))
+        return n
+
     def join_within(self, text: str, left_end: int, right_start: int) -> int:
         """``join`` for two cuts of one text: ``text[:left_end]`` then ``text[right_start:]``."""
         if self.counter.additive and right_start > left_end:
@@ -520,7 +527,12 @@ class Packer:
                 counts[i] = n
         else:
             full = [_text(d) for d in self.drafts]
-            counts = self.counter.count_batch(full)
+            # From the counts of the pieces and of the few characters around each join, where the
+            # counter cuts exactly there; else the joined text is counted.
+            counts = [self.counter.joined_count(*_parts(d)) for d in self.drafts]
+            todo = [i for i, n in enumerate(counts) if n is None]
+            for i, n in zip(todo, self.counter.count_batch([full[i] for i in todo])):
+                counts[i] = n
         for _ in range(8):
             cuts = {}
             for i, (d, n) in enumerate(zip(self.drafts, counts)):
@@ -720,6 +732,17 @@ def _body(pieces: list[Piece]) -> str:
         out.append(sep)
         out.append(p.text)
     return "".join(out)
+
+
+def _parts(d: Draft) -> tuple[list[str], list[str], list[int]]:
+    """A draft's texts (header, pieces), what goes between them and their counts."""
+    pieces = d.pieces
+    texts = [p.text for p in pieces]
+    seps = _separators(pieces)
+    counts = [p.tokens for p in pieces]
+    if d.header:
+        return [d.header, *texts], ["\n\n", *seps], [d.header_tokens, *counts]
+    return texts, seps, counts
 
 
 def _text(d: Draft) -> str:

@@ -167,10 +167,13 @@ def _emit_table(packer: Packer, block: Block, piece: Piece, section: Section, pa
     hr = block.header_rows
     fits = piece.tokens <= budget
     if not counter.additive:
-        header, _ = packer.header(section.path)
-        fits = (
-            counter.count(f"{header}\n\n{piece.text}" if header else piece.text) <= packer.profile.table_cap
+        header, header_tokens = packer.header(section.path)
+        n = (
+            packer.count_joined([header, piece.text], ["\n\n"], [header_tokens, piece.tokens])
+            if header
+            else piece.tokens
         )
+        fits = n <= packer.profile.table_cap
     if fits or len(block.rows) <= hr + 1:
         packer.emit([piece], section.path, parent, table_id=table_id, table_part=0)
         return
@@ -193,12 +196,18 @@ def _emit_table(packer: Packer, block: Block, piece: Piece, section: Section, pa
         else:
             groups.append([i])
             size = head_tokens + join(None, i) + n
+    lines = _Lines(head_text, head_tokens, row_texts, row_tokens)
     if not counter.additive:
-        groups = _fit_groups(packer, section.path, head_text, row_texts, groups)
+        groups = _fit_groups(packer, section.path, lines, groups)
     whole = render_table(block.rows, hr)
     for part, rows in enumerate(groups):
-        text = "\n".join(([head_text] if head_text else []) + [row_texts[i] for i in rows])
-        tokens = head_tokens + sum(row_tokens[i] for i in rows) if counter.additive else counter.count(text)
+        texts, counts = lines.of(rows)
+        text = "\n".join(texts)
+        tokens = (
+            head_tokens + sum(row_tokens[i] for i in rows)
+            if counter.additive
+            else packer.count_joined(texts, ["\n"] * (len(texts) - 1), counts)
+        )
         own = [hr + i for i in rows] + (list(range(hr)) if part == 0 else [])
         p = Piece(
             text,
@@ -212,20 +221,39 @@ def _emit_table(packer: Packer, block: Block, piece: Piece, section: Section, pa
         packer.emit([p], section.path, parent, table_id=table_id, table_part=part, continuation=part > 0)
 
 
+@dataclass(frozen=True, slots=True)
+class _Lines:
+    """A table's header rows and body rows as pipe-table lines, with their counts."""
+
+    head: str
+    head_tokens: int
+    rows: list[str]
+    row_tokens: list[int]
+
+    def of(self, rows: list[int]) -> tuple[list[str], list[int]]:
+        """The lines of a part holding body ``rows`` (header rows first), and their counts."""
+        texts = [self.rows[i] for i in rows]
+        counts = [self.row_tokens[i] for i in rows]
+        return ([self.head, *texts], [self.head_tokens, *counts]) if self.head else (texts, counts)
+
+
 def _fit_groups(
-    packer: Packer, path: tuple[str, ...], head_text: str, row_texts: list[str], groups: list[list[int]]
+    packer: Packer, path: tuple[str, ...], lines: _Lines, groups: list[list[int]]
 ) -> list[list[int]]:
     """For tokenizers whose counts do not add up: count each part as it will be embedded, and halve
     any part over the cap that holds more than one row."""
-    header, _ = packer.header(path)
+    header, header_tokens = packer.header(path)
     cap = packer.profile.table_cap
 
-    def text(rows: list[int]) -> str:
-        body = "\n".join(([head_text] if head_text else []) + [row_texts[i] for i in rows])
-        return f"{header}\n\n{body}" if header else body
+    def count(rows: list[int]) -> int:
+        texts, counts = lines.of(rows)
+        seps = ["\n"] * (len(texts) - 1)
+        if header:
+            texts, seps, counts = [header, *texts], ["\n\n", *seps], [header_tokens, *counts]
+        return packer.count_joined(texts, seps, counts)
 
     while True:
-        counts = packer.counter.count_batch([text(g) for g in groups])
+        counts = [count(g) for g in groups]
         over = [k for k, (g, n) in enumerate(zip(groups, counts)) if n > cap and len(g) > 1]
         if not over:
             return groups

@@ -52,7 +52,9 @@ def run(cfg: RunConfig) -> dict:
         refused_rows(refused, scheme),
         cfg.output_files.compression,
     )
+    t_ray = time.perf_counter()
     where = init_ray(cfg)
+    ray_start = time.perf_counter() - t_ray
     cluster = ray.cluster_resources()
     plan = plan_embedding(cfg, cluster) if cfg.embedder.enabled else None
     log.info("raychunk: %d files on %s Ray (%s); embedding: %s", len(files), where, cluster, plan)
@@ -69,7 +71,7 @@ def run(cfg: RunConfig) -> dict:
         )
         ds = build(read_files(todo, in_fs, cfg), cfg, scheme=scheme, plan=plan, duplicates=duplicates)
         try:
-            ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries})
+            ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries, "num_cpus": 0})
         except BaseException:
             log.error(
                 "the run stopped; what it wrote is kept in %s: run again with --resume to finish it",
@@ -80,7 +82,9 @@ def run(cfg: RunConfig) -> dict:
     docs, document_files = publish.compact_documents(out_fs, staging, cfg.output_files.compression)
     publish.check_every_input_accounted(docs, files)
     results = publish.shard_results(out_fs, staging.path)
-    report = run_report(cfg, docs, files, results, plan, stats, time.perf_counter() - t0, where, cluster)
+    report = run_report(
+        cfg, docs, files, results, plan, stats, time.perf_counter() - t0, where, cluster, ray_start=ray_start
+    )
     report["resumed"] = {"inputs_already_done": len(done)} if staging.resumed else None
     report["files"] = publish.move_in(out_fs, staging, out_path, document_files, cfg.output_files.overwrite)
     publish.write_report(out_fs, out_path, "report.md", render_run_markdown(report))
@@ -142,7 +146,7 @@ def _stage_stats(ds) -> str:
 
 
 _OP = re.compile(
-    r"^Operator \d+ (?P<name>.+?): (?:.*?produced in |executed in )(?P<secs>[\d.]+)s"
+    r"^Operator \d+ (?P<name>.+?): (?:(?P<tasks>\d+) tasks executed)?(?:.*?produced in |executed in )(?P<secs>[\d.]+)s"
     r"(?:\n\* Remote wall time: .*?(?P<task>[\d.]+)(?P<unit>us|ms|s|min) total)?",
     re.M,
 )
@@ -154,6 +158,7 @@ def _stages(stats: str) -> list[dict]:
     return [
         {
             "stage": m.group("name"),
+            "tasks": int(m.group("tasks")) if m.group("tasks") else None,
             "seconds": float(m.group("secs")),
             "task_seconds": round(float(m.group("task")) * _UNIT[m.group("unit")], 3)
             if m.group("task")
@@ -175,7 +180,7 @@ def _duplicates_saved(rows: list[dict]) -> dict:
     }
 
 
-def run_report(cfg, docs: pa.Table, files, results, plan, stats, wall, where, cluster) -> dict:
+def run_report(cfg, docs: pa.Table, files, results, plan, stats, wall, where, cluster, ray_start=0.0) -> dict:
     """The run report: inputs, documents by status and type, chunks, vectors, storage, throughput, stages."""
     rows = docs.to_pylist()
     total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
@@ -216,6 +221,7 @@ def run_report(cfg, docs: pa.Table, files, results, plan, stats, wall, where, cl
         },
         "throughput": {
             "wall_seconds": round(wall, 2),
+            "ray_start_seconds": round(ray_start, 2),
             "files_per_s": round(len(files) / wall, 3),
             "input_mb_per_s": round(input_bytes / 1e6 / wall, 3),
             "chunks_per_s": round(chunks / wall, 2),

@@ -9,10 +9,11 @@ A file with no markdown heading whose top-level paragraphs hold two or more wiki
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish, line_offsets, wiki_heading
+from raychunk.parse._common import BlockStream, clean_text, finish, wiki_heading
 from raychunk.render import render_table, squash
 
 __all__ = ["parse_markdown"]
@@ -30,13 +31,26 @@ def _parser():
             raise ImportError(
                 "markdown needs markdown-it-py: pip install markdown-it-py mdit-py-plugins"
             ) from e
-        _MD = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+        md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+        # Block structure only: blocks are built from each inline token's raw ``content`` and the
+        # line maps, so the inline parse (links, emphasis, entities: most of the time) and the
+        # joining of its text tokens are never used.
+        md.core.ruler.disable(["inline", "text_join"])
+        _MD = md
     return _MD
+
+
+_LINE_END = re.compile(r"\r\n?|\n")
+
+
+def _line_offsets(text: str) -> list[int]:
+    """Start offset of every line, as markdown-it counts lines (\\r\\n, \\r and \\n all end one)."""
+    return [0, *(m.end() for m in _LINE_END.finditer(text))]
 
 
 def parse_markdown(text: str, base: Document) -> ParsedDocument:
     tokens = _parser().parse(text)
-    off = line_offsets(text)
+    off = _line_offsets(text)
     off.append(len(text))
     out = BlockStream()
     metadata: dict[str, str] = {}

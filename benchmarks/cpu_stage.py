@@ -1,0 +1,137 @@
+"""Does the CPU stage use every core, and what does Ray cost over a plain loop?
+
+    python benchmarks/cpu_stage.py [INPUT ...] [--reps R]
+    (default: ../shared/corpus/{md,html,txt}, else samples/)
+
+Side by side, interleaved, median of R repetitions, on the same files and the same steps
+(parse → classify → chunk, the job's per-type profiles, no embedding):
+
+- plain loop: the stage functions called in one process (1 core), or in a 2-process pool (2 cores),
+  no Ray, no document isolation;
+- raychunk: ``raychunk run --no-embed --num-cpus N`` in a fresh process, its CPU stage's wall time
+  from Ray Data's stats, with Ray's start-up reported apart.
+
+Targets (issue 12): 2 CPUs at least 1.7x 1 CPU; the stage within 15% of the plain loop at equal cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+_STEPS = None
+
+
+def _init(inputs: list[str]) -> None:
+    global _STEPS
+    from raychunk.config import build_run_config, load_config
+    from raychunk.pipeline import cpu_steps
+
+    cfg = build_run_config(load_config(), {"input": inputs, "embedder.enabled": False})
+    _STEPS = cpu_steps(cfg, scheme="")
+
+
+def _one(path: str) -> int:
+    value = {"path": path, "bytes": Path(path).read_bytes()}
+    for _, fn in _STEPS:
+        value = fn(value)
+    return len(value)
+
+
+def plain_loop(inputs: list[str], paths: list[str], processes: int) -> float:
+    t = time.perf_counter()
+    if processes == 1:
+        _init(inputs)
+        rows = sum(map(_one, paths))
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(processes, initializer=_init, initargs=(inputs,)) as pool:
+            rows = sum(pool.imap_unordered(_one, paths))
+    assert rows > len(paths)
+    return time.perf_counter() - t
+
+
+def raychunk_run(inputs: list[str], cpus: int) -> dict:
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [str(ROOT / ".venv" / "bin" / "raychunk"), "run", "--input", *inputs, "--output", out]
+        cmd += ["--overwrite", "--no-embed", "--num-cpus", str(cpus)]
+        subprocess.run(cmd, check=True, capture_output=True)
+        report = json.loads((Path(out) / "report.json").read_text())
+    (stage,) = [s for s in report["stages"] if "FlatMap" in s["stage"]]
+    return {
+        "stage": stage["seconds"],
+        "task": stage["task_seconds"],
+        "tasks": stage.get("tasks"),
+        "wall": report["throughput"]["wall_seconds"],
+        "ray": report["throughput"]["ray_start_seconds"],
+        "chunks": report["chunks"],
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("inputs", nargs="*")
+    ap.add_argument("--reps", type=int, default=2)
+    args = ap.parse_args()
+    shared = ROOT.parent / "shared" / "corpus"
+    inputs = args.inputs or (
+        [str(shared / d) for d in ("md", "html", "txt")] if shared.exists() else [str(ROOT / "samples")]
+    )
+    from raychunk.io import list_inputs, readable
+
+    _, _, files = list_inputs(inputs)
+    paths = [f.path for f in sorted(readable(files), key=lambda f: -f.size)]
+    cores = len(os.sched_getaffinity(0))
+    counts = [1, 2] if cores >= 2 else [1]
+    loop: dict[int, list[float]] = {n: [] for n in counts}
+    ray: dict[int, list[dict]] = {n: [] for n in counts}
+    raychunk_run(inputs, 1)  # warm-up: page cache, first imports
+    for _ in range(args.reps):
+        for n in counts:
+            loop[n].append(plain_loop(inputs, paths, n))
+            ray[n].append(raychunk_run(inputs, n))
+
+    med = lambda xs: statistics.median(xs)  # noqa: E731
+    mb = sum(f.size for f in files) / 1e6
+    print(f"{len(paths)} files, {mb:.1f} MB ({', '.join(inputs)}); {cores} cores; median of {args.reps}")
+    print(f"{'':34}" + "".join(f"{f'{n} CPU':>12}" for n in counts))
+    rows = [
+        ("plain loop, s", [med(loop[n]) for n in counts]),
+        ("raychunk CPU stage wall, s", [med([r["stage"] for r in ray[n]]) for n in counts]),
+        ("raychunk CPU stage task time, s", [med([r["task"] for r in ray[n]]) for n in counts]),
+        ("raychunk run wall, s", [med([r["wall"] for r in ray[n]]) for n in counts]),
+        ("  of which Ray start-up, s", [med([r["ray"] for r in ray[n]]) for n in counts]),
+        (
+            "stage / plain loop (target <= 1.15)",
+            [med([r["stage"] for r in ray[n]]) / med(loop[n]) for n in counts],
+        ),
+    ]
+    for name, values in rows:
+        print(f"{name:34}" + "".join(f"{v:12.2f}" for v in values))
+    print(f"{'CPU stage tasks':34}" + "".join(f"{ray[n][0]['tasks']:>12}" for n in counts))
+    if len(counts) == 2:
+        one, two = (med([r["stage"] for r in ray[n]]) for n in counts)
+        print(
+            f"2 CPUs vs 1 CPU, CPU stage: {one / two:.2f}x (target >= 1.7); plain loop: "
+            f"{med(loop[1]) / med(loop[2]):.2f}x"
+        )
+    chunks = {r["chunks"] for n in counts for r in ray[n]}
+    print(f"chunks: {sorted(chunks)} (one value: the same output at every core count)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,122 @@
+"""Input files in blocks sized by expected parse cost, read by a Ray Data datasource.
+
+Ray's file readers split the listing into equal counts of files, so one block could hold four large
+PDFs while another holds four notes, and the last task of a run decided its wall time. Here each
+file's cost is estimated from its size and format, the costliest files come first and alone, and
+small files share a block up to an even share of the total: enough blocks to keep every CPU busy,
+in an order that leaves no long task for the end.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from functools import partial
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+from ray.data.block import BlockMetadata
+from ray.data.datasource import Datasource, ReadTask
+
+from raychunk.io import InputFile
+from raychunk.parse.detect import format_from_name
+
+__all__ = ["InputBlocks", "estimated_seconds", "plan_blocks"]
+
+# Seconds of parse + classify + chunk per MB on one core, measured per format over ../shared/corpus;
+# only their ratios matter here.
+_SECONDS_PER_MB = {
+    "pdf": 3.0,
+    "docx": 2.5,
+    "pptx": 2.5,
+    "xlsx": 3.0,
+    "epub": 6.0,
+    "odt": 6.0,
+    "markdown": 1.5,
+    "html": 0.4,
+    "text": 0.3,
+}
+_SECONDS_PER_FILE = 0.02
+BLOCKS_PER_CPU = 4
+MAX_BLOCK_BYTES = 256 * 2**20
+
+SCHEMA = pa.schema([("path", pa.string()), ("bytes", pa.binary()), ("read_error", pa.string())])
+
+
+def estimated_seconds(f: InputFile) -> float:
+    rate = _SECONDS_PER_MB.get(format_from_name(f.path) or "", 1.5)
+    return _SECONDS_PER_FILE + rate * f.size / 1e6
+
+
+def plan_blocks(files: list[InputFile], *, cpus: float, max_files: int) -> list[list[InputFile]]:
+    """Groups of files, costliest first: enough for BLOCKS_PER_CPU per CPU (at most ``max_files``
+    files each). A file costing more than an even share of what is left is a block of its own; the
+    rest fill blocks up to that share, ``max_files`` files and MAX_BLOCK_BYTES."""
+    if not files:
+        return []
+    cost = {f.path: estimated_seconds(f) for f in files}
+    order = sorted(files, key=lambda f: (-cost[f.path], f.path))
+    slots = min(len(files), max(math.ceil(len(files) / max_files), BLOCKS_PER_CPU * max(1, int(cpus))))
+    rest = sum(cost.values())
+    alone = 0
+    while slots > 1 and cost[order[alone].path] > rest / slots:
+        rest -= cost[order[alone].path]
+        slots -= 1
+        alone += 1
+    share = rest / slots
+    groups = [[f] for f in order[:alone]]
+    group: list[InputFile] = []
+    group_cost = group_bytes = 0.0
+    for f in order[alone:]:
+        if group and (
+            group_cost + cost[f.path] > share
+            or len(group) >= max_files
+            or group_bytes + f.size > MAX_BLOCK_BYTES
+        ):
+            groups.append(group)
+            group, group_cost, group_bytes = [], 0.0, 0.0
+        group.append(f)
+        group_cost += cost[f.path]
+        group_bytes += f.size
+    if group:
+        groups.append(group)
+    return groups
+
+
+def _read_group(paths: tuple[str, ...], fs: pafs.FileSystem) -> Iterator[pa.Table]:
+    data, errors = [], []
+    for path in paths:
+        try:
+            with fs.open_input_file(path) as f:
+                data.append(f.read())
+            errors.append(None)
+        except OSError as e:  # gone or unreadable since it was listed: a failed row, not a failed run
+            data.append(None)
+            errors.append(f"could not read the file: {type(e).__name__}: {e}".splitlines()[0])
+    yield pa.Table.from_arrays(
+        [pa.array(paths), pa.array(data, pa.binary()), pa.array(errors, pa.string())], schema=SCHEMA
+    )
+
+
+class InputBlocks(Datasource):
+    """One read task, and one block of ``(path, bytes, read_error)`` rows, per planned group."""
+
+    def __init__(self, groups: list[list[InputFile]], fs: pafs.FileSystem):
+        self._groups = groups
+        self._fs = fs
+
+    def estimate_inmemory_data_size(self) -> int:
+        return sum(f.size for g in self._groups for f in g)
+
+    def get_read_tasks(self, parallelism: int, per_task_row_limit=None, data_context=None) -> list[ReadTask]:
+        tasks = []
+        for group in self._groups:
+            paths = tuple(f.path for f in group)
+            meta = BlockMetadata(
+                num_rows=len(group), size_bytes=sum(f.size for f in group), input_files=paths, exec_stats=None
+            )
+            tasks.append(ReadTask(partial(_read_group, paths, self._fs), meta, schema=SCHEMA))
+        return tasks
+
+    def get_name(self) -> str:
+        return "InputFiles"
