@@ -104,15 +104,9 @@ def finish(base: Document, text: str, blocks: list[Block], **changes) -> ParsedD
     return ParsedDocument(doc, text, tuple(blocks))
 
 
+_LINE_END = re.compile(r"\r\n?|\n")
+
+
 def line_offsets(text: str) -> list[int]:
     """Start offset of every line, as markdown-it counts lines (\\r\\n, \\r and \\n all end one)."""
-    offsets = [0]
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\n" or c == "\r":
-            if c == "\r" and i + 1 < n and text[i + 1] == "\n":
-                i += 1
-            offsets.append(i + 1)
-        i += 1
-    return offsets
+    return [0, *(m.end() for m in _LINE_END.finditer(text))]

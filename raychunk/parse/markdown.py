@@ -9,11 +9,10 @@ A file with no markdown heading whose top-level paragraphs hold two or more wiki
 
 from __future__ import annotations
 
-import re
 from html.parser import HTMLParser
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish, wiki_heading
+from raychunk.parse._common import BlockStream, clean_text, finish, line_offsets, wiki_heading
 from raychunk.render import render_table, squash
 
 __all__ = ["parse_markdown"]
@@ -40,17 +39,9 @@ def _parser():
     return _MD
 
 
-_LINE_END = re.compile(r"\r\n?|\n")
-
-
-def _line_offsets(text: str) -> list[int]:
-    """Start offset of every line, as markdown-it counts lines (\\r\\n, \\r and \\n all end one)."""
-    return [0, *(m.end() for m in _LINE_END.finditer(text))]
-
-
 def parse_markdown(text: str, base: Document) -> ParsedDocument:
     tokens = _parser().parse(text)
-    off = _line_offsets(text)
+    off = line_offsets(text)
     off.append(len(text))
     out = BlockStream()
     metadata: dict[str, str] = {}
