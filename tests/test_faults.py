@@ -60,7 +60,9 @@ def test_crashing_hanging_and_hungry_documents_become_failed_rows(tmp_path, fres
     for name in ("crasher", "hanger", "hog", "raiser"):
         (src / f"{name}.txt").write_text(f"The {name} document.\n")
     faults("crash:crasher,hang:hanger,memory:hog,raise:raiser")
-    limits = {"limits.doc_timeout_s": 6, "limits.doc_memory_mb": 700, "limits.crash_attempts": 2}
+    # The limit counts the parser's libraries: an e-mail or office file loads unstructured, spaCy and
+    # torch, 450-560 MiB before the document's own memory, so 700 MiB sat too close (it failed CI once).
+    limits = {"limits.doc_timeout_s": 6, "limits.doc_memory_mb": 1024, "limits.crash_attempts": 2}
     t = time.monotonic()
     report = run(config([src], tmp_path / "out", **{"embedder.enabled": False, **limits}))
     elapsed = time.monotonic() - t
@@ -69,13 +71,13 @@ def test_crashing_hanging_and_hungry_documents_become_failed_rows(tmp_path, fres
     assert docs["crasher.txt"]["status"] == "failed"
     assert docs["crasher.txt"]["reason"] == "worker crashed 2 times on this file (exit code 70, during parse)"
     assert docs["hanger.txt"]["reason"] == "parse took longer than 6 s (limits.doc_timeout_s)"
-    assert docs["hog.txt"]["reason"] == "parse needed more than 700 MiB (limits.doc_memory_mb)"
+    assert docs["hog.txt"]["reason"] == "parse needed more than 1 GiB (limits.doc_memory_mb)"
     assert docs["raiser.txt"]["reason"] == "parse failed with RuntimeError: test fault at raiser"
     for name, row in docs.items():
         if name not in ("crasher.txt", "hanger.txt", "hog.txt", "raiser.txt"):
             assert row["status"] == "ok" and row["chunks"] > 0, (name, row["reason"])
         if name != "hog.txt":  # the hog was killed as soon as it was seen over the limit
-            assert 0 < row["peak_rss_mb"] <= 700, name
+            assert 0 < row["peak_rss_mb"] <= 1024, name
     assert report["documents"]["by_status"] == {"failed": 4, "ok": len(docs) - 4}
     assert elapsed < 120  # the hang cost its 6 s, not the run
 
