@@ -39,8 +39,10 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix raychunk tests jobs benchmarks scripts
 	$(VENV)/bin/ruff format raychunk tests jobs benchmarks scripts
 
+# Every benchmark with a target, then one table of its figures; peers come from the bench extra.
 bench: $(STAMP)
-	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
+	$(PY) -m pip install -q -c requirements.lock -e ".[bench]"
+	$(PY) benchmarks/bench_all.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

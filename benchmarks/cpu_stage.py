@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from summary import record
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
@@ -130,6 +132,19 @@ def main() -> int:
         )
     chunks = {r["chunks"] for n in counts for r in ray[n]}
     print(f"chunks: {sorted(chunks)} (one value: the same output at every core count)")
+    for n in counts:
+        ratio = med([r["stage"] for r in ray[n]]) / med(loop[n])
+        record(
+            f"CPU stage / plain loop, {n} CPU",
+            ratio,
+            target="<= 1.15",
+            before="1.8 (whole run)",
+            met=ratio <= 1.15,
+        )
+    if len(counts) == 2:
+        record(
+            "CPU stage, 2 CPUs vs 1", one / two, target=">= 1.7", before="none (0.90)", met=one / two >= 1.7
+        )
     return 0
 
 

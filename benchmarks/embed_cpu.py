@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from summary import record
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -102,6 +104,8 @@ def main() -> int:
         rate = tokens / statistics.median(s)
         print(f"  {name:18} {rate:8.0f} tokens/s   {rate / raw_rate:.2f}x raw")
     print(f"  the stage ran {stage.threads.current} threads at the end")
+    ratio = tokens / statistics.median(seconds["stage"]) / raw_rate
+    record("embed stage on CPU vs raw encode", ratio, target=">= 0.9", before="0.64", met=ratio >= 0.9)
     return 0
 
 

@@ -40,6 +40,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from summary import record
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
@@ -331,6 +333,12 @@ def main(argv: list[str] | None = None) -> int:
     _, max_len = minilm_tokenizer()
     results = compare(results, max_len)
     print(render(results, meta))
+    if "ratios" in results:
+        tps, wall = results["ratios"]["embedded_tokens_per_s"], results["ratios"]["wall"]
+        record(
+            "end to end, embedded tokens/s vs reference", tps, target=">= 1.5", before="0.72", met=tps >= 1.5
+        )
+        record("end to end, wall vs reference", wall, target="<= 1.0", before="2.9", met=wall <= 1.0)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps({"meta": meta, **results}, indent=2))

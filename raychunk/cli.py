@@ -166,6 +166,11 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", type=int, help="texts per embedding forward pass")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), help="embedding device (default auto)")
     p.add_argument(
+        "--backend",
+        choices=("torch", "onnx", "onnx-int8"),
+        help="embedding runtime (default torch; onnx ones run on CPU, int8 faster with approximate vectors)",
+    )
+    p.add_argument(
         "--embed-actors", type=int, help="embedding actor pool size (default: derived from the cluster)"
     )
     p.add_argument(
@@ -193,6 +198,7 @@ _CONFIG_FLAGS = {
     "follow_symlinks": "limits.follow_symlinks",
     "batch_size": "embedder.batch_size",
     "device": "embedder.device",
+    "backend": "embedder.backend",
     "embed_actors": "resources.embed_actors",
     "gpus_per_actor": "resources.gpus_per_embed_actor",
     "num_gpus": "resources.num_gpus",

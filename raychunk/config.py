@@ -187,16 +187,24 @@ def _check_positive(key: str, value) -> None:
 @dataclasses.dataclass(frozen=True)
 class EmbedderConfig:
     """``model``: all-MiniLM-L6-v2 (packaged, offline), a sentence-transformers name, or a model folder.
-    ``device``: auto picks CUDA when the actor got a GPU; fp16 on CUDA."""
+    ``device``: auto picks CUDA when the actor got a GPU; fp16 on CUDA.
+    ``backend``: torch, or onnxruntime on CPU (``onnx`` fp32, ``onnx-int8`` quantized: faster, and
+    its vectors differ slightly from torch's; see the README for its measured retrieval)."""
 
     enabled: bool = True
     model: str = "all-MiniLM-L6-v2"
     batch_size: int = 64
     device: str = "auto"
     normalize: bool = True
+    backend: str = "torch"
 
     def __post_init__(self):
         _check_choice("embedder.device", self.device, ("auto", "cpu", "cuda"))
+        _check_choice("embedder.backend", self.backend, ("torch", "onnx", "onnx-int8"))
+        if self.backend != "torch" and self.device == "cuda":
+            raise ConfigError(
+                f"embedder.backend={self.backend} runs on CPU; use backend torch with device cuda"
+            )
         _check_positive("embedder.batch_size", self.batch_size)
 
 

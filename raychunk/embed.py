@@ -18,7 +18,9 @@ from raychunk.models import PACKAGED_MODEL, resolve_model
 log = logging.getLogger(__name__)
 
 
-def _load(model: str, device: str):
+def _load(model: str, device: str, backend: str = "torch"):
+    """The model as an object with sentence-transformers' ``encode``: torch on CPU or CUDA (fp16), or
+    onnxruntime on CPU for ``onnx`` / ``onnx-int8``."""
     try:
         import torch
         from sentence_transformers import SentenceTransformer
@@ -26,6 +28,13 @@ def _load(model: str, device: str):
         raise ImportError(
             "embedding needs torch and sentence-transformers: pip install torch==2.13.0 sentence-transformers"
         ) from e
+    if backend != "torch":
+        if device == "cuda":
+            raise RuntimeError(f"embedder.backend={backend} runs on CPU; use embedder.backend=torch on CUDA")
+        from raychunk.onnx_encoder import OnnxEncoder
+
+        st = SentenceTransformer(resolve_model(model), device="cpu")
+        return OnnxEncoder(st, quantize=backend == "onnx-int8"), "cpu"
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     elif device == "cuda" and not torch.cuda.is_available():
@@ -111,17 +120,19 @@ class EmbedChunks:
         normalize: bool = True,
         threads: int | None = None,
         max_threads: int | None = None,
+        backend: str = "torch",
     ):
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         t = time.perf_counter()
-        self.model, self.device = _load(model, device)
+        self.model, self.device = _load(model, device, backend)
         self.threads = SpareCores(threads or 1, max_threads or threads or 1) if self.device == "cpu" else None
         self.dim = int(self.model.get_embedding_dimension())
         self.batch_size = batch_size
         self.normalize = normalize
         log.info(
-            "embedder %s on %s, dim %d, loaded in %.1f s",
+            "embedder %s (%s) on %s, dim %d, loaded in %.1f s",
             model,
+            backend,
             self.device,
             self.dim,
             time.perf_counter() - t,
@@ -136,7 +147,9 @@ class EmbedChunks:
 
         inject("embed")  # test-only faults; nothing unless RAYCHUNK_TEST_FAULTS is set
         if self.threads is not None:
-            self.threads.apply()
+            n = self.threads.apply()
+            if hasattr(self.model, "set_num_threads"):  # onnxruntime: one session per thread count
+                self.model.set_num_threads(n)
         is_chunk = pc.equal(batch.column("row_type"), "chunk").to_numpy(zero_copy_only=False)
         idx = np.flatnonzero(is_chunk)
         vectors = np.zeros((batch.num_rows, self.dim), dtype=np.float32)
@@ -160,10 +173,12 @@ _SAMPLE_TEXT = (
 )
 
 
-def measure_throughput(model: str, *, tokens_per_text: int, texts: int = 32, device: str = "auto") -> dict:
+def measure_throughput(
+    model: str, *, tokens_per_text: int, texts: int = 32, device: str = "auto", backend: str = "torch"
+) -> dict:
     """Embedding throughput of this machine in tokens/s, on ``texts`` texts of about
     ``tokens_per_text`` tokens (after one warm-up batch)."""
-    st, device = _load(model, device)
+    st, device = _load(model, device, backend)
     words = _SAMPLE_TEXT.split()
     text = " ".join(words[i % len(words)] for i in range(max(8, int(tokens_per_text * 0.8))))
     tokenizer = st.tokenizer

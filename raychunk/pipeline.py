@@ -70,8 +70,11 @@ def plan_embedding(cfg: RunConfig, cluster: dict[str, float]) -> EmbedPlan:
 
     r = cfg.resources
     cpus, gpus = cluster.get("CPU", 1.0), cluster.get("GPU", 0.0)
+    on_cpu = cfg.embedder.backend != "torch"  # the onnx backends run on CPU only
     gpus_per_actor = (
-        (1.0 if gpus >= 1 else 0.0) if r.gpus_per_embed_actor == "auto" else float(r.gpus_per_embed_actor)
+        (1.0 if gpus >= 1 and not on_cpu else 0.0)
+        if r.gpus_per_embed_actor == "auto"
+        else float(r.gpus_per_embed_actor)
     )
     if gpus_per_actor > 0 and gpus < gpus_per_actor:
         raise ConfigError(
@@ -139,6 +142,7 @@ def build(
                 "batch_size": cfg.embedder.batch_size,
                 "device": cfg.embedder.device,
                 "normalize": cfg.embedder.normalize,
+                "backend": cfg.embedder.backend,
                 "threads": max(1, int(plan.cpus_per_actor)),
                 "max_threads": plan.max_threads,
             },

@@ -44,8 +44,11 @@ def render_run_text(r: dict) -> str:
     if r["embedder"]:
         e = r["embedder"]
         lines.append(
-            f"  embedder   {e['model']} (dim {e['dim']}), {e['actors']} actor(s), {e['gpus_per_actor']:g} GPU each"
+            f"  embedder   {e['model']} (dim {e['dim']}, {e.get('backend', 'torch')}), {e['actors']} actor(s), "
+            f"{e['gpus_per_actor']:g} GPU each"
         )
+        if e.get("note"):
+            lines.append(f"  WARNING    embedder.backend={e['backend']}: {e['note']}")
     if r["stages"]:
         for st in r["stages"]:
             tasks = (
@@ -91,6 +94,13 @@ def render_run_markdown(r: dict) -> str:
         f"| vectors | {r['vectors']:,} |",
         f"| tokens embedded | {r['tokens_embedded']:,} |",
         f"| chunks over the embedder's input limit | {r['over_embedder_limit']} |",
+        *(
+            [
+                f"| embedder backend | {r['embedder']['backend']}: {r['embedder']['note'] or 'vectors as torch'} |"
+            ]
+            if r.get("embedder") and r["embedder"].get("backend", "torch") != "torch"
+            else []
+        ),
         f"| chunks Parquet | {_mb(r['storage_bytes']['chunks_parquet'])} |",
         f"| raw vectors | {_mb(r['storage_bytes']['vectors_raw'])} |",
         f"| chunk text | {_mb(r['storage_bytes']['chunk_text'])} |",

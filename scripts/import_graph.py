@@ -18,6 +18,7 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk.document",
         "raychunk.render",
         "raychunk.models",
+        "raychunk.onnx_encoder",
         "raychunk.stats",
         "raychunk._unstructured",
         "raychunk.isolate",

@@ -17,6 +17,8 @@ SAMPLES = ROOT / "samples"
 def _load(name: str):
     if name in sys.modules:
         return sys.modules[name]
+    if str(ROOT / "benchmarks") not in sys.path:  # as when run as a script: its siblings import
+        sys.path.insert(0, str(ROOT / "benchmarks"))
     spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -181,3 +183,27 @@ def test_gpu_embed_on_cuda(gpu_embed, tmp_path):
     assert gpu_embed.main([*args, "--json", str(out), str(SAMPLES)]) == 0
     report = json.loads(out.read_text())
     assert all(r["dtype"] == "float16" and r["tokens_per_s"] > 0 for r in report["rows"])
+
+
+def test_bench_all_gathers_the_recorded_figures(tmp_path, monkeypatch):
+    """``make bench``'s table is built from what each benchmark records, and nothing without the env."""
+    summary = _load("summary")
+    monkeypatch.delenv("RAYCHUNK_BENCH_SUMMARY", raising=False)
+    summary.record("nothing", 1.0)  # outside make bench: no file, no error
+    path = tmp_path / "s.jsonl"
+    monkeypatch.setenv("RAYCHUNK_BENCH_SUMMARY", str(path))
+    summary.record("CPU stage, 2 CPUs vs 1", 1.444, target=">= 1.7", before="0.90", met=False)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert rows == [
+        {
+            "figure": "CPU stage, 2 CPUs vs 1",
+            "value": 1.444,
+            "target": ">= 1.7",
+            "before": "0.90",
+            "met": False,
+        }
+    ]
+    bench_all = _load("bench_all")
+    assert {name for name, _, _ in bench_all.BENCHMARKS} <= {
+        p.stem for p in (ROOT / "benchmarks").glob("*.py")
+    }

@@ -64,11 +64,13 @@ def collect_eval_rows(ds) -> tuple[dict[str, dict], dict[str, list[dict]], dict]
     return documents, chunks, vectors
 
 
-def embed_queries(model: str, texts: list[str], *, device: str = "auto", normalize: bool = True):
-    """The questions embedded with the chunks' model, in the driver (a few dozen short texts)."""
+def embed_queries(
+    model: str, texts: list[str], *, device: str = "auto", normalize: bool = True, backend: str = "torch"
+):
+    """The questions embedded with the chunks' model and backend, in the driver (a few dozen short texts)."""
     from raychunk.embed import _load
 
-    st, _ = _load(model, device)
+    st, _ = _load(model, device, backend)
     return st.encode(
         texts, batch_size=64, convert_to_numpy=True, normalize_embeddings=normalize, show_progress_bar=False
     )
@@ -118,6 +120,7 @@ def prepare_eval(cfg, settings, queries: list[LabelledQuery]) -> dict:
         [q.query for q in resolved],
         device="cpu" if plan.gpus_per_actor == 0 else cfg.embedder.device,
         normalize=cfg.embedder.normalize,
+        backend=cfg.embedder.backend,
     )
     return {
         "queries": resolved,

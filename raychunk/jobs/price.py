@@ -56,7 +56,9 @@ def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
     if not tps and opts.measure_throughput:
         ok = [r for r in rows if r["setting"] == settings[0].label and r["chunks"]]
         mean = sum(r["tokens"] for r in ok) / max(1, sum(r["chunks"] for r in ok))
-        throughput = measure_throughput(cfg.embedder.model, tokens_per_text=max(16, int(mean)))
+        throughput = measure_throughput(
+            cfg.embedder.model, tokens_per_text=max(16, int(mean)), backend=cfg.embedder.backend
+        )
         tps = throughput["tokens_per_second"]
     rates = Rates(opts.gpu_hour_usd, opts.storage_gb_month_usd, opts.api_usd_per_1m_tokens, tps)
     report = summarize(
