@@ -22,14 +22,15 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-# name, arguments (full run), arguments (--quick)
+# label, script, arguments (full run), arguments (--quick)
 BENCHMARKS = [
-    ("cpu_stage", [], ["--reps", "1"]),
-    ("pdf_parse", ["--skip-old", "--repeat", "3"], ["--skip-old", "--repeat", "1"]),
-    ("chunk_speed", ["--reps", "5"], ["--reps", "1"]),
-    ("embed_cpu", ["--reps", "3"], ["--reps", "1", "--texts", "256"]),
-    ("end_to_end", [], ["--limit", "8"]),
-    ("gpu_embed", [], ["--quick"]),
+    ("cpu_stage", "cpu_stage", [], ["--reps", "1"]),
+    ("pdf_parse", "pdf_parse", ["--skip-old", "--repeat", "3"], ["--skip-old", "--repeat", "1"]),
+    ("chunk_speed", "chunk_speed", ["--reps", "5"], ["--reps", "1"]),
+    ("embed_cpu", "embed_cpu", ["--reps", "3"], ["--reps", "1", "--texts", "256"]),
+    ("end_to_end", "end_to_end", [], ["--limit", "8"]),
+    ("end_to_end_onnx", "end_to_end", ["--backend", "onnx"], None),
+    ("gpu_embed", "gpu_embed", [], ["--quick"]),
 ]
 
 
@@ -63,11 +64,20 @@ def main() -> int:
     summary = Path(tempfile.mkstemp(prefix="raychunk-bench-", suffix=".jsonl")[1])
     env = dict(os.environ, RAYCHUNK_BENCH_SUMMARY=str(summary))
     ran: list[tuple[str, int, float]] = []
-    for name, full, quick in BENCHMARKS:
-        if name in args.skip or (name == "gpu_embed" and not has_cuda()):
-            print(f"\n=== {name}: skipped" + ("" if name in args.skip else " (no CUDA device)"), flush=True)
+    for name, script, full, quick in BENCHMARKS:
+        why = (
+            "--skip"
+            if name in args.skip
+            else "no CUDA device"
+            if name == "gpu_embed" and not has_cuda()
+            else "not in --quick"
+            if args.quick and quick is None
+            else ""
+        )
+        if why:
+            print(f"\n=== {name}: skipped ({why})", flush=True)
             continue
-        cmd = [sys.executable, str(HERE / f"{name}.py"), *(quick if args.quick else full)]
+        cmd = [sys.executable, str(HERE / f"{script}.py"), *(quick if args.quick else full)]
         print(f"\n=== {name}: {' '.join(cmd[1:])}", flush=True)
         t = time.perf_counter()
         rc = subprocess.call(cmd, env=env)

@@ -204,6 +204,6 @@ def test_bench_all_gathers_the_recorded_figures(tmp_path, monkeypatch):
         }
     ]
     bench_all = _load("bench_all")
-    assert {name for name, _, _ in bench_all.BENCHMARKS} <= {
+    assert {script for _, script, _, _ in bench_all.BENCHMARKS} <= {
         p.stem for p in (ROOT / "benchmarks").glob("*.py")
     }
