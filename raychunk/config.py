@@ -7,6 +7,7 @@ with a message that names the key and what is accepted.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,7 @@ def load_config(path: str | Path | None = None) -> dict[str, Any]:
 
 def parse_options_from(section: dict[str, Any] | None, **overrides: Any) -> ParseOptions:
     """ParseOptions from the ``parse:`` section, with CLI overrides (None means 'not given')."""
-    values = dict(section or {})
+    values = _drop_removed("parse", dict(section or {}))
     values.update({k: v for k, v in overrides.items() if v is not None})
     known = {f.name for f in dataclasses.fields(ParseOptions)}
     unknown = sorted(set(values) - known)
@@ -283,6 +284,29 @@ _SECTIONS = {
 }
 # Keys that moved, with where they live now.
 _MOVED = {"parse.timeout_s": "limits.doc_timeout_s"}
+# keys that no longer do anything: a config that still sets them loads, with a warning naming them
+_REMOVED = {
+    "parse.table_page_timeout_s": "the PDF table search is bounded by counts of pages, lines and words, not by time",
+    "parse.table_doc_budget_s": "the PDF table search is bounded by counts of pages, lines and words, not by time",
+}
+
+
+class RemovedConfigKeyWarning(FutureWarning):
+    """A config sets a key that was removed; it is ignored."""
+
+
+def _drop_removed(name: str, section: dict[str, Any]) -> dict[str, Any]:
+    """``section`` without the removed keys it sets, warning once per key."""
+    for key in sorted(section):
+        why = _REMOVED.get(f"{name}.{key}")
+        if why is not None:
+            del section[key]
+            warnings.warn(
+                f"config key {name}.{key} is no longer used and is ignored ({why}); remove it from your config",
+                RemovedConfigKeyWarning,
+                stacklevel=3,
+            )
+    return section
 
 
 def _coerce(key: str, text: str):
@@ -322,6 +346,7 @@ def build_run_config(data: dict[str, Any], overrides: dict[str, Any] | None = No
         if not isinstance(section, dict):
             raise ConfigError(f"{name} must be a mapping of settings, got {section!r}")
         known = {f.name for f in dataclasses.fields(cls)}
+        section = _drop_removed(name, dict(section))
         for key in section:
             if f"{name}.{key}" in _MOVED:
                 raise ConfigError(

@@ -57,3 +57,24 @@ def test_parse_human_output_on_sample_corpus():
 def test_missing_input_is_a_clear_error(capsys):
     assert main(["parse", "/no/such/dir"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("key", ["table_page_timeout_s", "table_doc_budget_s"])
+def test_removed_table_time_keys_warn_and_are_ignored(key):
+    from raychunk.config import RemovedConfigKeyWarning, build_run_config
+
+    with pytest.warns(RemovedConfigKeyWarning, match=f"parse.{key} is no longer used"):
+        opts = parse_options_from({"pdf_tables": "never", key: 10})
+    assert opts.pdf_tables == "never"
+    with pytest.warns(RemovedConfigKeyWarning, match=f"parse.{key}"):
+        cfg = build_run_config({"parse": {key: 60}})
+    assert cfg.parse.pdf_tables == "auto"
+    with pytest.warns(RemovedConfigKeyWarning, match=f"parse.{key}"):
+        build_run_config({}, {f"parse.{key}": 5})
+
+
+def test_default_config_sets_no_removed_key(recwarn):
+    from raychunk.config import build_run_config
+
+    build_run_config(load_config())
+    assert not [w for w in recwarn if "no longer used" in str(w.message)]

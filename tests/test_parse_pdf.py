@@ -173,25 +173,309 @@ def test_ruled_table_with_header_row():
     assert "Widget" not in " ".join(texts(doc, "paragraph"))  # cell text is not repeated as prose
 
 
-def test_table_finder_can_be_switched_off_and_times_out_cleanly():
+def test_table_finder_can_be_switched_off():
     doc = parse(_table_pdf(), pdf_tables="never")
     assert not [b for b in doc.blocks if b.kind == "table"]
     assert "Widget" in doc.text
-    doc = parse(_table_pdf(), table_page_timeout_s=0.001)
+
+
+def test_page_over_a_work_cap_is_not_searched_and_says_so(monkeypatch):
+    from raychunk.parse import pdf
+    from raychunk.parse._pdf_tables import Caps
+
+    monkeypatch.setattr(pdf, "_CAPS", Caps(segments=5))
+    doc = parse(_table_pdf())
     assert doc.document.status == "ok"
-    assert "timed out on page 2" in doc.document.reason
+    assert doc.document.reason == "page 2 not searched for tables (more than 5 drawn segments)"
     assert "Widget" in doc.text and not [b for b in doc.blocks if b.kind == "table"]
 
 
-def test_prose_pages_do_not_start_the_table_finder(monkeypatch):
-    import subprocess
+def test_prose_pages_do_not_read_drawings(monkeypatch):
+    from raychunk.parse import pdf
 
-    def no_child(*args, **kwargs):
-        raise AssertionError("the table finder ran on a page without a grid")
+    def no_rules(*args, **kwargs):
+        raise AssertionError("the table search ran on a page whose text never sits side by side")
 
-    monkeypatch.setattr(subprocess, "Popen", no_child)
+    monkeypatch.setattr(pdf, "rules", no_rules)
     doc = parse(story_pdf("<h1>Plain</h1>" + "<p>" + LOREM + "</p>" * 3))
     assert doc.document.status == "ok" and doc.document.reason == ""
+
+
+def _tables_pdf(pages: int = 6) -> bytes:
+    """Ruled and borderless tables on every page, with prose around them."""
+    pdf = pymupdf.open()
+    for n in range(pages):
+        page = pdf.new_page()
+        page.insert_text((72, 80), f"Section {n + 1}: the figures of this quarter.", fontsize=11)
+        _ruled_table(page, 72, 110, [[f"{c}{n}" for c in row] for row in TABLE])
+        for r, row in enumerate(
+            [
+                ["Region", "Orders", "Returns"],
+                ["North", "120", "4"],
+                ["South", "98", "7"],
+                ["East", "143", "2"],
+                ["West", "87", "9"],
+            ]
+        ):
+            for c, cell in enumerate(row):
+                page.insert_text((72 + 140 * c, 300 + 16 * r), cell, fontsize=10)
+    return pdf.tobytes()
+
+
+def _signature(doc) -> list:
+    return [(b.kind, b.text, b.pages, b.rows, b.header_rows) for b in doc.blocks] + [doc.document.reason]
+
+
+def test_tables_do_not_depend_on_the_clock(monkeypatch):
+    """No step reads a clock: a clock that leaps an hour at every read changes nothing."""
+    import time
+
+    data = _tables_pdf()
+    before = _signature(parse(data))
+    assert {b.rows[0] for b in parse(data).blocks if b.kind == "table"} >= {("Region", "Orders", "Returns")}
+    for name in ("monotonic", "perf_counter", "time", "process_time"):
+        real = getattr(time, name)
+        leap = iter(range(10**9))
+        monkeypatch.setattr(time, name, lambda real=real, leap=leap: real() + 3600.0 * next(leap))
+    assert _signature(parse(data)) == before
+
+
+def test_tables_are_the_same_on_a_loaded_machine():
+    """The same document parsed on an idle and on a busy CPU (a busy process per core) gives the same blocks."""
+    import os
+    import subprocess
+    import sys
+
+    data = _tables_pdf(pages=12)
+    idle = _signature(parse(data))
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+    try:
+        loaded = [_signature(parse(data)) for _ in range(2)]
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+    assert loaded == [idle, idle]
+
+
+def test_borderless_table_from_aligned_text():
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    page.insert_text((72, 80), "Orders and returns by region are listed below.", fontsize=11)
+    rows = [
+        ["Region", "Orders", "Returns"],
+        ["North", "120", "4"],
+        ["South", "98", "7"],
+        ["East", "143", "2"],
+    ]
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            page.insert_text((72 + 140 * c, 120 + 16 * r), cell, fontsize=10)
+    doc = parse(pdf.tobytes())
+    (table,) = [b for b in doc.blocks if b.kind == "table"]
+    assert table.rows == tuple(map(tuple, rows)) and table.header_rows == 1
+    assert "Orders and returns" in doc.text
+
+
+def _tables_of(data: bytes) -> list:
+    return [b for b in parse(data).blocks if b.kind == "table"]
+
+
+def test_two_row_grid_and_mostly_empty_grid_are_figures_not_tables():
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    page.insert_text((72, 60), "A box split once, with labels beside it, and an empty grid.", fontsize=11)
+    _ruled_table(page, 72, 100, [["Mandatory", "Optional"], ["Optional", ""]])
+    # a 5 x 5 grid with labels in three cells only (a chart's axes)
+    _ruled_table(page, 72, 300, [["1", "y", "", "", ""]] + [[""] * 5] * 3 + [["", "", "", "", "x"]], col_w=60)
+    data = pdf.tobytes()
+    assert _tables_of(data) == []
+    assert "Mandatory" in parse(data).text  # the text stays, as prose
+
+
+def test_ruled_grid_of_paragraphs_is_boxed_prose():
+    """Most cells hold a paragraph (the median cell is over 15 words): the ruled finder calls it text
+    in boxes, not a table."""
+    from raychunk.parse._pdf_tables import Caps, page_words, ruled_tables, rules
+
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    text = (
+        "This box holds a whole paragraph of running text that explains the stage in words, not in figures."
+    )
+    edges = (40, 90, 320, 560)
+    y0, h = 100, 70
+
+    def grid(rows):
+        for r in range(len(rows) + 1):
+            page.draw_line((edges[0], y0 + r * h), (edges[-1], y0 + r * h))
+        for x in edges:
+            page.draw_line((x, y0), (x, y0 + len(rows) * h))
+        for r, row in enumerate(rows):
+            for c, cell in enumerate(row):
+                box = pymupdf.Rect(edges[c] + 4, y0 + r * h + 4, edges[c + 1] - 4, y0 + (r + 1) * h)
+                assert page.insert_textbox(box, cell, fontsize=9) >= 0
+
+    def found():
+        m = (1, 0, 0, 1, 0, 0)
+        hs, vs = rules(page.get_cdrawings(), m, Caps())
+        return ruled_tables(hs, vs, page_words(page.get_textpage(), m), Caps())
+
+    grid([["Stage", "Meaning", "Care"]] + [[n, text, text] for n in ("I", "II", "III")])
+    assert found() == []
+    page = pdf.new_page()
+    grid([["Stage", "Size", "Care"]] + [[n, "under 2 cm", "surgery"] for n in ("I", "II", "III")])
+    (table,) = found()
+    assert table.rows[1] == ("I", "under 2 cm", "surgery")
+
+
+def test_open_sided_grid_is_a_table():
+    """Rows ruled across the page and columns split by one inner line, with no outer sides."""
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    rows = [
+        ["State", "Office"],
+        ["Alabama", "Palmetto GBA"],
+        ["Alaska", "Noridian"],
+        ["Arizona", "Noridian"],
+        ["Ohio", "CGS"],
+    ]
+    x0, x1, y0, h = 72, 520, 100, 24
+    for r in range(len(rows) + 1):
+        page.draw_line((x0, y0 + r * h), (x1, y0 + r * h))
+    page.draw_line((200, y0), (200, y0 + len(rows) * h))
+    for r, (a, b) in enumerate(rows):
+        page.insert_text((x0 + 4, y0 + r * h + 16), a, fontsize=10)
+        page.insert_text((204, y0 + r * h + 16), b, fontsize=10)
+    (table,) = _tables_of(pdf.tobytes())
+    assert table.rows == tuple(map(tuple, rows))
+
+
+def test_aligned_table_keeps_wrapped_lines_and_keyless_rows_in_their_row():
+    """Rows 19 pt apart; a cell's wrapped line 3 pt under its row joins that cell; a line under a
+    row that starts in the last column is a row of its own with empty first cells."""
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    y = 100
+    page.insert_text((60, y), "LINE", fontsize=9)
+    page.insert_text((150, y), "POSITION", fontsize=9)
+    page.insert_text((250, y), "DESCRIPTION", fontsize=9)
+    body = [
+        ("1", "01-05", "Command code"),
+        ("1", "06", "Definer code, one of"),
+        ("2", "07-18", "Taxpayer name"),
+    ]
+    for line, pos, desc in body:
+        y += 19
+        page.insert_text((90, y), line, fontsize=9)
+        page.insert_text((150, y), pos, fontsize=9)
+        page.insert_text((250, y), desc, fontsize=9)
+        if line == "1" and pos == "06":
+            y += 12
+            page.insert_text((250, y), "A = adjustments", fontsize=9)  # wrapped, 3 pt gap
+            y += 19
+            page.insert_text((250, y), "B = balances", fontsize=9)  # its own row
+    y += 19
+    page.insert_text((90, y), "3", fontsize=9)
+    page.insert_text((150, y), "19-20", fontsize=9)
+    page.insert_text((250, y), "Tax period", fontsize=9)
+    (table,) = _tables_of(pdf.tobytes())
+    assert table.rows == (
+        ("LINE", "POSITION", "DESCRIPTION"),
+        ("1", "01-05", "Command code"),
+        ("1", "06", "Definer code, one of A = adjustments"),
+        ("", "", "B = balances"),
+        ("2", "07-18", "Taxpayer name"),
+        ("3", "19-20", "Tax period"),
+    )
+
+
+def test_header_and_footer_rules_do_not_make_the_page_a_table():
+    """A rule under the running header and one over the footer enclose the whole body: a frame."""
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    page.insert_text((72, 40), "page 36", fontsize=9)
+    page.insert_text((400, 40), "Terminal Responses", fontsize=9)
+    page.draw_line((72, 48), (520, 48))
+    for i in range(30):
+        page.insert_text((72, 80 + 20 * i), f"2.3.59-{i + 1}", fontsize=10)
+        page.insert_text((200, 80 + 20 * i), f"Command code display number {i + 1}", fontsize=10)
+    page.draw_line((72, 790), (520, 790))
+    page.insert_text((72, 805), "Internal Revenue Manual", fontsize=9)
+    assert _tables_of(pdf.tobytes()) == []
+
+
+def test_short_label_value_list_is_not_a_table():
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    pairs = [
+        ("Voltage", "12 Volts"),
+        ("Alternator rating", "60 amp"),
+        ("Battery", "1 x 12 V x 100 Ah"),
+        ("Fuel tank", "31.7 gal"),
+    ]
+    for r, (k, v) in enumerate(pairs):
+        page.insert_text((72, 100 + 14 * r), k, fontsize=9)
+        page.insert_text((260, 100 + 14 * r), v, fontsize=9)
+    page.draw_line((72, 88), (400, 88))
+    page.draw_line((72, 150), (400, 150))
+    assert _tables_of(pdf.tobytes()) == []
+
+
+def test_text_in_a_diagram_of_boxes_is_not_a_table():
+    """Labels in a grid of separate drawn boxes line up in columns, but boxes are a diagram's."""
+
+    def page_pdf(boxes: bool) -> bytes:
+        pdf = pymupdf.open()
+        page = pdf.new_page()
+        for r in range(5):
+            for c in range(3):
+                x, y = 72 + 150 * c, 100 + 40 * r
+                if boxes:
+                    page.draw_rect(pymupdf.Rect(x - 4, y - 12, x + 90, y + 6))
+                page.insert_text((x, y), f"Class{r}{c}", fontsize=9)
+        return pdf.tobytes()
+
+    assert _tables_of(page_pdf(boxes=True)) == []
+    (table,) = _tables_of(page_pdf(boxes=False))  # the same text without the boxes is a table
+    assert table.rows[0] == ("Class00", "Class01", "Class02")
+
+
+def test_no_aligned_tables_on_a_page_with_form_fields():
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    for r, row in enumerate(
+        [
+            ["Yes", "No", "Employment"],
+            ["Yes", "No", "Auto accident"],
+            ["Yes", "No", "Other"],
+            ["Yes", "No", "Claim"],
+        ]
+    ):
+        for c, cell in enumerate(row):
+            page.insert_text((90 + 80 * c, 120 + 16 * r), cell, fontsize=10)
+    widget = pymupdf.Widget()
+    widget.field_type = pymupdf.PDF_WIDGET_TYPE_CHECKBOX
+    widget.field_name = "employment"
+    widget.rect = pymupdf.Rect(72, 110, 84, 122)
+    page.add_widget(widget)
+    data = pdf.tobytes()
+    assert _tables_of(data) == []
+    assert "Employment" in parse(data).text
+
+
+def test_drawn_paths_of_a_textless_page_are_counted_from_its_streams():
+    from raychunk.parse.pdf import _paints
+
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    for i in range(30):
+        page.draw_rect(pymupdf.Rect(50 + 10 * i, 50, 55 + 10 * i, 55), fill=(0, 0, 0))
+    pdf = pymupdf.open(stream=pdf.tobytes())
+    assert _paints(pdf, pdf[0], 20) == 20
+    assert _paints(pdf, pdf[0], 100) == 30
+    doc = parse(pdf.tobytes())
+    assert doc.document.status != "ok" or doc.text == ""
 
 
 def test_running_footer_and_page_numbers_are_dropped():

@@ -26,9 +26,10 @@ log = logging.getLogger(__name__)
 class ParseOptions:
     """Knobs of the parse stage.
 
-    ``pdf_tables``: ``auto`` runs pymupdf's table finder only on pages whose drawings look like a
-    table grid, ``always`` on every page, ``never`` not at all. The finder runs in a child process
-    and gets ``table_page_timeout_s`` per page and ``table_doc_budget_s`` per document.
+    ``pdf_tables``: ``auto`` searches for tables (cells closed by drawn lines, text set in columns)
+    on pages whose text sits side by side somewhere, ``always`` on every page with text, ``never``
+    not at all. The search is bounded by counts of drawn segments, lines and words per page, never
+    by time, so a page gives the same tables under any load.
     A zip package (docx, pptx, xlsx, epub, odt) whose parts would decompress to more than
     ``max_unzipped_mb`` (``limits.max_unzipped_mb`` in a job), or to more than ``max_unzip_ratio``
     times its size (and more than ``office.ZIP_BOMB_FLOOR_BYTES``), is refused before it is opened.
@@ -36,15 +37,13 @@ class ParseOptions:
     """
 
     pdf_tables: str = "auto"
-    table_page_timeout_s: float = 10.0
-    table_doc_budget_s: float = 60.0
     max_unzip_ratio: float = 100.0
     max_unzipped_mb: float = 1024.0
 
     def __post_init__(self):
         if self.pdf_tables not in ("auto", "always", "never"):
             raise ValueError(f"pdf_tables={self.pdf_tables!r}: accepted values are auto, always, never")
-        for name in ("table_page_timeout_s", "table_doc_budget_s", "max_unzip_ratio", "max_unzipped_mb"):
+        for name in ("max_unzip_ratio", "max_unzipped_mb"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
 

@@ -6,8 +6,8 @@ b.text``. Every block carries its 1-based page number(s); a ``page_break`` block
 opens each page after the first.
 
 The steps: read each page's text lines in visual coordinates (so rotated pages read upright), drop
-running headers, footers and page numbers, find tables (pymupdf's finder, in a child process with a
-time limit, only on pages whose drawings look like a grid), order blocks (two-column aware), split
+running headers, footers and page numbers, find tables (from drawn rules and aligned words, bounded by
+counts, never by time: ``_pdf_tables``), order blocks (two-column aware), split
 blocks into paragraphs, list items and heading candidates, decide headings (from the outline when
 its titles are found on their pages, else from font size and weight), and emit.
 """
@@ -15,23 +15,27 @@ its titles are found on their pages, else from font size and weight), and emit.
 from __future__ import annotations
 
 import bisect
-import json
+import gc
 import logging
 import math
-import os
-import queue
 import re
-import subprocess
-import sys
-import tempfile
-import threading
-import time
 import unicodedata
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from raychunk.document import Block, Document, ParsedDocument
 from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
+from raychunk.parse._pdf_tables import (
+    Caps,
+    Found,
+    TooMuch,
+    aligned_tables,
+    page_words,
+    ruled_tables,
+    rules,
+    without_pictures,
+)
 from raychunk.render import render_table, squash
 
 __all__ = ["parse_pdf"]
@@ -42,6 +46,8 @@ _MARGIN = 0.08  # top/bottom share of the page where running headers, footers an
 _BOLD_FLAG = 16  # pymupdf span flag: bold
 _HEADING_RATIO = 1.15  # a heading is at least this much larger than the body text
 _MAX_HEADING_WORDS = 15
+_CAPS = Caps()
+_BOLD_FONT = re.compile("bold|black|heavy|semibold", re.IGNORECASE)
 
 _BULLET_GLYPHS = "•◦▪▫●○■□►▶▸➢➤✓✔∙‣⁃-–*"
 _GLYPH_BULLET = re.compile(rf"^([{re.escape(_BULLET_GLYPHS)}]|[\uf000-\uf0ff])\s*(?=\S)")
@@ -181,7 +187,7 @@ def parse_pdf(data: bytes, base: Document, options) -> ParsedDocument:
         if doc is None:
             return ParsedDocument(replace(base, status="failed", reason=why))
         try:
-            return _parse(pymupdf, doc, data, base, options)
+            return _parse(pymupdf, doc, base, options)
         finally:
             doc.close()
     finally:
@@ -215,17 +221,37 @@ def _open(pymupdf, data: bytes):
     return doc, ""
 
 
-def _parse(pymupdf, doc, data: bytes, base: Document, options) -> ParsedDocument:
+def _parse(pymupdf, doc, base: Document, options) -> ParsedDocument:
     n_pages = doc.page_count
     pages: list[_Page] = []
     unreadable: list[int] = []
+    tables: dict[int, list[_Table]] = {}
+    skipped: dict[str, list[int]] = {}
+    failed: list[int] = []
     for i in range(n_pages):
         try:
-            pages.append(_read_page(pymupdf, doc[i], i + 1))
+            page = doc[i]
+            # one TextPage per page, read for lines and for table words; ligatures come out expanded
+            textpage = page.get_textpage(flags=pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE)
+            p = _read_page(page, textpage, i + 1)
         except Exception as e:  # one broken page should not cost the others
             log.warning("pdf page %d unreadable: %s", i + 1, e)
             unreadable.append(i + 1)
             pages.append(_Page(i + 1, 0, 0, [], [], 0))
+            continue
+        pages.append(p)
+        if options.pdf_tables == "never" or not p.chars:
+            continue
+        try:
+            found, why = _page_tables(page, textpage, p, options)
+        except Exception as e:  # a table search that trips over a broken page keeps its text
+            log.debug("pdf page %d: table search failed: %s", i + 1, e)
+            failed.append(i + 1)
+            continue
+        if found:
+            tables[i + 1] = found
+        if why:
+            skipped.setdefault(why, []).append(i + 1)
     if len(unreadable) == n_pages:
         return ParsedDocument(
             replace(base, status="failed", pages=n_pages, reason="corrupt PDF: no page could be read")
@@ -233,18 +259,9 @@ def _parse(pymupdf, doc, data: bytes, base: Document, options) -> ParsedDocument
 
     _drop_running_lines(pages)
     no_text, scanned = _pages_without_text(pymupdf, doc, pages)
-
-    notes: list[str] = []
-    tables: dict[int, list[_Table]] = {}
-    if options.pdf_tables != "never":
-        candidates = [
-            p.number
-            for p in pages
-            if p.chars
-            and p.number not in unreadable
-            and (options.pdf_tables == "always" or _page_looks_tabular(doc, p))
-        ]
-        tables, notes = _find_tables(data, candidates, options)
+    notes = _table_notes(skipped)
+    if failed:
+        notes.append(f"table search failed on page{'s' * (len(failed) > 1)} {_ranges(failed)}")
 
     pieces: list[_Piece] = []
     for page in pages:
@@ -306,10 +323,10 @@ def _parse(pymupdf, doc, data: bytes, base: Document, options) -> ParsedDocument
 # reading a page
 
 
-def _read_page(pymupdf, page, number: int) -> _Page:
-    flags = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE  # ligatures come out expanded
-    d = page.get_text("dict", flags=flags)
-    m = page.rotation_matrix
+def _read_page(page, textpage, number: int) -> _Page:
+    d = textpage.extractDICT()
+    m = tuple(page.rotation_matrix)
+    upright = m == (1, 0, 0, 1, 0, 0)
     rect = page.rect
     items: list[_Item] = []
     aside: list[_Item] = []
@@ -317,43 +334,50 @@ def _read_page(pymupdf, page, number: int) -> _Page:
     for b in d.get("blocks", ()):
         if b.get("type") != 0:
             continue
-        upright: list[_Line] = []
+        lines: list[_Line] = []
         sideways: list[_Line] = []
         for ln in b.get("lines", ()):
-            line = _make_line(pymupdf, ln, m)
+            line = _make_line(ln, None if upright else m)
             if line is None:
                 continue
             chars += line.chars
             dx, dy = ln.get("dir", (1, 0))
             # pymupdf reports boxes and directions unrotated; the page's rotation turns them upright
-            (upright if dx * m.a + dy * m.c > 0.9 else sideways).append(line)
-        if upright:
-            items.append(_make_item(upright))
+            (lines if dx * m[0] + dy * m[2] > 0.9 else sideways).append(line)
+        if lines:
+            items.append(_make_item(lines))
         if sideways:
             aside.append(_make_item(sideways))
     return _Page(number, rect.width, rect.height, items, aside, chars)
 
 
-def _make_line(pymupdf, ln: dict, m) -> _Line | None:
+def _make_line(ln: dict, m: tuple | None) -> _Line | None:
     parts = []
-    sizes: Counter = Counter()
+    sizes: dict[float, int] = {}
     n = bold = 0
     for s in ln.get("spans", ()):
         t = s.get("text", "")
         parts.append(t)
-        k = sum(1 for c in t if not c.isspace())
+        k = len("".join(t.split()))
         if not k:
             continue
         n += k
-        sizes[round(s.get("size", 0) * 2) / 2] += k
-        font = str(s.get("font", "")).lower()
-        if s.get("flags", 0) & _BOLD_FLAG or any(w in font for w in ("bold", "black", "heavy", "semibold")):
+        size = round(s.get("size", 0) * 2) / 2
+        sizes[size] = sizes.get(size, 0) + k
+        if s.get("flags", 0) & _BOLD_FLAG or _BOLD_FONT.search(str(s.get("font", ""))):
             bold += k
-    text = squash(clean_text("".join(parts)).replace("\u00a0", " "))
-    if not n or not text:
+    if not n:
         return None
-    r = pymupdf.Rect(ln["bbox"]) * m
-    return _Line(text, r.x0, r.y0, r.x1, r.y1, sizes.most_common(1)[0][0], n, bold)
+    text = squash(clean_text("".join(parts)).replace("\u00a0", " "))
+    if not text:
+        return None
+    x0, y0, x1, y1 = ln["bbox"]
+    if m is not None:
+        xa, ya = x0 * m[0] + y0 * m[2] + m[4], x0 * m[1] + y0 * m[3] + m[5]
+        xb, yb = x1 * m[0] + y1 * m[2] + m[4], x1 * m[1] + y1 * m[3] + m[5]
+        x0, y0, x1, y1 = min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb)
+    size = max(sizes, key=sizes.__getitem__)  # the first of the most common, as Counter.most_common
+    return _Line(text, x0, y0, x1, y1, size, n, bold)
 
 
 def _drop_running_lines(pages: list[_Page]) -> None:
@@ -439,7 +463,7 @@ def _pages_without_text(pymupdf, doc, pages: list[_Page]) -> tuple[list[int], bo
                 if images:
                     found.append(page.number)
                     scanned = True
-                elif len(p.get_cdrawings()) >= 20:
+                elif _paints(doc, p, 20) >= 20:
                     found.append(page.number)
             elif cover >= 0.5:  # a scan with a stamped page number or a few OCR crumbs
                 found.append(page.number)
@@ -449,207 +473,96 @@ def _pages_without_text(pymupdf, doc, pages: list[_Page]) -> tuple[list[int], bo
     return found, scanned
 
 
+# path-painting operators (fill, stroke, both) as tokens of a content stream
+_PAINT_OP = re.compile(rb"(?:(?<=[\s\])>])|^)(?:f\*?|F|S|s|B\*?|b\*?)(?=[\s/\[(<%]|$)")
+_PAINT_BYTES = 4 << 20  # most content-stream bytes read to count a page's drawn paths
+_PAINT_FORMS = 64  # most form XObjects of a page read for it
+
+
+def _paints(doc, p, enough: int) -> int:
+    """Paths painted by page ``p``'s content and its form XObjects, counted up to ``enough``.
+
+    A count of operators in the streams, bounded by bytes and forms read: running the page's
+    drawing commands (``get_cdrawings``) to count them costs tenths of a second on vector art.
+    """
+    n = read = 0
+    streams = [lambda: p.read_contents()]
+    streams += [lambda x=x: doc.xref_stream(x) for x, *_ in p.get_xobjects()[:_PAINT_FORMS]]
+    for stream in streams:
+        data = stream() or b""
+        data = data[: max(0, _PAINT_BYTES - read)]
+        read += len(data)
+        for _ in _PAINT_OP.finditer(data):
+            n += 1
+            if n >= enough:
+                return n
+        if read >= _PAINT_BYTES:
+            break
+    return n
+
+
 # ---------------------------------------------------------------------------------------------------
 # tables
 
 
-def _page_looks_tabular(doc, p: _Page) -> bool:
-    """``_looks_tabular`` on page ``p`` of ``doc``; False when the page is gone: MuPDF repairs a
-    damaged file while loading a later page, and the repaired page tree may no longer hold this one."""
-    try:
-        page = doc[p.number - 1]
-    except Exception as e:  # IndexError: page N not in document
-        log.debug("pdf page %d: gone after a repair: %s", p.number, e)
-        return False
-    return _looks_tabular(page, p)
+def _page_tables(page, textpage, p: _Page, options) -> tuple[list[_Table], str]:
+    """The tables on a page, and why it was not searched ("" when it was).
 
-
-def _looks_tabular(page, p: _Page) -> bool:
-    """Cheap test for whether pymupdf's (slow) table finder is worth running on a page.
-
-    Yes for text in 4+ rows of 3+ cells whose left edges line up (a borderless table), or for at
-    least 3 stacked horizontal rules in the page body (dotted rules, the edges of boxes and cell
-    backgrounds count; paths with curves or slanted strokes are figures and do not) with 2+ rows of
-    side-by-side text between the first and the last rule. Pages whose text never sits side by side
-    skip the drawing scan altogether.
+    Pages whose text never sits side by side have none. Others get the ruled finder (cells closed
+    by drawn lines; a grid framing pictures is a figure) and then, unless the page has form fields,
+    the aligned one (columns of text between rules, or 4+ rows of short phrases in 3+ columns) on
+    the text left over. Both are bounded by ``_CAPS``, not by time.
     """
-    rows: dict[int, list[float]] = {}
-    for item in p.items:
-        for ln in item.lines:
-            rows.setdefault(round((ln.y0 + ln.y1) / 6), []).append(ln.x0)
-    multi = sorted(k * 3 for k, xs in rows.items() if len(xs) >= 2)
-    if len(multi) < 2:
-        return False
-    # a borderless table: 4+ rows of 3+ cells whose left edges line up in 3+ columns
-    starts = Counter(round(x / 4) for xs in rows.values() if len(xs) >= 3 for x in set(xs))
-    if sum(1 for c in starts.values() if c >= 4) >= 3:
-        return True
+    if options.pdf_tables == "auto":
+        rows: dict[int, int] = {}
+        for item in p.items:
+            for ln in item.lines:
+                k = round((ln.y0 + ln.y1) / 6)
+                rows[k] = rows.get(k, 0) + 1
+        if sum(1 for n in rows.values() if n >= 2) < 2:
+            return [], ""
+    m = tuple(page.rotation_matrix)
     try:
-        drawings = page.get_cdrawings()
-    except Exception:
-        return False
-    top, bottom = 0.06 * p.height, 0.94 * p.height
-    horizontal: dict[int, list[float]] = {}  # y -> [x0, x1, inked length]
-
-    def rule(y: float, x0: float, x1: float) -> None:
-        r = horizontal.setdefault(round(y / 2), [x0, x1, 0.0])
-        r[0], r[1], r[2] = min(r[0], x0), max(r[1], x1), r[2] + x1 - x0
-
-    for path in drawings:
-        boxes = []
-        for it in path.get("items", ()):
-            op = it[0]
-            if op == "l":
-                (xa, ya), (xb, yb) = it[1], it[2]
-                if abs(xa - xb) > 1 and abs(ya - yb) > 1:
-                    break  # a slanted stroke: this path is a figure
-                boxes.append((min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb)))
-            elif op == "re":
-                boxes.append(it[1])
-            elif op == "qu":
-                xs = [q[0] for q in it[1]]
-                ys = [q[1] for q in it[1]]
-                boxes.append((min(xs), min(ys), max(xs), max(ys)))
-            else:
-                break  # curves: a figure
-        else:
-            for x0, y0, x1, y1 in boxes:
-                if y1 < top or y0 > bottom:
-                    continue
-                rule(y0, x0, x1)
-                if y1 - y0 > 3:  # a box or a cell background: its bottom edge is a rule too
-                    rule(y1, x0, x1)
-    # rules of a table are long (fraction bars are not) and stacked over the same columns
-    rules = sorted((2 * k, r[0], r[1]) for k, r in horizontal.items() if r[2] >= 40)[:300]
-    for _, x0, x1 in rules:
-        stack = [ry for ry, a, b in rules if min(x1, b) - max(x0, a) >= 0.5 * min(x1 - x0, b - a)]
-        if (
-            len(stack) >= 3
-            and bisect.bisect_right(multi, stack[-1]) - bisect.bisect_left(multi, stack[0]) >= 2
-        ):
-            return True
-    return False
+        with _no_cycle_collection():  # tens of thousands of short-lived, cycle-free objects
+            hs, vs = rules(page.get_cdrawings(), m, _CAPS)
+        words = page_words(textpage, m)
+        found = ruled_tables(hs, vs, words, _CAPS)
+        if found:
+            found = without_pictures(found, [im["bbox"] for im in page.get_image_info()], m)
+        if page.first_widget is None:  # text set around form fields is a form, not a table
+            found += aligned_tables(words, hs, p.width, _CAPS, [f.bbox for f in found], p.height, vs)
+    except TooMuch as e:
+        return [], str(e)
+    return [t for t in map(_table_of, found) if t is not None], ""
 
 
-def _find_tables(data: bytes, pages: list[int], options) -> tuple[dict[int, list[_Table]], list[str]]:
-    """Run the table finder on ``pages`` in a child process, bounded per page and per document."""
-    if not pages:
-        return {}, []
-    found: dict[int, list[_Table]] = {}
-    timed_out: list[int] = []
-    crashed: list[int] = []
-    skipped: list[int] = []
-    deadline = time.monotonic() + options.table_doc_budget_s
-    with tempfile.TemporaryDirectory(prefix="raychunk-pdf-") as tmp:
-        path = os.path.join(tmp, "doc.pdf")
-        with open(path, "wb") as f:
-            f.write(data)
-        todo = list(pages)
-        while todo:
-            if time.monotonic() >= deadline:
-                skipped.extend(todo)
-                break
-            todo, outcome = _run_finder(path, todo, found, deadline, options.table_page_timeout_s)
-            if outcome == "timeout":
-                (timed_out if time.monotonic() < deadline else skipped).append(todo.pop(0))
-            elif outcome == "crash" and todo:
-                crashed.append(todo.pop(0))
-    notes = []
-    if timed_out:
-        notes.append(
-            f"table finder timed out on page{'s' * (len(timed_out) > 1)} {_ranges(timed_out)}; "
-            "its text kept as paragraphs"
-        )
-    if skipped:
-        notes.append(
-            f"table finder time budget ({options.table_doc_budget_s:g} s) spent; "
-            f"page{'s' * (len(skipped) > 1)} {_ranges(skipped)} not searched for tables"
-        )
-    if crashed:
-        notes.append(f"table finder failed on page{'s' * (len(crashed) > 1)} {_ranges(crashed)}")
-    return found, notes
-
-
-def _run_finder(path: str, todo: list[int], found: dict, deadline: float, page_timeout: float):
-    """One child run over ``todo``; returns the pages still to do and how the run ended."""
-    # the child must import this package as the parent does, whether installed or on PYTHONPATH
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "raychunk.parse._pdf_tables", path, *map(str, todo)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        env=env,
-    )
-    lines: queue.Queue = queue.Queue()
-
-    def pump():
-        for line in proc.stdout:
-            lines.put(line)
-        lines.put(None)
-
-    reader = threading.Thread(target=pump, daemon=True)
-    reader.start()
-    todo = list(todo)
+@contextmanager
+def _no_cycle_collection():
+    """Pause Python's cycle collector: a page's drawings are read as tens of thousands of small
+    tuples and dicts, freed by reference counting, and the collections they trigger (each a walk
+    over every live object) cost more than reading them. Same objects, same results, only faster."""
+    was_on = gc.isenabled()
+    gc.disable()
     try:
-        ready = False
-        while todo:
-            # starting python and opening the file is not the page's fault: allow it more time
-            limit = page_timeout if ready else max(page_timeout, 30.0)
-            wait = min(limit, deadline - time.monotonic())
-            if wait <= 0:
-                return todo, "timeout"
-            try:
-                line = lines.get(timeout=wait)
-            except queue.Empty:
-                return todo, "timeout"
-            if line is None:
-                return todo, "crash"
-            try:
-                msg = json.loads(line)
-            except ValueError:
-                continue
-            if msg.get("ready"):
-                ready = True
-                continue
-            number = msg.get("page")
-            if number not in todo:
-                continue
-            todo.remove(number)
-            if "error" in msg:
-                log.debug("table finder error on page %s: %s", number, msg["error"])
-                continue
-            tables = [t for t in (_table_of(raw) for raw in msg.get("tables", ())) if t is not None]
-            if tables:
-                found[number] = tables
-        return todo, "done"
+        yield
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        proc.stdout.close()
-        reader.join(timeout=1)
+        if was_on:
+            gc.enable()
+
+
+def _table_notes(skipped: dict[str, list[int]]) -> list[str]:
+    return [
+        f"page{'s' * (len(numbers) > 1)} {_ranges(numbers)} not searched for tables ({why})"
+        for why, numbers in sorted(skipped.items())
+    ]
 
 
 def _cell(value) -> str:
     return squash(_CJK_WRAP.sub("", clean_text(str(value)))) if value is not None else ""
 
 
-def _table_of(raw: dict) -> _Table | None:
-    rows = [[_cell(c) for c in row] for row in raw.get("rows") or ()]
-    header_rows = 0
-    names = [_cell(n) for n in raw.get("header_names") or ()]
-    bbox = list(raw.get("bbox") or (0, 0, 0, 0))
-    if raw.get("header_external") and any(n and not re.fullmatch(r"Col\d+", n) for n in names):
-        rows.insert(0, [n if not re.fullmatch(r"Col\d+", n) else "" for n in names])
-        header_rows = 1
-        hb = raw.get("header_bbox")
-        if hb:
-            bbox = [min(bbox[0], hb[0]), min(bbox[1], hb[1]), max(bbox[2], hb[2]), max(bbox[3], hb[3])]
+def _table_of(found: Found) -> _Table | None:
+    rows = [[_cell(c) for c in row] for row in found.rows]
     # empty rows and columns are ruling artefacts, not content
     rows = [r for r in rows if any(r)]
     if not rows:
@@ -661,11 +574,11 @@ def _table_of(raw: dict) -> _Table | None:
     filled = sum(1 for r in rows for c in r if c)
     if len(rows) < 2 or len(keep) < 2 or filled < 3:
         return None  # a framed paragraph or a lone box: leave its text as paragraphs
-    if not header_rows:
-        # pymupdf calls the first row the header unless it finds one above the table; trust it
-        # unless that row is all numbers (a data row)
+    header_rows = found.header_rows
+    if header_rows is None:
+        # the first row is the header unless it is all numbers (a data row)
         header_rows = 0 if all(re.fullmatch(r"[\d\s.,%+\-−()$€£]*", c) for c in rows[0]) else 1
-    return _Table(tuple(tuple(r) for r in rows), header_rows, tuple(bbox))
+    return _Table(tuple(tuple(r) for r in rows), header_rows, found.bbox)
 
 
 # ---------------------------------------------------------------------------------------------------
