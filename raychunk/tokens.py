@@ -49,6 +49,7 @@ _ADDITIVE_CUT = re.compile(r"[ \t\n!-/:-@\[-^`{-~]")
 _BPE_CUT = re.compile(r"(?<=\S) |(?<=[A-Za-z])[0-9]")
 _WHITESPACE_CUT = re.compile(r"(?<=\S)\s")
 _EDGE = 100  # characters either side of a cut that hold the two words next to it
+_JOINS = 1 << 14  # join costs a CachedCounter remembers (the packer's too: they share its memo)
 # cl100k_base's pre-tokenizer. Under it a text cuts exactly (the tokens of the two sides add up to
 # the tokens of the whole) at a space after a non-space, and after a line break before a non-space:
 # no pre-token holds a non-space followed by a space, nor a line break followed by a non-space (its
@@ -257,7 +258,7 @@ class TokenCounter:
         text, a text without the cut a join needs): count the joined text then."""
         if not self.exact_cuts:
             return None
-        small: list[str] = []
+        small: list[tuple[str, str, str]] = []
         right = 0  # where the piece around the previous join ends in this text (its start: 0)
         for i, sep in enumerate(seps):
             a, b = texts[i], texts[i + 1]
@@ -279,13 +280,31 @@ class TokenCounter:
                 right = _first_cut(b)
                 if right < 0:
                     right = len(b)  # b must end at a cut: the next join or the end of the text
-            x, y = a[left:], b[:right]
-            small += (x + sep + y, x, y)
-        counted = self.count_batch(small)
-        total = sum(counts)
-        for k in range(0, len(counted), 3):
-            total += counted[k] - counted[k + 1] - counted[k + 2]
-        return total
+            y = b[:right]
+            small.append((_join_tail(a[left:], sep, y), sep, y))
+        return sum(counts) + sum(self.join_costs(small))
+
+    def join_costs(self, joins: list[tuple[str, str, str]]) -> list[int]:
+        """``count(x + sep + y) - count(x) - count(y)`` of each ``(x, sep, y)``."""
+        counted = self.count_batch([t for x, sep, y in joins for t in (x + sep + y, x, y)])
+        return [counted[k] - counted[k + 1] - counted[k + 2] for k in range(0, len(counted), 3)]
+
+    def exact_join(self, a: str, sep: str, b: str) -> tuple[str, str]:
+        """For a counter with ``exact_cuts`` and non-empty ``a`` and ``b``: the end of ``a`` and the
+        start of ``b`` between the exact cuts nearest the join, ``(x, y)``, so that what joining
+        ``a + sep + b`` adds is what joining ``x + sep + y`` adds (the tokens either side of an exact
+        cut are those of the two sides apart)."""
+        if _cuts_at(a[-1], sep[0] if sep else b[0]):
+            x = ""
+        else:
+            cut = _last_cut(a)
+            x = a[cut:] if cut > 0 else a
+        if _cuts_at(sep[-1] if sep else a[-1], b[0]):
+            y = ""
+        else:
+            cut = _first_cut(b)
+            y = b[:cut] if cut > 0 else b
+        return _join_tail(x, sep, y), y
 
     def span_counts(self, text: str, spans: list[tuple[int, int]]) -> list[int]:
         """Tokens of each ``text[s:e]`` (counted in batches of bounded size)."""
@@ -436,6 +455,61 @@ def _cuts_at(before: str, after: str) -> bool:
     return (after == " " and not before.isspace()) or (before in "\r\n" and not after.isspace())
 
 
+_ASCII_ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def join_tail(x: str, sep: str, y: str) -> str:
+    """For a counter with ``exact_cuts``: the end of ``x`` that decides what ``x + sep + y`` adds
+    beyond ``x`` and ``y`` when ``y`` is empty and ``sep`` is ASCII whitespace, as cl100k's
+    pre-tokenizer splits: nothing after a letter or a digit (a run of them ends there, and the
+    whitespace is tokenized as if alone), the closing run of punctuation after one (the run and the
+    line breaks after it are one pre-token); else ``x``."""
+    if y or not x or not sep or sep.strip(" \t\n\r"):
+        return x
+    last = x[-1]
+    if last in _ASCII_ALNUM:
+        return ""
+    if last in _ASCII_PUNCT:
+        k = len(x) - 1
+        while k > 0 and x[k - 1] in _ASCII_PUNCT:
+            k -= 1
+        if k == 0 or x[k - 1] in _ASCII_ALNUM:
+            return x[k:]
+    return x
+
+
+_join_tail = join_tail
+
+
+def exact_edges(left: str, sep: str, right: str) -> tuple[str, str] | None:
+    """``exact_join(_last_words(left), sep, _first_words(right))`` (for a counter with
+    ``exact_cuts``), found without those words where the exact cuts nearest the join lie within
+    them: the last cut of ``left`` before its last word at the most, the first cut of ``right``
+    before its second word at the most. None where that does not hold."""
+    if not left or not right or not sep:
+        return None
+    if _cuts_at(left[-1], sep[0]):
+        x = ""
+    else:
+        cut = _last_cut(left)
+        if cut <= 0 or left[-1].isspace():
+            return None
+        x = left[cut:]
+        if len(x.split()) > 1:
+            return None
+    if _cuts_at(sep[-1], right[0]):
+        y = ""
+    else:
+        cut = _first_cut(right)
+        if cut <= 0:
+            return None
+        y = right[:cut]
+        if len(y.split()) > 1:
+            return None
+    return _join_tail(x, sep, y), y
+
+
 def _first_cut(text: str) -> int:
     """The first exact cut inside ``text`` (``0 < cut < len(text)``), or -1."""
     m = _EXACT_CUT.search(text)
@@ -523,6 +597,17 @@ class CachedCounter(TokenCounter):
             else:
                 self._seen.update(zip(todo, self.inner.count_batch(todo)))
         return [self._seen[t] for t in texts]
+
+    def join_costs(self, joins: list[tuple[str, str, str]]) -> list[int]:
+        """What each join adds, remembered (the same few characters meet at many joins)."""
+        known = self.memo.setdefault("joins", {})
+        todo = [j for j in dict.fromkeys(joins) if j not in known]
+        if not todo:
+            return [known[j] for j in joins]
+        costs = dict(zip(todo, super().join_costs(todo)))
+        if len(known) < _JOINS:
+            known.update(costs)
+        return [known[j] if j in known else costs[j] for j in joins]
 
     def cut_points(self, text: str, budget: int) -> list[int]:
         return self.inner.cut_points(text, budget)

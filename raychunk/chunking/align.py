@@ -25,6 +25,8 @@ _MARK = re.compile(r"[^\w\s]")
 _SKIP_R = 8  # rendered words (list markers, record keys) skipped for a near match
 _SKIP_S = 40  # source words (markup) skipped for a near match
 _NEAR = 12
+_PROBE = 48  # characters that must be the same in both texts before a stretch of them is measured
+_LAST_WORD_END = re.compile(r"(?s:.*)\w\W")  # its end - 1: where the last word of a stretch ends
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,27 +77,113 @@ def align(rendered: str, source: str, base: int, *, markup: str = "") -> Alignme
     if "\x08" in source:
         source = _OVERSTRIKE.sub("  ", source)  # nroff's char-backspace pairs, which the parser drops
     both = markup == "both"
-    rw = _tokens(rendered, both)
+    pattern = _TAG_OR_WORD if both else _WORD
     if markup:  # tags blanked out, offsets kept: what is inside them is never the text
-        source_text = _TAG.sub(lambda m: " " * len(m.group()), source)
+        source_text = _TAG.sub(_blank, source)
         if both:
-            text = _TAG.sub(lambda m: " " * len(m.group()), rendered)
-    sw = _tokens(source, both) if both else _tokens(source_text if markup else source, False)
+            text = _TAG.sub(_blank, rendered)
+    words_of = source if both or not markup else source_text
     if markup:
         source = source_text
-    marks = _Marks(text, source)
+    if pattern.findall(rendered) == pattern.findall(words_of):
+        # The same words (a table re-rendered, markup that parts no word): one to one.
+        return _same_words(pattern, rendered, text, words_of, source, base)
+    rw = _tokens(rendered, both)
+    sw = _tokens(words_of, both)
     runs: list[tuple[int, int, int]] = []  # (rendered start, rendered end, source start)
     prev_r = prev_s = 0
     for i, j, n in _match_words([w for w, _ in rw], [w for w, _ in sw]) + [(len(rw), len(sw), 0)]:
         r_end = rw[i][1] if i < len(rw) else len(text)
         s_end = sw[j][1] if j < len(sw) else len(source)
-        runs.extend(marks.match(prev_r, r_end, prev_s, s_end, first=not runs))
+        runs.extend(_gap_marks(text, prev_r, r_end, source, prev_s, s_end, not runs))
         r = r_end
         for word, s in sw[j : j + n]:  # one rendered word, made of n source words
             runs.append((r, r + len(word), s))
             r, prev_s = r + len(word), s + len(word)
         prev_r = r
     return _compact(runs, rendered, base)
+
+
+def _common(a: str, i: int, b: str, j: int) -> int:
+    """The length of the longest common prefix of ``a[i:]`` and ``b[j:]``."""
+    lo, hi = 0, min(len(a) - i, len(b) - j)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[i : i + mid] == b[j : j + mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _blank(m: re.Match) -> str:
+    return " " * (m.end() - m.start())
+
+
+def _same_words(
+    pattern: re.Pattern, rendered: str, text: str, words_of: str, source: str, base: int
+) -> Alignment:
+    """``align`` where the two texts hold the same words in the same order: word k of one is word k
+    of the other, and the punctuation between two words is matched within that gap. The runs are
+    joined as they come (as ``_compact`` joins them); a gap that is the same characters in both
+    texts joins the next word to the run before it at once."""
+    r_starts, r_ends, s_starts = array("q"), array("q"), array("q")
+    cur_r = cur_e = cur_s = -1  # the run being extended: rendered start, rendered end, source start
+
+    def add(runs) -> None:
+        nonlocal cur_r, cur_e, cur_s
+        for r, e, s in runs:
+            s += base
+            if (
+                cur_e >= 0
+                and r >= cur_e
+                and s - cur_s == r - cur_r
+                and (r == cur_e or rendered[cur_e:r].isspace())
+            ):
+                cur_e = e
+                continue
+            if cur_e >= 0:
+                r_starts.append(cur_r)
+                r_ends.append(cur_e)
+                s_starts.append(cur_s)
+            cur_r, cur_e, cur_s = r, e, s
+
+    prev_r = prev_s = 0
+    first = True
+    tags = pattern is _TAG_OR_WORD
+    words_r, words_s = pattern.finditer(rendered), pattern.finditer(words_of)
+    while (mr := next(words_r, None)) is not None:
+        r, e = mr.span()
+        s, se = next(words_s).span()
+        if first or r - prev_r != s - prev_s or text[prev_r:r] != source[prev_s:s]:
+            add(_gap_marks(text, prev_r, r, source, prev_s, s, first))
+            add(((r, e, s),))
+            first = False
+            prev_r, prev_s = e, se
+            continue
+        cur_e = e  # the gap and the word go on the run, which ends at the word before
+        prev_r, prev_s = e, se
+        # The same characters for a while (a table's rows): the words in them join the run at once,
+        # up to the last one that ends inside the stretch (a word, not markup: no tag starts there).
+        if rendered[e : e + _PROBE] != words_of[se : se + _PROBE]:
+            continue
+        n = _common(rendered, e, words_of, se)
+        if tags:
+            for ch in "<&":
+                k = rendered.find(ch, e, e + n)
+                n = k - e if k >= 0 else n
+        last = _LAST_WORD_END.match(rendered, e, e + n)
+        if last is None:
+            continue
+        cur_e = prev_r = last.end() - 1
+        prev_s = se + prev_r - e
+        words_r, words_s = pattern.finditer(rendered, prev_r), pattern.finditer(words_of, prev_s)
+    add(_gap_marks(text, prev_r, len(text), source, prev_s, len(source), first))
+    if cur_e >= 0:
+        r_starts.append(cur_r)
+        r_ends.append(cur_e)
+        s_starts.append(cur_s)
+    return Alignment(r_starts, r_ends, s_starts, base)
 
 
 def _compact(runs: list[tuple[int, int, int]], rendered: str, base: int) -> Alignment:
@@ -201,37 +289,39 @@ def _further(rw, sw, where, i, j):
     return None
 
 
-class _Marks:
-    """The punctuation of both texts, found once; ``match`` pairs it up between two matched words."""
-
-    def __init__(self, rendered: str, source: str):
-        self.r = [(m.start(), m.group()) for m in _MARK.finditer(rendered)]
-        self.r_at = [r for r, _ in self.r]
-        self.s: dict[str, list[int]] = {}
-        for m in _MARK.finditer(source):
-            self.s.setdefault(m.group(), []).append(m.start())
-
-    def match(self, r0: int, r1: int, s0: int, s1: int, *, first: bool) -> list[tuple[int, int, int]]:
-        """In order; before the first word from the right (markup that opens a block sits further
-        from its text than the block's own punctuation)."""
-        lo, hi = bisect.bisect_left(self.r_at, r0), bisect.bisect_left(self.r_at, r1)
-        if lo == hi:
-            return []
-        out = []
-        if first:
-            bound = s1
-            for r, mark in reversed(self.r[lo:hi]):
-                positions = self.s.get(mark, ())
-                k = bisect.bisect_left(positions, bound) - 1
-                if k >= 0 and positions[k] >= s0:
-                    bound = positions[k]
-                    out.append((r, r + 1, bound))
-            return out[::-1]
-        bound = s0
-        for r, mark in self.r[lo:hi]:
-            positions = self.s.get(mark, ())
-            k = bisect.bisect_left(positions, bound)
-            if k < len(positions) and positions[k] < s1:
-                out.append((r, r + 1, positions[k]))
-                bound = positions[k] + 1
-        return out
+def _gap_marks(
+    rendered: str, r0: int, r1: int, source: str, s0: int, s1: int, first: bool
+) -> list[tuple[int, int, int]]:
+    """The punctuation of ``rendered[r0:r1]`` paired up with that of ``source[s0:s1]`` (the gap
+    between two matched words), in order; before the first word from the right (markup that opens
+    a block sits further from its text than the block's own punctuation)."""
+    marks = [(m.start(), m.group()) for m in _MARK.finditer(rendered, r0, r1)] if r1 > r0 else ()
+    if not marks:
+        return []
+    if s1 - s0 == r1 - r0 and rendered[r0:r1] == source[s0:s1]:  # the same gap: mark to mark
+        return [(r, r + 1, s0 + r - r0) for r, _ in marks]
+    found = [(m.start(), m.group()) for m in _MARK.finditer(source, s0, s1)] if s1 > s0 else []
+    if len(found) == len(marks) and all(a == b for (_, a), (_, b) in zip(marks, found)):
+        # The same marks in the same order (the spacing differs): each is its counterpart.
+        return [(r, r + 1, s) for (r, _), (s, _) in zip(marks, found)]
+    where: dict[str, list[int]] = {}
+    for s, mark in found:
+        where.setdefault(mark, []).append(s)
+    out = []
+    if first:
+        bound = s1
+        for r, mark in reversed(marks):
+            positions = where.get(mark, ())
+            k = bisect.bisect_left(positions, bound) - 1
+            if k >= 0:
+                bound = positions[k]
+                out.append((r, r + 1, bound))
+        return out[::-1]
+    bound = s0
+    for r, mark in marks:
+        positions = where.get(mark, ())
+        k = bisect.bisect_left(positions, bound)
+        if k < len(positions):
+            out.append((r, r + 1, positions[k]))
+            bound = positions[k] + 1
+    return out

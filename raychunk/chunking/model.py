@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import operator
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
@@ -116,10 +117,12 @@ class Chunk:
 
     def to_dict(self) -> dict:
         """The chunk's output columns (``schema.CHUNK_COLUMNS``)."""
-        return {
-            f: getattr(self, f) if not isinstance(getattr(self, f), tuple) else list(getattr(self, f))
-            for f in self.__slots__
-        }
+        return dict(
+            zip(self.__slots__, [list(v) if isinstance(v, tuple) else v for v in _chunk_fields(self)])
+        )
+
+
+_chunk_fields = operator.attrgetter(*Chunk.__slots__)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,16 @@ from raychunk.chunking.align import Alignment, align, identity
 from raychunk.chunking.model import Chunk, ChunkStats, Profile, Strategy, chunk_ids
 from raychunk.chunking.sentences import iter_sentence_spans
 from raychunk.document import Block, ParsedDocument
-from raychunk.tokens import WINDOW, CachedCounter, TokenCounter, _first_words, _last_words
+from raychunk.tokens import (
+    WINDOW,
+    CachedCounter,
+    TokenCounter,
+    _first_words,
+    _last_cut,
+    _last_words,
+    exact_edges,
+    join_tail,
+)
 
 __all__ = [
     "PROSE",
@@ -179,13 +188,22 @@ def fit_header(parts: list[str], cap: int, counter: TokenCounter) -> str:
     """``parts`` joined by `` > `` in at most ``cap`` tokens: headings dropped from the middle of the
     path (``Title > … > Nearest``), never the title or the nearest heading; if those two alone are
     over, their own text is cut short with an ellipsis."""
+    return _fit_header(parts, cap, counter)[0]
+
+
+def _fit_header(parts: list[str], cap: int, counter: TokenCounter) -> tuple[str, int]:
+    """``fit_header``'s line and its tokens."""
     line = " > ".join(parts)
-    if not parts or counter.count(line) <= cap:
-        return line
+    if not parts:
+        return line, counter.count(line)
+    n = _path_count(parts, counter)
+    if n <= cap:
+        return line, n
     for k in range(2, len(parts)):
-        line = " > ".join([parts[0], ELLIPSIS, *parts[k:]])
-        if counter.count(line) <= cap:
-            return line
+        kept = [parts[0], ELLIPSIS, *parts[k:]]
+        line, n = " > ".join(kept), _path_count(kept, counter)
+        if n <= cap:
+            return line, n
     first, last = parts[0], parts[-1] if len(parts) > 1 else None
     middle = [ELLIPSIS] if len(parts) > 2 else []
     keep_first = counter.count(first)
@@ -195,14 +213,25 @@ def fit_header(parts: list[str], cap: int, counter: TokenCounter) -> str:
             [_cut(first, keep_first, counter), *middle]
             + ([_cut(last, keep_last, counter)] if last is not None else [])
         )
-        over = counter.count(line) - cap
+        n = counter.count(line)
+        over = n - cap
         if over <= 0 or keep_first + keep_last == 0:
             break
         if last is not None and keep_last >= keep_first:
             keep_last = max(0, keep_last - over)
         else:
             keep_first = max(0, keep_first - over)
-    return line
+    return line, n
+
+
+def _path_count(parts: list[str], counter: TokenCounter) -> int:
+    """``counter.count(" > ".join(parts))``. Where the counter cuts exactly at a space after a
+    non-space, from the counts of the parts (each heading with the space before it, remembered
+    across the document's headers): the line cuts exactly before each `` >`` and after it."""
+    if not counter.exact_cuts or not all(p and not p[-1].isspace() for p in parts):
+        return counter.count(" > ".join(parts))
+    counts = counter.count_batch([" >", parts[0], *(" " + p for p in parts[1:])])
+    return sum(counts[1:]) + counts[0] * (len(parts) - 1)
 
 
 def _cut(text: str, keep: int, counter: TokenCounter) -> str:
@@ -245,11 +274,20 @@ class Packer:
     def _header(self, path: tuple[str, ...]) -> tuple[str, int, int]:
         if path not in self._headers:
             cap = max(1, int(self.profile.header_share * self.profile.max_tokens))
-            line = fit_header(_header_parts(self.title, path), cap, self.counter)
-            tokens = self.counter.count(line) if line else 0
+            counter = self.counter
+            line, tokens = _fit_header(_header_parts(self.title, path), cap, counter)
+            tokens = tokens if line else 0
             # What the header adds to a chunk: itself and the blank line after it, which a BPE
-            # tokenizer may merge with the header's last characters.
-            cost = tokens if self.counter.additive or not line else self.counter.count(line + "\n\n")
+            # tokenizer may merge with the header's last characters (with exact cuts: only the
+            # characters after the line's last cut).
+            if counter.additive or not line:
+                cost = tokens
+            elif counter.exact_cuts:
+                cut = _last_cut(line)
+                tail = join_tail(line[cut:] if cut > 0 else line, "\n\n", "")
+                cost = tokens + counter.join_costs([(tail, "\n\n", "")])[0]
+            else:
+                cost = counter.count(line + "\n\n")
             self._headers[path] = (line, tokens, cost)
         return self._headers[path]
 
@@ -304,7 +342,14 @@ class Packer:
                     return with_space - alone
                 self._joins[key] = with_space - alone
             return self._joins[key]
-        a, b = _last_words(left), _first_words(right)
+        if not self.counter.exact_cuts or (edges := exact_edges(left, sep, right)) is None:
+            a, b = _last_words(left), _first_words(right)
+            if self.counter.exact_cuts and a and b:
+                # Only the characters between the exact cuts nearest the join can change: the
+                # same few characters meet at many joins.
+                a, b = counter.exact_join(a, sep, b)
+        else:
+            a, b = edges
         key = (a, sep, b)
         if key not in self._joins:
             both, n_a, n_b = counter.count_batch([a + sep + b, a, b])
@@ -328,7 +373,7 @@ class Packer:
         if key in self.memo:
             return self.memo[key]
         texts = [render(b) for b in blocks]
-        counts = self.counter.count_batch(texts)
+        counts = self.block_counts(blocks, texts)
         pieces = []
         for t, b, n in zip(texts, blocks, counts):
             # A list marker exists only in the rendering: the item's own text is what maps.
@@ -337,6 +382,45 @@ class Packer:
             pieces.append(Piece(t, n, b.kind, b.pages, root=t, source=source))
         self.memo[key] = pieces
         return pieces
+
+    def block_counts(self, blocks: list[Block], texts: list[str] | None = None) -> list[int]:
+        """Tokens of each block's rendering (``texts``). A table under a counter with exact cuts is
+        counted line by line (remembered: its rows are what a split table is packed from)."""
+        texts = [render(b) for b in blocks] if texts is None else texts
+        counter = self.counter
+        if not counter.exact_cuts:
+            return counter.count_batch(texts)
+        tables = {
+            i: n
+            for i, b in enumerate(blocks)
+            if b.kind == "table" and (n := self._lines_count(texts[i])) is not None
+        }
+        if not tables:
+            return counter.count_batch(texts)
+        counts = counter.count_batch([t if i not in tables else "" for i, t in enumerate(texts)])
+        for i, n in tables.items():
+            counts[i] = n
+        return counts
+
+    def _lines_count(self, text: str) -> int | None:
+        """``counter.count(text)`` of a text of several lines, each starting with a character other
+        than whitespace (a pipe table), from the counts of its lines (exact cuts: after each line
+        break) and of the end of each line before its line break; None for another text."""
+        key = ("lines", text)
+        if key in self.memo:
+            return self.memo[key]
+        lines = text.split("\n")
+        if len(lines) < 2 or not all(line and not line[0].isspace() for line in lines):
+            return None
+        counter = self.counter
+        ends = []
+        for line in lines[:-1]:
+            cut = _last_cut(line)
+            end = line[cut:] if cut > 0 else line
+            ends.append((join_tail(end, "\n", ""), "\n", ""))
+        n = sum(counter.count_batch(lines)) + sum(counter.join_costs(ends))
+        self.memo[key] = n
+        return n
 
     def table_rows(self, block: Block, rendered: str, rows: list[int]) -> SourceMap:
         """The source of a table part holding ``rows`` (indices into ``block.rows``); ``rendered``
@@ -477,10 +561,13 @@ class Packer:
         if not spans:
             return None
         start, total = None, 0
-        counts = self.piece_counts(p, spans)
+        # Word-piece counts come from the block's offsets at once; other counters count each
+        # sentence on its own, so only those that are reached from the end are counted.
+        counts = self.piece_counts(p, spans) if self.counter.additive else None
         for k in range(len(spans) - 1, -1, -1):
-            s, _ = spans[k]
-            n = counts[k] + (self.join_within(p.text, spans[k][1], start) if start is not None else 0)
+            s, e = spans[k]
+            n = counts[k] if counts is not None else self.piece_counts(p, [(s, e)])[0]
+            n += self.join_within(p.text, e, start) if start is not None else 0
             if total + n > budget:
                 break
             start, total = s, total + n
@@ -702,8 +789,9 @@ def in_windows(spans: Iterable[tuple[int, int]], size: int = WINDOW) -> Iterator
 
 def _span(pieces: list[Piece]) -> tuple[int, int]:
     """From the first to the last source character the pieces hold."""
-    held = [p for p in pieces if p.end > p.start] or pieces
-    return min(p.start for p in held), max(p.end for p in held)
+    spans = [p.span() for p in pieces]
+    held = [s for s in spans if s[1] > s[0]] or spans
+    return min(s for s, _ in held), max(e for _, e in held)
 
 
 def _glued(prev: Piece, p: Piece) -> bool:

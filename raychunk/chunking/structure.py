@@ -9,7 +9,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from raychunk.chunking.packing import Packer, PackingStrategy, Piece, render
+from raychunk.chunking.packing import Packer, PackingStrategy, Piece
 from raychunk.document import Block, ParsedDocument
 from raychunk.render import render_table
 
@@ -125,7 +125,7 @@ def _sections(parsed: ParsedDocument) -> list[Section]:
 def _merge_tiny(packer: Packer, sections: list[Section]) -> list[Section]:
     """A section under ``min_tokens`` joins its next sibling (same parent heading), if they fit."""
     profile = packer.profile
-    sizes = [sum(packer.counter.count_batch([render(b) for b in s.blocks])) for s in sections]
+    sizes = [sum(packer.block_counts(s.blocks)) for s in sections]
     out: list[Section] = []
     i = 0
     while i < len(sections):
@@ -177,9 +177,12 @@ def _emit_table(packer: Packer, block: Block, piece: Piece, section: Section, pa
     if fits or len(block.rows) <= hr + 1:
         packer.emit([piece], section.path, parent, table_id=table_id, table_part=0)
         return
-    head, body = block.rows[:hr], block.rows[hr:]
-    head_text = render_table(head, hr) if head else ""
-    row_texts = [render_table((r,), 0) for r in body]
+    # The pipe table's lines (squashed cells hold no line break): the header rows and the |---| line
+    # after them, then one line per body row, each as ``render_table`` gives it on its own.
+    whole = render_table(block.rows, hr)
+    lines = whole.split("\n")
+    head_text = "\n".join(lines[: hr + 1]) if hr else ""
+    row_texts = lines[hr + 1 :] if hr else lines
     head_tokens, *row_tokens = counter.count_batch([head_text, *row_texts])
 
     def join(a: int | None, b: int) -> int:
@@ -199,7 +202,6 @@ def _emit_table(packer: Packer, block: Block, piece: Piece, section: Section, pa
     lines = _Lines(head_text, head_tokens, row_texts, row_tokens)
     if not counter.additive:
         groups = _fit_groups(packer, section.path, lines, groups)
-    whole = render_table(block.rows, hr)
     for part, rows in enumerate(groups):
         texts, counts = lines.of(rows)
         text = "\n".join(texts)
