@@ -73,7 +73,12 @@ class SpareCores:
         self.share, self.most = max(1, share), max(1, share, most)
         self.cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
         self.current = 0
-        self._last: tuple[float, float, float] | None = None
+        # From the start, so the first batch already knows how busy the node was while the model loaded.
+        self._last: tuple[float, float, float] | None = self._now()
+
+    @staticmethod
+    def _now() -> tuple[float, float, float]:
+        return time.monotonic(), _node_busy_seconds(), time.process_time()
 
     def apply(self) -> int:
         import torch
@@ -84,7 +89,7 @@ class SpareCores:
         return self.current
 
     def wanted(self) -> int:
-        now = (time.monotonic(), _node_busy_seconds(), time.process_time())
+        now = self._now()
         last, self._last = self._last, now
         if last is None or now[1] < 0:
             return self.share

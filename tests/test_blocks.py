@@ -134,3 +134,9 @@ def test_the_embedder_takes_idle_cores_and_gives_them_back(monkeypatch):
     capped.wanted()
     clock.wall += 1.0
     assert capped.wanted() == 2  # one of eight actors on a 16-core node: its fair part at most
+    fresh = SpareCores(share=1, most=4)
+    fresh.cores = 4
+    clock.wall += 3.0  # the model loads on one core of an otherwise idle node
+    clock.cpu += 3.0
+    clock.node += 3.0
+    assert fresh.wanted() == 4  # the first batch already uses the idle cores
