@@ -151,17 +151,22 @@ class EmbedChunks:
         from raychunk.faults import inject
 
         inject("embed")  # test-only faults; nothing unless RAYCHUNK_TEST_FAULTS is set
-        if self.threads is not None:
-            n = self.threads.apply()
-            if hasattr(self.model, "set_num_threads"):  # onnxruntime: one session per thread count
-                self.model.set_num_threads(n)
         is_chunk = pc.equal(batch.column("row_type"), "chunk").to_numpy(zero_copy_only=False)
-        idx = np.flatnonzero(is_chunk)
+        rows = np.flatnonzero(is_chunk)
         vectors = np.zeros((batch.num_rows, self.dim), dtype=np.float32)
-        if len(idx):
-            texts = batch.column("text").take(pa.array(idx)).to_pylist()
-            vectors[idx] = self.model.encode(
-                texts,
+        texts = batch.column("text").take(pa.array(rows)).to_pylist() if len(rows) else []
+        # Longest first over the whole batch (as sentence-transformers sorts), one forward pass at a
+        # time, so the thread count follows the node between passes: the embedder grows into the cores
+        # parsing leaves idle mid-batch, not only at the next batch.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            if self.threads is not None:
+                n = self.threads.apply()
+                if hasattr(self.model, "set_num_threads"):  # onnxruntime: one session per thread count
+                    self.model.set_num_threads(n)
+            part = order[start : start + self.batch_size]
+            vectors[rows[part]] = self.model.encode(
+                [texts[i] for i in part],
                 batch_size=self.batch_size,
                 convert_to_numpy=True,
                 normalize_embeddings=self.normalize,
