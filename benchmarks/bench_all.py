@@ -29,7 +29,7 @@ BENCHMARKS = [
     ("chunk_speed", "chunk_speed", ["--reps", "5"], ["--reps", "1"]),
     ("embed_cpu", "embed_cpu", ["--reps", "3"], ["--reps", "1", "--texts", "256"]),
     ("end_to_end", "end_to_end", [], ["--limit", "8"]),
-    ("end_to_end_onnx", "end_to_end", ["--backend", "onnx"], None),
+    ("end_to_end_onnx_int8", "end_to_end", ["--backend", "onnx-int8"], None),
     ("gpu_embed", "gpu_embed", [], ["--quick"]),
 ]
 

@@ -191,6 +191,20 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name:<24} {total_mb / med:7.2f} {ratio:>14} {counts[name]:>8}   {spread}")
     for line in skipped:
         print(f"skipped {line}")
+    if ref:
+        from summary import record
+
+        goals = {"chunk (profile)": (1.0, "0.24"), "parse + chunk": (0.5, "0.13")}
+        for name, (goal, before) in goals.items():
+            if name in times:
+                ratio = ref / statistics.median(times[name])
+                record(
+                    f"{name} vs Chonkie recursive",
+                    ratio,
+                    target=f">= {goal}",
+                    before=before,
+                    met=ratio >= goal,
+                )
 
 
 if __name__ == "__main__":
