@@ -189,6 +189,10 @@ def measure_throughput(
     """Embedding throughput of this machine in tokens/s, on ``texts`` texts of about
     ``tokens_per_text`` tokens (after one warm-up batch)."""
     st, device = _load(model, device, backend)
+    if hasattr(st, "set_num_threads"):  # onnxruntime: every core, as torch takes by default
+        st.set_num_threads(
+            len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        )
     words = _SAMPLE_TEXT.split()
     text = " ".join(words[i % len(words)] for i in range(max(8, int(tokens_per_text * 0.8))))
     tokenizer = st.tokenizer
@@ -201,6 +205,7 @@ def measure_throughput(
     return {
         "tokens_per_second": texts * n_tokens / seconds,
         "device": device,
+        "backend": backend,
         "texts": texts,
         "tokens_per_text": n_tokens,
         "seconds": round(seconds, 3),

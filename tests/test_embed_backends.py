@@ -114,3 +114,10 @@ def test_a_run_with_the_onnx_backend_writes_torch_equal_vectors(tmp_path, fresh_
     got = np.array(table.column("embedding").to_pylist(), dtype=np.float32)
     want = EmbedChunks(device="cpu").model.encode(texts, normalize_embeddings=True)
     assert ((got * want).sum(1)).min() > 0.9999
+
+
+def test_price_measures_the_backend_it_would_run(cache):
+    from raychunk.embed import measure_throughput
+
+    m = measure_throughput("all-MiniLM-L6-v2", tokens_per_text=40, texts=8, device="cpu", backend="onnx-int8")
+    assert m["backend"] == "onnx-int8" and m["device"] == "cpu" and m["tokens_per_second"] > 0

@@ -178,7 +178,8 @@ def _notes(report, opts: PriceOptions, throughput, rates: Rates, cfg: RunConfig,
     if throughput:
         notes.append(
             f"Embedding time uses {throughput['tokens_per_second']:,.0f} tokens/s measured here "
-            f"({throughput['device']}, {throughput['texts']} texts of {throughput['tokens_per_text']} tokens)."
+            f"({throughput['device']}{', ' + throughput['backend'] if throughput.get('backend', 'torch') != 'torch' else ''}, "
+            f"{throughput['texts']} texts of {throughput['tokens_per_text']} tokens)."
         )
     elif rates.tokens_per_second:
         notes.append(f"Embedding time uses the given {rates.tokens_per_second:,.0f} tokens/s.")
