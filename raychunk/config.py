@@ -194,7 +194,7 @@ class EmbedderConfig:
 
     enabled: bool = True
     model: str = "all-MiniLM-L6-v2"
-    batch_size: int = 64
+    batch_size: int | str = "auto"  # texts per forward pass; auto: 8 on CPU, 64 on CUDA (embed.forward_batch)
     device: str = "auto"
     normalize: bool = True
     backend: str = "torch"
@@ -206,7 +206,8 @@ class EmbedderConfig:
             raise ConfigError(
                 f"embedder.backend={self.backend} runs on CPU; use backend torch with device cuda"
             )
-        _check_positive("embedder.batch_size", self.batch_size)
+        if self.batch_size != "auto":
+            _check_positive("embedder.batch_size", self.batch_size)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -97,7 +97,7 @@ def plan_embedding(cfg: RunConfig, cluster: dict[str, float]) -> EmbedPlan:
         actors,
         gpus_per_actor,
         cpus_per_actor,
-        cfg.embedder.batch_size * 4,
+        256 if cfg.embedder.batch_size == "auto" else cfg.embedder.batch_size * 4,
         embedding_dim(cfg.embedder.model),
         max_threads=max(1, int(cpus // actors)),
     )
