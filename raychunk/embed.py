@@ -217,7 +217,7 @@ def measure_throughput(
     n_tokens = min(n_tokens, st.max_seq_length)
     st.encode([text] * 4, batch_size=4, show_progress_bar=False)
     t = time.perf_counter()
-    st.encode([text] * texts, batch_size=min(texts, 32), show_progress_bar=False)
+    st.encode([text] * texts, batch_size=min(texts, forward_batch("auto", device)), show_progress_bar=False)
     seconds = time.perf_counter() - t
     return {
         "tokens_per_second": texts * n_tokens / seconds,
