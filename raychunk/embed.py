@@ -1,7 +1,8 @@
 """The embed stage: a callable class, so that Ray Data loads the model once per actor.
 
-On CUDA it runs in fp16. sentence-transformers sorts each batch by length before its forward
-passes, so padding stays small. Rows that are not chunks (document rows) get a null embedding.
+On CUDA it runs in fp16. Each batch's texts are sorted longest first and embedded one forward pass
+at a time, so padding stays small and, on CPU, the thread count can follow the node between passes.
+Rows that are not chunks (document rows) get a null embedding.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def embedding_dim(model: str) -> int:
 
 class SpareCores:
     """Torch threads for an embedder on CPU: the node's cores less those the rest of the node kept
-    busy since the last batch (``/proc/stat`` less this process's own CPU time), never under its
+    busy since it last looked (``/proc/stat`` less this process's own CPU time; it looks between
+    forward passes, at most every ``_MIN_WINDOW_S``), never under its
     ``share`` of Ray's CPUs nor over ``most`` (its fair part when the pool is several actors).
     Parsing and embedding overlap at the start of a run; once parsing is done the embedder takes the
     cores it left, and gives them back when other work returns."""
