@@ -141,6 +141,13 @@ def _ruled_table(page, x0: float, y0: float, rows: list[list[str]], col_w: float
             )
 
 
+def _text_grid(page, x0: float, y0: float, rows: list[list[str]], col_w: float = 140, row_h: float = 16):
+    """A borderless table: the cells as text in columns, no lines drawn."""
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            page.insert_text((x0 + col_w * c, y0 + row_h * r), cell, fontsize=10)
+
+
 TABLE = [
     ["Product", "Units", "Price"],
     ["Widget", "12", "3.50"],
@@ -208,17 +215,18 @@ def _tables_pdf(pages: int = 6) -> bytes:
         page = pdf.new_page()
         page.insert_text((72, 80), f"Section {n + 1}: the figures of this quarter.", fontsize=11)
         _ruled_table(page, 72, 110, [[f"{c}{n}" for c in row] for row in TABLE])
-        for r, row in enumerate(
+        _text_grid(
+            page,
+            72,
+            300,
             [
                 ["Region", "Orders", "Returns"],
                 ["North", "120", "4"],
                 ["South", "98", "7"],
                 ["East", "143", "2"],
                 ["West", "87", "9"],
-            ]
-        ):
-            for c, cell in enumerate(row):
-                page.insert_text((72 + 140 * c, 300 + 16 * r), cell, fontsize=10)
+            ],
+        )
     return pdf.tobytes()
 
 
@@ -268,9 +276,7 @@ def test_borderless_table_from_aligned_text():
         ["South", "98", "7"],
         ["East", "143", "2"],
     ]
-    for r, row in enumerate(rows):
-        for c, cell in enumerate(row):
-            page.insert_text((72 + 140 * c, 120 + 16 * r), cell, fontsize=10)
+    _text_grid(page, 72, 120, rows)
     doc = parse(pdf.tobytes())
     (table,) = [b for b in doc.blocks if b.kind == "table"]
     assert table.rows == tuple(map(tuple, rows)) and table.header_rows == 1
@@ -444,16 +450,18 @@ def test_text_in_a_diagram_of_boxes_is_not_a_table():
 def test_no_aligned_tables_on_a_page_with_form_fields():
     pdf = pymupdf.open()
     page = pdf.new_page()
-    for r, row in enumerate(
+    _text_grid(
+        page,
+        90,
+        120,
         [
             ["Yes", "No", "Employment"],
             ["Yes", "No", "Auto accident"],
             ["Yes", "No", "Other"],
             ["Yes", "No", "Claim"],
-        ]
-    ):
-        for c, cell in enumerate(row):
-            page.insert_text((90 + 80 * c, 120 + 16 * r), cell, fontsize=10)
+        ],
+        col_w=80,
+    )
     widget = pymupdf.Widget()
     widget.field_type = pymupdf.PDF_WIDGET_TYPE_CHECKBOX
     widget.field_name = "employment"
