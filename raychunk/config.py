@@ -286,10 +286,8 @@ _SECTIONS = {
 # Keys that moved, with where they live now.
 _MOVED = {"parse.timeout_s": "limits.doc_timeout_s"}
 # keys that no longer do anything: a config that still sets them loads, with a warning naming them
-_REMOVED = {
-    "parse.table_page_timeout_s": "the PDF table search is bounded by counts of pages, lines and words, not by time",
-    "parse.table_doc_budget_s": "the PDF table search is bounded by counts of pages, lines and words, not by time",
-}
+_BY_COUNTS = "the PDF table search is bounded by counts of pages, lines and words, not by time"
+_REMOVED = {"parse.table_page_timeout_s": _BY_COUNTS, "parse.table_doc_budget_s": _BY_COUNTS}
 
 
 class RemovedConfigKeyWarning(FutureWarning):
