@@ -21,7 +21,7 @@ from ray.data.datasource import Datasource, ReadTask
 from raychunk.io import InputFile
 from raychunk.parse.detect import format_from_name
 
-__all__ = ["InputBlocks", "estimated_seconds", "plan_blocks"]
+__all__ = ["InputBlocks", "InputDigests", "estimated_seconds", "plan_blocks"]
 
 # Seconds of parse + classify + chunk per MB on one core, measured per format over ../shared/corpus;
 # only their ratios matter here.
@@ -41,6 +41,9 @@ BLOCKS_PER_CPU = 4
 MAX_BLOCK_BYTES = 256 * 2**20
 
 SCHEMA = pa.schema([("path", pa.string()), ("bytes", pa.binary()), ("read_error", pa.string())])
+DIGEST_SCHEMA = pa.schema([("index", pa.int64()), ("digest", pa.binary(32))])
+DIGEST_BLOCK_BYTES = 64 * 2**20
+DIGEST_BLOCK_FILES = 4096
 
 
 def estimated_seconds(f: InputFile) -> float:
@@ -120,3 +123,56 @@ class InputBlocks(Datasource):
 
     def get_name(self) -> str:
         return "InputFiles"
+
+
+def _digest_range(start: int, paths: tuple[str, ...], fs: pafs.FileSystem) -> Iterator[pa.Table]:
+    from raychunk.dedupe import file_digest
+
+    index, digests = [], []
+    for i, path in enumerate(paths, start):
+        try:
+            digests.append(file_digest(fs, path))
+        except OSError:  # unreadable now: not a duplicate of anything; the parse stage reports it
+            continue
+        index.append(i)
+    yield pa.Table.from_arrays(
+        [pa.array(index, pa.int64()), pa.array(digests, pa.binary(32))], schema=DIGEST_SCHEMA
+    )
+
+
+class InputDigests(Datasource):
+    """The SHA-256 of each file, hashed where it is read: one row ``(index, digest)`` per file, in
+    runs of consecutive files up to DIGEST_BLOCK_BYTES / DIGEST_BLOCK_FILES, at least BLOCKS_PER_CPU
+    runs per CPU. Only 40 bytes per file leave the task."""
+
+    def __init__(self, files: list[InputFile], fs: pafs.FileSystem, *, cpus: float):
+        total = sum(f.size for f in files)
+        cap_bytes = min(DIGEST_BLOCK_BYTES, max(1, math.ceil(total / (BLOCKS_PER_CPU * max(1, int(cpus))))))
+        self._runs: list[tuple[int, tuple[str, ...], int]] = []
+        start, size = 0, 0
+        for i, f in enumerate(files):
+            if i > start and (size + f.size > cap_bytes or i - start >= DIGEST_BLOCK_FILES):
+                self._runs.append((start, tuple(g.path for g in files[start:i]), size))
+                start, size = i, 0
+            size += f.size
+        if start < len(files):
+            self._runs.append((start, tuple(g.path for g in files[start:]), size))
+        self._fs = fs
+
+    def estimate_inmemory_data_size(self) -> int:
+        return sum(len(paths) * 40 for _, paths, _ in self._runs)
+
+    def get_read_tasks(self, parallelism: int, per_task_row_limit=None, data_context=None) -> list[ReadTask]:
+        return [
+            ReadTask(
+                partial(_digest_range, start, paths, self._fs),
+                BlockMetadata(
+                    num_rows=len(paths), size_bytes=len(paths) * 40, input_files=None, exec_stats=None
+                ),
+                schema=DIGEST_SCHEMA,
+            )
+            for start, paths, _ in self._runs
+        ]
+
+    def get_name(self) -> str:
+        return "InputDigests"

@@ -7,15 +7,16 @@ documents whose reason names that source. Zero-byte files are never candidates: 
 ``empty``.
 
 Pure and Ray-free: ``pipeline.find_duplicates`` hashes here in the driver when the candidates are
-few (``hash_in_driver``) and in Ray tasks otherwise (``digest_row`` + ``duplicate_rows``), so the
-driver holds the listing and the ``{duplicate: kept}`` map, never every hash.
+few (``hash_in_driver``), and otherwise in Ray read tasks that return each candidate's position and
+raw 32-byte digest (``blocks.InputDigests``), grouped here by ``duplicates_from_digests``: the driver
+holds the listing, 36 bytes per candidate and the ``{duplicate: kept}`` map, never the files.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 import pyarrow.fs as pafs
 
@@ -24,10 +25,10 @@ from raychunk.io import InputFile
 __all__ = [
     "DRIVER_HASH_BYTES",
     "DRIVER_HASH_FILES",
-    "digest_row",
     "duplicate_reason",
-    "duplicate_rows",
+    "duplicates_from_digests",
     "duplicates_of",
+    "file_digest",
     "fits_driver",
     "hash_in_driver",
     "size_candidates",
@@ -48,10 +49,10 @@ def fits_driver(candidates: Sequence[InputFile]) -> bool:
     return len(candidates) <= DRIVER_HASH_FILES and sum(f.size for f in candidates) <= DRIVER_HASH_BYTES
 
 
-def duplicates_of(digests: Iterable[tuple[str, str]]) -> dict[str, str]:
+def duplicates_of(digests: Iterable[tuple[str, Hashable]]) -> dict[str, str]:
     """``{duplicate source: kept source}`` from ``(source, digest)`` pairs; each digest keeps its
     smallest source."""
-    groups: dict[str, list[str]] = {}
+    groups: dict[Hashable, list[str]] = {}
     for source, digest in digests:
         groups.setdefault(digest, []).append(source)
     out = {}
@@ -66,23 +67,31 @@ def duplicate_reason(kept: str) -> str:
 
 
 def hash_in_driver(candidates: Sequence[InputFile], fs: pafs.FileSystem, scheme: str) -> dict[str, str]:
-    return duplicates_of((scheme + f.path, _file_digest(fs, f.path)) for f in candidates)
+    return duplicates_of((scheme + f.path, file_digest(fs, f.path).hex()) for f in candidates)
 
 
-def _file_digest(fs: pafs.FileSystem, path: str) -> str:
+def file_digest(fs: pafs.FileSystem, path: str) -> bytes:
+    """SHA-256 of the file, read in 1 MiB pieces."""
     h = hashlib.sha256()
     with fs.open_input_stream(path) as f:
         while block := f.read(_READ):
             h.update(block)
-    return h.hexdigest()
+    return h.digest()
 
 
-def digest_row(row: dict, *, scheme: str) -> dict:
-    """``{bytes, path}`` from the reader → ``{source, digest}``."""
-    return {"source": scheme + row["path"], "digest": hashlib.sha256(row["bytes"]).hexdigest()}
+def duplicates_from_digests(
+    candidates: Sequence[InputFile], index: Sequence[int], digests: bytes, scheme: str
+) -> dict[str, str]:
+    """``{duplicate source: kept source}`` from candidate positions and their digests concatenated
+    (32 bytes each, in the same order), grouped with numpy: only the duplicates become strings."""
+    import numpy as np
 
-
-def duplicate_rows(group: dict) -> dict:
-    """One digest's ``{source, digest}`` rows (numpy batch) → ``{source, kept}`` for its duplicates."""
-    sources = sorted(str(s) for s in group["source"])
-    return {"source": sources[1:], "kept": sources[:1] * (len(sources) - 1)}
+    if not len(index):
+        return {}
+    keys = np.frombuffer(digests, dtype="V32")
+    _, group, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    shared = counts[group] > 1
+    pos = np.asarray(index)[shared]
+    return duplicates_of(
+        (scheme + candidates[i].path, int(g)) for i, g in zip(pos.tolist(), group[shared].tolist())
+    )

@@ -239,16 +239,30 @@ def cpu_task_args(cfg: RunConfig) -> dict:
 
 def find_duplicates(files: list, fs, scheme: str, cfg: RunConfig) -> dict[str, str]:
     """``{duplicate source: kept source}`` for the byte-identical inputs. Only files whose listed sizes
-    collide are read: in the driver when they are few, else hashed and grouped by digest in Ray tasks,
-    so the driver receives only the duplicates."""
-    from raychunk.dedupe import digest_row, duplicate_rows, fits_driver, hash_in_driver, size_candidates
+    collide are read: in the driver when they are few, else hashed in Ray read tasks that return 40
+    bytes per file, so the driver receives digests, never files or one Python object per file."""
+    import numpy as np
+    import ray
+    import ray.data
+
+    from raychunk.blocks import InputDigests
+    from raychunk.dedupe import duplicates_from_digests, fits_driver, hash_in_driver, size_candidates
 
     candidates = size_candidates(files)
     if not candidates:
         return {}
     if fits_driver(candidates):
         return hash_in_driver(candidates, fs, scheme)
-    cpus = cfg.resources.cpus_per_task
-    ds = read_files(candidates, fs, cfg).map(digest_row, fn_kwargs={"scheme": scheme}, num_cpus=cpus)
-    ds = ds.groupby("digest").map_groups(duplicate_rows, batch_format="numpy", num_cpus=cpus)
-    return {r["source"]: r["kept"] for r in ds.iter_rows()}
+    source = InputDigests(candidates, fs, cpus=ray.cluster_resources().get("CPU", 1))
+    ds = ray.data.read_datasource(
+        source,
+        num_cpus=cfg.resources.cpus_per_task,
+        ray_remote_args={"max_retries": cfg.limits.task_retries},
+        override_num_blocks=len(source.get_read_tasks(1)),
+    )
+    index, digests = [], []
+    for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
+        index.append(batch.column("index").to_numpy())
+        digests.append(b"".join(batch.column("digest").to_pylist()))
+    order = np.concatenate(index) if index else np.array([], np.int64)
+    return duplicates_from_digests(candidates, order, b"".join(digests), scheme)

@@ -33,6 +33,7 @@ __all__ = [
     "check_output",
     "check_unique_chunk_ids",
     "compact_documents",
+    "documents_summary",
     "move_in",
     "open_staging",
     "resume_state",
@@ -48,7 +49,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _OUTPUTS = ("chunks", "documents")
-COMPACT_MAX_BYTES = 128 * 2**20
+COMPACT_MAX_BYTES = 16 * 2**20  # parts up to this are gathered into one sorted file, in the driver
+LISTED_DOCUMENTS = 20  # non-ok documents and warnings named in a report; the documents table has all
 _DOCUMENT_FIELDS = [c for c in DOCUMENT_SCHEMA.names if c != "text"]
 
 
@@ -213,11 +215,10 @@ def write_documents(fs: pafs.FileSystem, staging: str, name: str, rows: list[dic
 
 def compact_documents(
     fs: pafs.FileSystem, staging: Staging, compression: str, *, max_bytes: int = COMPACT_MAX_BYTES
-) -> tuple[pa.Table, list[str]]:
-    """The documents to publish: one file sorted by source (written to ``compact/``, the parts left
-    for a resume) when the parts total at most ``max_bytes``; larger (the text column holds the
-    corpus) the parts themselves, so the driver never holds every document's text. Returns the
-    documents less their text, by source, and the staged files that hold them."""
+) -> list[str]:
+    """The staged files that hold the documents to publish: one file sorted by source (written to
+    ``compact/``, the parts left for a resume) when the parts total at most ``max_bytes``; larger,
+    the parts themselves, so the driver never holds a large corpus's documents."""
     folder = f"{staging.path}/documents"
     infos = [
         i
@@ -226,15 +227,93 @@ def compact_documents(
     ]
     parts = sorted(i.path for i in infos)
     if sum(i.size for i in infos) > max_bytes:
-        docs = _concat(
-            [pq.read_table(p, filesystem=fs, schema=DOCUMENT_SCHEMA, columns=_DOCUMENT_FIELDS) for p in parts]
-        )
-        return docs.sort_by("source"), parts
+        return parts
     docs = _concat([pq.read_table(p, filesystem=fs, schema=DOCUMENT_SCHEMA) for p in parts]).sort_by("source")
     fs.create_dir(f"{staging.path}/compact", recursive=True)
     compact = f"{staging.path}/compact/documents-{staging.attempt}.parquet"
     pq.write_table(docs, compact, filesystem=fs, compression=_codec(compression))
-    return docs.select(_DOCUMENT_FIELDS), [compact]
+    return [compact]
+
+
+def documents_summary(fs: pafs.FileSystem, files: list[str], *, first: int = LISTED_DOCUMENTS) -> dict:
+    """What the run report says of the documents, read from their files a batch at a time (no text
+    column): counts by status and type, duplicates and what they saved, and the first ``first``
+    non-ok documents and warnings by source, with how many there are in all."""
+    import heapq
+
+    cols = ["doc_id", "source", "status", "doc_type", "reason", "bytes", "tokens"]
+
+    def batches():
+        for path in files:
+            with fs.open_input_file(path) as f:
+                yield from pq.ParquetFile(f).iter_batches(batch_size=65_536, columns=cols)
+
+    rows = 0
+    by_status: Counter = Counter()
+    by_type: Counter = Counter()
+    not_ok: list[tuple] = []  # the ``first`` smallest sources, as a max-heap of negated keys
+    warnings: list[tuple] = []
+    n_warnings = 0
+    copies: Counter = Counter()  # doc_id → byte-identical copies skipped
+    copy_bytes = 0
+
+    def keep(heap: list, row: tuple) -> None:
+        item = (_Desc(row[0]), row)
+        if len(heap) < first:
+            heapq.heappush(heap, item)
+        elif first and row[0] < heap[0][1][0]:
+            heapq.heapreplace(heap, item)
+
+    for batch in batches():
+        rows += batch.num_rows
+        d = batch.to_pydict()
+        for doc_id, source, status, doc_type, reason, size in zip(
+            d["doc_id"], d["source"], d["status"], d["doc_type"], d["reason"], d["bytes"]
+        ):
+            by_status[status] += 1
+            if status == "ok":
+                by_type[doc_type] += 1
+                if reason:
+                    n_warnings += 1
+                    keep(warnings, (source, reason))
+            else:
+                keep(not_ok, (source, status, reason))
+            if status == "duplicate":
+                copies[doc_id] += 1
+                copy_bytes += size or 0
+    tokens_saved = 0
+    if copies:  # a copy shares its doc_id (the hash of its bytes) with the kept one
+        for batch in batches():
+            d = batch.to_pydict()
+            for doc_id, status, tokens in zip(d["doc_id"], d["status"], d["tokens"]):
+                if status != "duplicate" and doc_id in copies:
+                    tokens_saved += (tokens or 0) * copies[doc_id]
+    return {
+        "rows": rows,
+        "by_status": dict(sorted(by_status.items())),
+        "by_type": dict(sorted(by_type.items())),
+        "duplicates": {
+            "files": sum(copies.values()),
+            "bytes_saved": copy_bytes,
+            "tokens_saved": tokens_saved,
+        },
+        "not_ok": [{"source": s, "status": st, "reason": r} for s, st, r in sorted(row for _, row in not_ok)],
+        "not_ok_total": sum(n for status, n in by_status.items() if status != "ok"),
+        "warnings": [{"source": s, "reason": r} for s, r in sorted(row for _, row in warnings)],
+        "warnings_total": n_warnings,
+    }
+
+
+class _Desc:
+    """Reverses a key's order, so that ``heapq``'s min-heap keeps the smallest keys seen."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __lt__(self, other: _Desc) -> bool:
+        return other.key < self.key
 
 
 def _codec(compression: str) -> str | None:
@@ -245,9 +324,9 @@ def _concat(tables: list[pa.Table]) -> pa.Table:
     return pa.concat_tables(tables) if tables else DOCUMENT_SCHEMA.empty_table()
 
 
-def check_every_input_accounted(docs: pa.Table, files) -> None:
-    if docs.num_rows != len(files):
-        raise RuntimeError(f"{len(files)} input files but {docs.num_rows} document rows: refusing to publish")
+def check_every_input_accounted(document_rows: int, files) -> None:
+    if document_rows != len(files):
+        raise RuntimeError(f"{len(files)} input files but {document_rows} document rows: refusing to publish")
 
 
 def check_unique_chunk_ids(fs: pafs.FileSystem, staging: str) -> None:

@@ -59,6 +59,7 @@ def render_run_text(r: dict) -> str:
             lines.append(f"  stage      {st['stage']}: {st['seconds']:.1f} s wall{tasks}")
     for d in r["not_ok"]:
         lines.append(f"  {d['status']:<11} {d['source']}: {d['reason']}")
+    lines += _more(r, "not_ok", "documents not ok", "status != 'ok'")
     return "\n".join(lines)
 
 
@@ -117,9 +118,20 @@ def render_run_markdown(r: dict) -> str:
     if r["not_ok"]:
         out += ["", "## Documents not parsed", "", "| source | status | reason |", "|---|---|---|"]
         out += [f"| `{d['source']}` | {d['status']} | {d['reason']} |" for d in r["not_ok"]]
+        out += _more(r, "not_ok", "documents not ok", "status != 'ok'", md=True)
     if r["warnings"]:
         out += ["", "## Warnings", ""] + [f"- `{w['source']}`: {w['reason']}" for w in r["warnings"]]
+        out += _more(r, "warnings", "warnings", "status == 'ok' and reason != ''", md=True)
     return "\n".join(out) + "\n"
+
+
+def _more(r: dict, key: str, what: str, where: str, *, md: bool = False) -> list[str]:
+    """The line that says how many a report's short list left out, and where they all are."""
+    total = r.get(f"{key}_total", len(r[key]))
+    if total <= len(r[key]):
+        return []
+    line = f"... {total - len(r[key]):,} more {what} ({total:,} in all): the documents table has every one ({where})"
+    return ["", line] if md else [f"  {line}"]
 
 
 # -- the price report -------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 compaction, what a resume keeps and drops, and a publish that never leaves the output unreadable."""
 
 import json
+from collections import Counter
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -86,8 +87,7 @@ def test_documents_compact_into_one_file_and_come_back_without_text(tmp_path):
         {"doc_id": "1", "source": "a.md", "status": "duplicate", "text": None},
     ]
     staging = stage(tmp_path / "out", [], rows)
-    docs, files = publish.compact_documents(FS, staging, "zstd")
-    assert "text" not in docs.column_names and docs.column("source").to_pylist() == ["a.md", "b.md"]
+    files = publish.compact_documents(FS, staging, "zstd")
     [compact] = files
     written = pq.read_table(compact)
     assert written.schema.equals(DOCUMENT_SCHEMA, check_metadata=False)
@@ -96,8 +96,7 @@ def test_documents_compact_into_one_file_and_come_back_without_text(tmp_path):
     assert FS.get_file_info(f"{staging.path}/documents/part-x-00000.parquet").type == pafs.FileType.File
 
     big = stage(tmp_path / "big", [], rows)
-    docs, files = publish.compact_documents(FS, big, "zstd", max_bytes=0)  # too big to gather: parts stay
-    assert "text" not in docs.column_names and docs.column("source").to_pylist() == ["a.md", "b.md"]
+    files = publish.compact_documents(FS, big, "zstd", max_bytes=0)  # too big to gather: parts stay
     assert files == [f"{big.path}/documents/part-x-00000.parquet"]
 
 
@@ -145,3 +144,58 @@ def test_resume_finds_the_interrupted_run_and_refuses_a_changed_config(tmp_path)
         publish.open_staging(FS, out, {"max_tokens": 300}, resume=True)
     fresh = publish.open_staging(FS, str(tmp_path / "other"), {"max_tokens": 200}, resume=True)
     assert not fresh.resumed
+
+
+def test_documents_summary_streams_parts_and_lists_only_the_first_few(tmp_path):
+    """The run report's document figures, read part by part, equal a plain count over all the rows;
+    only the first ``first`` non-ok documents and warnings (by source) are listed, with totals."""
+    import random
+
+    rng = random.Random(7)
+    rows = []
+    for i in range(300):
+        status = rng.choice(["ok", "ok", "ok", "failed", "empty", "duplicate"])
+        rows.append(
+            {
+                "doc_id": f"h{i}",
+                "source": f"s/{rng.randrange(10**6):06d}-{i}.md",
+                "status": status,
+                "doc_type": rng.choice(["prose", "manual"]) if status == "ok" else "",
+                "reason": rng.choice(["", "", "odd table dropped"]) if status == "ok" else f"why {i}",
+                "bytes": rng.randrange(1, 5000),
+                "tokens": rng.randrange(0, 900) if status == "ok" else 0,
+            }
+        )
+    originals = [r for r in rows if r["status"] != "duplicate"]
+    for r in rows:  # a copy shares the kept document's doc_id (the hash of its bytes)
+        if r["status"] == "duplicate":
+            r["doc_id"] = rng.choice(originals)["doc_id"]
+    folder = tmp_path / "documents"
+    folder.mkdir()
+    files = []
+    for k in range(0, 300, 70):  # five parts, in no particular order of source
+        path = folder / f"part-{k:03d}.parquet"
+        pq.write_table(documents_table(rows[k : k + 70]), path)
+        files.append(str(path))
+
+    got = publish.documents_summary(FS, files, first=5)
+
+    bad = sorted((r for r in rows if r["status"] != "ok"), key=lambda r: r["source"])
+    warned = sorted((r for r in rows if r["status"] == "ok" and r["reason"]), key=lambda r: r["source"])
+    kept = {r["doc_id"]: r["tokens"] for r in rows if r["status"] != "duplicate"}
+    copies = [r for r in rows if r["status"] == "duplicate"]
+    assert got["rows"] == 300
+    assert got["by_status"] == dict(sorted(Counter(r["status"] for r in rows).items()))
+    assert got["by_type"] == dict(sorted(Counter(r["doc_type"] for r in rows if r["status"] == "ok").items()))
+    assert got["not_ok"] == [
+        {"source": r["source"], "status": r["status"], "reason": r["reason"]} for r in bad[:5]
+    ]
+    assert got["not_ok_total"] == len(bad) > 5
+    assert got["warnings"] == [{"source": r["source"], "reason": r["reason"]} for r in warned[:5]]
+    assert got["warnings_total"] == len(warned) > 5
+    assert got["duplicates"] == {
+        "files": len(copies),
+        "bytes_saved": sum(r["bytes"] for r in copies),
+        "tokens_saved": sum(kept.get(r["doc_id"], 0) for r in copies),
+    }
+    assert got["duplicates"]["tokens_saved"] > 0

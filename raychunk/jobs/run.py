@@ -8,9 +8,6 @@ import json
 import logging
 import re
 import time
-from collections import Counter
-
-import pyarrow as pa
 
 from raychunk import publish
 from raychunk.config import RunConfig, check_limits, load_doc_types
@@ -86,8 +83,9 @@ def run(cfg: RunConfig) -> dict:
             )
             raise
         stats = _stage_stats(ds)
-    docs, document_files = publish.compact_documents(out_fs, staging, cfg.output_files.compression)
-    publish.check_every_input_accounted(docs, files)
+    document_files = publish.compact_documents(out_fs, staging, cfg.output_files.compression)
+    docs = publish.documents_summary(out_fs, document_files)
+    publish.check_every_input_accounted(docs["rows"], files)
     results = publish.shard_results(out_fs, staging.path)
     report = run_report(
         cfg, docs, files, results, plan, stats, time.perf_counter() - t0, where, cluster, ray_start=ray_start
@@ -175,21 +173,9 @@ def _stages(stats: str) -> list[dict]:
     ]
 
 
-def _duplicates_saved(rows: list[dict]) -> dict:
-    """Byte-identical copies skipped, and what they would have cost: their bytes, and per copy the
-    kept copy's tokens (a copy shares its doc_id, the hash of its bytes, with the kept one)."""
-    kept_tokens = {r["doc_id"]: r["tokens"] for r in rows if r["status"] != "duplicate"}
-    copies = [r for r in rows if r["status"] == "duplicate"]
-    return {
-        "files": len(copies),
-        "bytes_saved": sum(r["bytes"] for r in copies),
-        "tokens_saved": sum(kept_tokens.get(r["doc_id"], 0) for r in copies),
-    }
-
-
-def run_report(cfg, docs: pa.Table, files, results, plan, stats, wall, where, cluster, ray_start=0.0) -> dict:
-    """The run report: inputs, documents by status and type, chunks, vectors, storage, throughput, stages."""
-    rows = docs.to_pylist()
+def run_report(cfg, docs: dict, files, results, plan, stats, wall, where, cluster, ray_start=0.0) -> dict:
+    """The run report: inputs, documents by status and type (``docs``: ``publish.documents_summary``),
+    chunks, vectors, storage, throughput, stages."""
     total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
     chunks, tokens = total("chunks"), total("tokens")
     vectors = chunks if plan else 0
@@ -212,11 +198,8 @@ def run_report(cfg, docs: pa.Table, files, results, plan, stats, wall, where, cl
         if plan
         else None,
         "input": {"files": len(files), "bytes": input_bytes},
-        "documents": {
-            "by_status": dict(sorted(Counter(r["status"] for r in rows).items())),
-            "by_type": dict(sorted(Counter(r["doc_type"] for r in rows if r["status"] == "ok").items())),
-        },
-        "duplicates": _duplicates_saved(rows),
+        "documents": {"by_status": docs["by_status"], "by_type": docs["by_type"]},
+        "duplicates": docs["duplicates"],
         "chunks": chunks,
         "vectors": vectors,
         "tokens_embedded": tokens if plan else 0,
@@ -237,14 +220,8 @@ def run_report(cfg, docs: pa.Table, files, results, plan, stats, wall, where, cl
             "tokens_per_s": round(tokens / wall, 1),
         },
         "stages": _stages(stats),
-        "not_ok": [
-            {"source": r["source"], "status": r["status"], "reason": r["reason"]}
-            for r in rows
-            if r["status"] != "ok"
-        ],
-        "warnings": [
-            {"source": r["source"], "reason": r["reason"]}
-            for r in rows
-            if r["status"] == "ok" and r["reason"]
-        ],
+        "not_ok": docs["not_ok"],  # the first few by source: the documents table has every one
+        "not_ok_total": docs["not_ok_total"],
+        "warnings": docs["warnings"],
+        "warnings_total": docs["warnings_total"],
     }
