@@ -33,11 +33,47 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-WORDS = (
-    "index chunk vector token table heading section cluster driver worker shard parquet embed model "
-    "latency budget storage query passage corpus document retrieval overlap profile setting replica "
-    "memory node region bucket prefix partition schedule batch stream operator actor task object"
-).split()
+WORDS = [
+    "index",
+    "chunk",
+    "vector",
+    "token",
+    "table",
+    "heading",
+    "section",
+    "cluster",
+    "driver",
+    "worker",
+    "shard",
+    "parquet",
+    "embed",
+    "model",
+    "latency",
+    "budget",
+    "storage",
+    "query",
+    "passage",
+    "corpus",
+    "document",
+    "retrieval",
+    "overlap",
+    "profile",
+    "setting",
+    "replica",
+    "memory",
+    "node",
+    "region",
+    "bucket",
+    "prefix",
+    "partition",
+    "schedule",
+    "batch",
+    "stream",
+    "operator",
+    "actor",
+    "task",
+    "object",
+]
 
 # The child: run the CLI in-process, then report this process's own peak RSS (KiB on Linux).
 _CHILD = (

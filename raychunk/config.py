@@ -217,6 +217,7 @@ class ResourcesConfig:
     num_cpus: int | None = None  # local Ray only; ignored when joining a cluster
     num_gpus: int | None = None  # local Ray only: advertise GPUs (a fake one works for testing)
     embed_actors: int | str = "auto"
+    embed_actors_max: int | str = "auto"
     gpus_per_embed_actor: float | str = "auto"
     cpus_per_embed_actor: float = 1.0
     cpus_per_task: float = 1.0
@@ -225,6 +226,8 @@ class ResourcesConfig:
     def __post_init__(self):
         if self.embed_actors != "auto":
             _check_positive("resources.embed_actors", self.embed_actors)
+        if self.embed_actors_max != "auto":
+            _check_positive("resources.embed_actors_max", self.embed_actors_max)
         if self.gpus_per_embed_actor != "auto" and not (
             isinstance(self.gpus_per_embed_actor, (int, float)) and self.gpus_per_embed_actor >= 0
         ):

@@ -35,12 +35,60 @@ __all__ = [
 
 @dataclass(frozen=True)
 class EmbedPlan:
-    actors: int
+    actors: int  # the pool's size at the start
     gpus_per_actor: float
     cpus_per_actor: float
     batch_rows: int
     dim: int
     max_threads: int  # torch threads an actor on CPU may grow to when the CPU stages leave cores idle
+    min_actors: int = 1
+    max_actors: int = 0  # Ray Data grows the pool up to this while work is queued; 0: ``actors``
+
+    @property
+    def pool(self) -> tuple[int, int, int]:
+        """``(min, initial, max)`` actors."""
+        top = max(self.actors, self.max_actors)
+        return min(self.min_actors, self.actors), self.actors, top
+
+
+BOOTSTRAP_CONFIG = (
+    "~/ray_bootstrap_config.yaml"  # where the Ray cluster launcher puts cluster.yaml on the head
+)
+
+
+def autoscaler_gpu_limit(path: str = BOOTSTRAP_CONFIG) -> int | None:
+    """The GPUs an autoscaling cluster may reach: head GPUs plus each worker type's GPUs x its
+    ``max_workers`` (capped by the cluster's ``max_workers``), from the config the cluster launcher
+    leaves on the head node. None when there is no such file (a local Ray, KubeRay, a fixed cluster)."""
+    from pathlib import Path
+
+    import yaml
+
+    file = Path(path).expanduser()
+    if not file.is_file():
+        return None
+    try:
+        conf = yaml.safe_load(file.read_text()) or {}
+        types = conf.get("available_node_types") or {}
+        head = conf.get("head_node_type")
+        budget = int(conf.get("max_workers", 10**6))
+        total = float((types.get(head, {}).get("resources") or {}).get("GPU", 0))
+        workers = sorted(
+            (
+                (float((t.get("resources") or {}).get("GPU", 0)), int(t.get("max_workers", 0)))
+                for n, t in types.items()
+                if n != head
+            ),
+            reverse=True,
+        )
+    except (yaml.YAMLError, AttributeError, TypeError, ValueError) as e:
+        log.warning("%s: not a cluster config I can read (%s); the embedding pool will not grow", file, e)
+        return None
+    for gpus, count in workers:  # the GPU-richest types first, within the cluster's worker budget
+        take = min(count, budget)
+        total += gpus * take
+        budget -= take
+    return int(total)
 
 
 def init_ray(cfg: RunConfig) -> str:
@@ -100,7 +148,23 @@ def plan_embedding(cfg: RunConfig, cluster: dict[str, float]) -> EmbedPlan:
         256 if cfg.embedder.batch_size == "auto" else cfg.embedder.batch_size * 4,
         embedding_dim(cfg.embedder.model),
         max_threads=max(1, int(cpus // actors)),
+        min_actors=actors if r.embed_actors != "auto" else 1,
+        max_actors=_pool_ceiling(r, actors, gpus_per_actor),
     )
+
+
+def _pool_ceiling(r, actors: int, gpus_per_actor: float) -> int:
+    """How far a GPU pool may grow: ``embed_actors_max``, or the autoscaler's GPU limit. A CPU pool
+    and a pool of a fixed ``embed_actors`` stay at their size (CPU actors share the cores the parse
+    tasks use; their threads grow instead, see ``embed.SpareCores``)."""
+    if r.embed_actors != "auto":
+        return actors
+    if r.embed_actors_max != "auto":
+        return max(actors, int(r.embed_actors_max))
+    if not gpus_per_actor:
+        return actors
+    limit = autoscaler_gpu_limit()
+    return max(actors, int(limit // gpus_per_actor)) if limit else actors
 
 
 def build(
@@ -148,7 +212,9 @@ def build(
             },
             batch_size=plan.batch_rows,
             batch_format="pyarrow",
-            compute=ActorPoolStrategy(size=plan.actors),
+            compute=ActorPoolStrategy(
+                min_size=plan.pool[0], initial_size=plan.pool[1], max_size=plan.pool[2]
+            ),
             num_gpus=plan.gpus_per_actor,
             num_cpus=plan.cpus_per_actor,
             max_restarts=limits.actor_restarts,  # a dead actor is replaced and its batch run again

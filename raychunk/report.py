@@ -44,8 +44,9 @@ def render_run_text(r: dict) -> str:
     if r["embedder"]:
         e = r["embedder"]
         lines.append(
-            f"  embedder   {e['model']} (dim {e['dim']}, {e.get('backend', 'torch')}), {e['actors']} actor(s), "
-            f"{e['gpus_per_actor']:g} GPU each"
+            f"  embedder   {e['model']} (dim {e['dim']}, {e.get('backend', 'torch')}), {e['actors']} actor(s)"
+            + (f" growing to {e['actors_max']}" if e.get("actors_max", 0) > e["actors"] else "")
+            + f", {e['gpus_per_actor']:g} GPU each"
         )
         if e.get("note"):
             lines.append(f"  WARNING    embedder.backend={e['backend']}: {e['note']}")

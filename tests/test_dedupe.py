@@ -1,8 +1,8 @@
 """Byte-identical inputs: which files are hashed, how copies group, and which copy is kept."""
 
-import pyarrow.fs as pafs
-
 import hashlib
+
+import pyarrow.fs as pafs
 
 from raychunk.dedupe import duplicates_from_digests, duplicates_of, hash_in_driver, size_candidates
 from raychunk.io import InputFile, list_inputs

@@ -193,6 +193,7 @@ def run_report(cfg, docs: dict, files, results, plan, stats, wall, where, cluste
             "note": BACKEND_NOTES.get(cfg.embedder.backend),
             "dim": plan.dim if plan else None,
             "actors": plan.actors if plan else 0,
+            "actors_max": plan.pool[2] if plan else 0,
             "gpus_per_actor": plan.gpus_per_actor if plan else 0,
         }
         if plan
