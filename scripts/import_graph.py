@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk.io",
         "raychunk.dedupe",
         "raychunk.pricing",
+        "raychunk.projection",
         "raychunk.embed",
     ),
     ("raychunk.evaluation", "raychunk.stages"),
@@ -44,6 +45,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "raychunk.tokens": ("ray", "raychunk.parse", "raychunk.embed", "raychunk.chunking"),
     "raychunk.parse": ("ray", "raychunk.chunking", "raychunk.embed"),
     "raychunk.evaluation": ("ray", "raychunk.jobs", "raychunk.pipeline"),
+    "raychunk.projection": ("ray", "raychunk.embed", "raychunk.parse", "raychunk.chunking"),
 }
 RAY_ALLOWED_FROM = 4  # only the layers that run the job import ray
 
