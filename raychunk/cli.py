@@ -171,7 +171,14 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
         help="embedding runtime (default torch; onnx ones run on CPU, int8 faster with approximate vectors)",
     )
     p.add_argument(
-        "--embed-actors", type=int, help="embedding actor pool size (default: derived from the cluster)"
+        "--embed-actors",
+        type=int,
+        help="a fixed embedding actor pool size (default: derived from the cluster)",
+    )
+    p.add_argument(
+        "--embed-actors-max",
+        type=int,
+        help="how far a GPU pool may grow as nodes join (default: the autoscaler's GPUs, else those present)",
     )
     p.add_argument(
         "--gpus-per-actor", type=float, help="GPUs per embedding actor (default: 1 if the cluster has GPUs)"
@@ -200,6 +207,7 @@ _CONFIG_FLAGS = {
     "device": "embedder.device",
     "backend": "embedder.backend",
     "embed_actors": "resources.embed_actors",
+    "embed_actors_max": "resources.embed_actors_max",
     "gpus_per_actor": "resources.gpus_per_embed_actor",
     "num_gpus": "resources.num_gpus",
     "rows_per_shard": "output_files.rows_per_shard",
