@@ -38,6 +38,7 @@ __all__ = [
     "Unit",
     "as_indexed",
     "expand_to_parent",
+    "grow_within",
     "score_corpus",
     "score_hits",
     "score_units",
@@ -158,7 +159,12 @@ def expand_to_parent(hit: IndexedChunk, family: list[IndexedChunk], budget: int)
     while they fit. The hit itself is always returned, even over budget."""
     if tokens_read(family) <= budget:
         return list(family)
-    i = family.index(hit)
+    return grow_within(family, family.index(hit), budget)
+
+
+def grow_within(family: list[IndexedChunk], i: int, budget: int) -> list[IndexedChunk]:
+    """``family[i]`` grown by neighbours, next then previous, while they fit ``budget`` tokens: what
+    ``expand_to_parent`` returns when the whole family does not fit."""
     lo = hi = i
     grown = True
     while grown:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from raychunk.evaluation.labels import LabelledQuery, Passage, ResolvedQuery, resolve_queries
-from raychunk.evaluation.metrics import Hit, IndexedChunk, as_indexed, expand_to_parent, scores
+from raychunk.evaluation.metrics import Hit, IndexedChunk, as_indexed, grow_within, scores, tokens_read
 from raychunk.evaluation.spans import BadSpan, SpanCheck, check_chunk
 from raychunk.render import squash
 
@@ -104,8 +104,11 @@ def mark_document(
     families: dict[str, list[IndexedChunk]] = {}
     for c in indexed:
         families.setdefault(c.parent_id, []).append(c)
-    for fam in families.values():
+    position, whole = {}, {}  # expand_to_parent, with each family read once, not once per chunk
+    for parent, fam in families.items():
         fam.sort(key=lambda c: c.chunk_index)
+        position.update({c: i for i, c in enumerate(fam)})
+        whole[parent] = tokens_read(fam) <= parent_budget
     quotes = [(i, _quotes(q)) for i, q in labelled]
     quoted: dict[int, list[int]] = {}  # chunk_index → questions
 
@@ -117,7 +120,8 @@ def mark_document(
 
     out = []
     for row, c in zip(chunks, indexed):
-        group = expand_to_parent(c, families[c.parent_id], parent_budget)
+        fam = families[c.parent_id]
+        group = fam if whole[c.parent_id] else grow_within(fam, position[c], parent_budget)
         out.append(
             {
                 "bad": check_chunk(text, row),
