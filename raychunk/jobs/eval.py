@@ -45,19 +45,18 @@ def prepare_eval(
     )
     files = readable(files)
     listed = [scheme + f.path for f in files]
+    named = []
     for q in queries:  # a label that names no document fails before anything runs
         try:
-            match_source(q.source, listed)
+            named.append(match_source(q.source, listed))
         except ValueError as e:
             raise ValueError(f"query {q.qid} ({q.query!r}): {e}") from e
     init_ray(cfg)
     plan = plan_embedding(cfg, ray.cluster_resources())
     duplicates = find_duplicates(files, in_fs, scheme, cfg)  # one copy indexed; labels follow it
-    queries = list(queries)
+    queries = [dataclasses.replace(q, source=duplicates.get(s, s)) for q, s in zip(queries, named)]
     labelled: dict[str, list] = {}  # a document's source → its questions, as (index, query)
     for i, q in enumerate(queries):
-        found = match_source(q.source, listed)
-        queries[i] = q = dataclasses.replace(q, source=duplicates.get(found, found))
         labelled.setdefault(q.source, []).append((i, q))
     query_vectors = embed_queries(
         cfg.embedder.model,
@@ -102,8 +101,8 @@ def run_eval(
     plot: bool = True,
     seed: int = 0,
 ) -> dict:
-    """Chunk and embed the corpus under every setting on Ray, embed the questions with the same
-    model, score, recommend, and write report.json / report.md / plot.png under ``output`` when given."""
+    """Embed the questions, chunk, embed and score the corpus under every setting on Ray, merge the
+    blocks' top k, recommend, and write report.json / report.md / plot.png under ``output`` when given."""
     if k < 1:
         raise ValueError(f"--k {k}: expected at least 1")
     if parent_budget < 1:
