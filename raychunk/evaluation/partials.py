@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from raychunk.evaluation.labels import LabelledQuery, Passage, ResolvedQuery, resolve_queries
+from raychunk.evaluation.labels import LabelledQuery, Passage, ResolvedQuery, match_source, resolve_queries
 from raychunk.evaluation.metrics import Hit, IndexedChunk, as_indexed, grow_within, scores, tokens_read
 from raychunk.evaluation.spans import BadSpan, SpanCheck, check_chunk
 from raychunk.render import squash
@@ -232,25 +232,26 @@ class Partials:
     rows: int  # small rows received from the blocks
 
     def resolve(self, queries: list[LabelledQuery]) -> list[ResolvedQuery]:
-        """The questions with their passages as the workers located them (``queries`` carry their
-        documents' full sources). A document that did not parse, or a quote not in its text, fails
-        naming the question, as ``resolve_queries`` does."""
+        """The questions with their passages as the workers located them. A document that did not
+        parse, or a quote not in its text, fails naming the question, as ``resolve_queries`` does."""
         found: dict[int, dict] = {}
         for d in self.documents.values():
             found.update({r["query"]: r for r in d.get("labels", ())})
-        for q in queries:
-            doc = self.documents[q.source]
+        sources = sorted(self.documents)
+        matched = [match_source(q.source, sources) for q in queries]
+        for q, source in zip(queries, matched):
+            doc = self.documents[source]
             if doc.get("status") != "ok":
                 raise ValueError(
                     f"query {q.qid} ({q.query!r}): its document {q.source} did not parse "
                     f"({doc.get('reason')}), so it has no passages"
                 )
         out = []
-        for i, q in enumerate(queries):
+        for i, (q, source) in enumerate(zip(queries, matched)):
             r = found[i]
             if "error" in r:
                 raise ValueError(r["error"])
-            out.append(ResolvedQuery(q.qid, q.query, q.source, tuple(Passage(*p) for p in r["passages"])))
+            out.append(ResolvedQuery(q.qid, q.query, source, tuple(Passage(*p) for p in r["passages"])))
         return out
 
 

@@ -54,10 +54,13 @@ def prepare_eval(
     init_ray(cfg)
     plan = plan_embedding(cfg, ray.cluster_resources())
     duplicates = find_duplicates(files, in_fs, scheme, cfg)  # one copy indexed; labels follow it
-    queries = [dataclasses.replace(q, source=duplicates.get(s, s)) for q, s in zip(queries, named)]
+    # A label on a duplicate follows the kept copy; the others keep their source as written.
+    queries = [
+        dataclasses.replace(q, source=duplicates[s]) if s in duplicates else q for q, s in zip(queries, named)
+    ]
     labelled: dict[str, list] = {}  # a document's source → its questions, as (index, query)
-    for i, q in enumerate(queries):
-        labelled.setdefault(q.source, []).append((i, q))
+    for i, (q, s) in enumerate(zip(queries, named)):
+        labelled.setdefault(duplicates.get(s, s), []).append((i, q))
     query_vectors = embed_queries(
         cfg.embedder.model,
         [q.query for q in queries],
