@@ -42,8 +42,8 @@ __all__ = [
     "score_corpus",
     "score_hits",
     "score_units",
-    "tokens_read",
     "scores",
+    "tokens_read",
     "top_k",
 ]
 
@@ -260,21 +260,11 @@ def score_corpus(
     for fam in families.values():
         fam.sort(key=lambda c: c.chunk_index)
     ranked = top_k(query_vectors, chunk_vectors, k) if chunks else [[] for _ in queries]
-    hits = [
-        [
-            Hit(
-                chunks[i],
-                tuple(
-                    expand_to_parent(
-                        chunks[i], families[(chunks[i].source, chunks[i].parent_id)], parent_budget
-                    )
-                ),
-            )
-            for i in idx
-        ]
-        for idx in ranked
-    ]
-    return score_hits(queries, hits)
+
+    def hit(c: IndexedChunk) -> Hit:
+        return Hit(c, tuple(expand_to_parent(c, families[(c.source, c.parent_id)], parent_budget)))
+
+    return score_hits(queries, [[hit(chunks[i]) for i in idx] for idx in ranked])
 
 
 def score_hits(queries: list[ResolvedQuery], ranked: list[list[Hit]]) -> dict[str, list[dict]]:
