@@ -22,6 +22,7 @@ warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated", mod
 
 __all__ = [
     "EmbedPlan",
+    "Retrieval",
     "build",
     "cpu_steps",
     "cpu_task_args",
@@ -31,6 +32,18 @@ __all__ = [
     "read_files",
     "task_memory",
 ]
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """The eval job's questions, for the stages that score the corpus where it lies: ``labelled``
+    (document source → ``[(index, query)]``) for the chunk stage, which locates their passages; their
+    ``vectors``, the ``k`` to keep per block and the small-to-big ``parent_budget``."""
+
+    labelled: dict
+    vectors: object
+    k: int
+    parent_budget: int
 
 
 @dataclass(frozen=True)
@@ -177,20 +190,30 @@ def build(
     measure: bool = False,
     keep_ids: bool = False,
     duplicates: dict[str, str] | None = None,
+    retrieval: Retrieval | None = None,
 ):
-    """The whole job on one screen: read → parse → classify → chunk → embed.
+    """The whole job on one screen: read → parse → classify → chunk → embed (→ retrieve).
 
     With ``settings`` the chunk stage runs every setting over the same parse: ``measure`` keeps only
-    their numbers (the price job, no embedding), otherwise their chunks (the eval job).
+    their numbers (the price job, no embedding), otherwise their chunks (the eval job), and with
+    ``retrieval`` each embedded block becomes its questions' top k and its small sums
+    (``evaluation.partials``), so no text or vector reaches the driver.
     ``duplicates`` (from ``find_duplicates``) become ``duplicate`` documents, not parsed."""
     from ray.data import ActorPoolStrategy
 
     from raychunk.embed import EmbedChunks
+    from raychunk.evaluation.partials import retrieve_block
     from raychunk.stages import isolated
 
     # Parse, classify and chunk each document in a child process under cfg.limits (raychunk.isolate).
     steps = cpu_steps(
-        cfg, scheme=scheme, settings=settings, measure=measure, keep_ids=keep_ids, duplicates=duplicates
+        cfg,
+        scheme=scheme,
+        settings=settings,
+        measure=measure,
+        keep_ids=keep_ids,
+        duplicates=duplicates,
+        retrieval=retrieval,
     )
     limits = cfg.limits
     ds = ds.flat_map(
@@ -220,6 +243,15 @@ def build(
             max_restarts=limits.actor_restarts,  # a dead actor is replaced and its batch run again
             max_task_retries=limits.actor_restarts,
         )
+        if retrieval is not None:
+            ds = ds.map_batches(
+                retrieve_block,
+                fn_kwargs={"query_vectors": retrieval.vectors, "k": retrieval.k},
+                batch_size=None,
+                batch_format="pyarrow",
+                num_cpus=cfg.resources.cpus_per_task,
+                max_retries=limits.task_retries,
+            )
     return ds
 
 
@@ -231,6 +263,7 @@ def cpu_steps(
     measure: bool = False,
     keep_ids: bool = False,
     duplicates: dict[str, str] | None = None,
+    retrieval: Retrieval | None = None,
 ) -> list[tuple[str, object]]:
     """The CPU stage's steps, ``(name, row function)``: parse → classify → chunk (or measure)."""
     from functools import partial
@@ -245,6 +278,8 @@ def cpu_steps(
         last = partial(measure_settings, **chunk_args, settings=settings, keep_ids=keep_ids)
     else:
         last = partial(chunk_settings, **chunk_args, settings=settings)
+        if retrieval is not None:
+            last = partial(last, labelled=retrieval.labelled, parent_budget=retrieval.parent_budget)
     return [
         ("parse", partial(parse_file, options=cfg.parse, scheme=scheme, duplicates=duplicates or {})),
         ("classify", partial(classify_document, thresholds=types.thresholds, overrides=types.overrides)),

@@ -170,13 +170,28 @@ def measure_settings(
     )
 
 
-def chunk_settings(row: dict, *, settings: list, profiles: dict, tokenizer: str) -> list[dict]:
+def chunk_settings(
+    row: dict,
+    *,
+    settings: list,
+    profiles: dict,
+    tokenizer: str,
+    labelled: dict | None = None,
+    parent_budget: int = 512,
+) -> list[dict]:
     """The eval job's stage: this document's chunks under every setting, each row labelled with its
-    ``setting``, plus the document text (for passage spans) on a ``document`` row per document."""
+    ``setting`` and carrying on ``eval`` what the eval needs of its text (``partials.mark_document``),
+    plus a ``document`` row of facts without the text: status, reason, doc_type, bytes, and the
+    passages of the questions that label it (``labelled``: source → ``[(index, query)]``) located here."""
+    from raychunk.evaluation.partials import mark_document, resolve_labelled
     from raychunk.tokens import CachedCounter, load_counter
 
     parsed: ParsedDocument = row["parsed"]
     doc = parsed.document
+    mine = (labelled or {}).get(doc.source, [])
+    facts = {"status": doc.status, "reason": doc.reason, "doc_type": row["doc_type"], "bytes": doc.bytes}
+    if doc.status == "ok" and mine:
+        facts["labels"] = resolve_labelled(doc.source, parsed.text, mine)
     counter = CachedCounter(load_counter(tokenizer))
     empty = dict.fromkeys(CHUNK_COLUMNS)
     out = [
@@ -186,21 +201,17 @@ def chunk_settings(row: dict, *, settings: list, profiles: dict, tokenizer: str)
             "setting": None,
             "doc_id": doc.doc_id,
             "source": doc.source,
-            "document": json.dumps(
-                {
-                    "status": doc.status,
-                    "reason": doc.reason,
-                    "doc_type": row["doc_type"],
-                    "text": parsed.text,
-                },
-                ensure_ascii=False,
-            ),
+            "document": json.dumps(facts, ensure_ascii=False),
+            "eval": None,
         }
     ]
     if doc.status != "ok":
         return out
     for s in settings:
         profile = s.profile or profiles[row["doc_type"]]
-        for c in chunk_document(parsed, profile, counter, doc_type=row["doc_type"]):
-            out.append({**c.to_dict(), "row_type": "chunk", "setting": s.label, "document": None})
+        chunks = [c.to_dict() for c in chunk_document(parsed, profile, counter, doc_type=row["doc_type"])]
+        for c, mark in zip(chunks, mark_document(parsed.text, chunks, mine, parent_budget)):
+            out.append(
+                {**c, "row_type": "chunk", "setting": s.label, "document": None, "eval": json.dumps(mark)}
+            )
     return out

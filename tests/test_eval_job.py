@@ -6,8 +6,10 @@ from pathlib import Path
 import pytest
 
 from raychunk.config import build_run_config, load_config
-from raychunk.evaluation import evaluate, load_queries
+from raychunk.evaluation import load_queries
+from raychunk.evaluation.report import evaluate_partials
 from raychunk.jobs.eval import prepare_eval, run_eval
+from raychunk.parse import parse_document
 from raychunk.pricing import Setting, grid
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,24 +31,27 @@ def test_eval_on_the_sample_corpus(tmp_path, fresh_ray, monkeypatch):
     settings = grid([256], [0], ["structure", "fixed"])
     queries = load_queries(QUERIES)
 
-    inputs = prepare_eval(cfg, settings, queries)  # the one Ray run of this test
+    inputs = prepare_eval(cfg, settings, queries, k=5, parent_budget=512)  # the one Ray run of this test
 
-    # Every passage was located in its document's text.
+    # Every passage was located in its document's text, on the workers: no text came back.
     assert len(inputs["queries"]) == len(queries)
+    partials = inputs["partials"]
+    assert all("text" not in d for d in partials.documents.values())
     for q in inputs["queries"]:
-        text = inputs["documents"][q.source]["text"]
+        text = parse_document(Path(q.source).read_bytes(), q.source, options=cfg.parse).text
         assert q.passages and all(0 <= p.start < p.end <= len(text) for p in q.passages)
         for p in q.passages:
             assert " ".join(text[p.start : p.end].split()) == " ".join(p.quote.split())
-    assert set(inputs["chunks"]) == {s.label for s in settings}
-    for label, rows in inputs["chunks"].items():
-        assert inputs["vectors"][label].shape == (len(rows), inputs["dim"])
-    assert inputs["query_vectors"].shape == (len(queries), inputs["dim"])
+    assert set(partials.hits) == {s.label for s in settings}
+    for ranked in partials.hits.values():  # each question's top 5, best first
+        assert len(ranked) == len(queries) and all(len(hits) == 5 for hits in ranked)
 
-    # The pure scoring is deterministic on the same embeddings.
+    # The pure scoring is deterministic on the same merged results.
     args = dict(settings=settings, k=5, parent_budget=512)
-    first = evaluate(**inputs, **args)
-    assert json.dumps(first, sort_keys=True) == json.dumps(evaluate(**inputs, **args), sort_keys=True)
+    first = evaluate_partials(**inputs, **args)
+    assert json.dumps(first, sort_keys=True) == json.dumps(
+        evaluate_partials(**inputs, **args), sort_keys=True
+    )
 
     # run_eval: the same scoring plus the files (the Ray part reused, not run twice).
     monkeypatch.setattr("raychunk.jobs.eval.prepare_eval", lambda *a, **k: inputs)
@@ -66,7 +71,7 @@ def test_eval_on_the_sample_corpus(tmp_path, fresh_ray, monkeypatch):
         for name in ("precision", "iou"):
             assert row["metrics"][f"chroma_{name}"]["mean"] <= row["metrics"][name]["mean"] + 1e-9
         check = row["span_check"]
-        assert check["chunks"] == len(inputs["chunks"][row["setting"]])
+        assert check["chunks"] == row["vectors"]  # every chunk checked, where its text was
         assert check["ok"], check["examples"]  # structure and fixed spans hold their bodies
         assert set(row["small_to_big"]) == {"hit", "recall", "tokens"}
         assert row["small_to_big"]["recall"]["mean"] >= row["metrics"]["recall"]["mean"] - 1e-9
@@ -85,3 +90,63 @@ def test_a_label_naming_no_document_fails_before_the_job(tmp_path, fresh_ray):
     bad = [LabelledQuery("x1", "Where?", "missing.md", ({"quote": "x"},))]
     with pytest.raises(ValueError, match=r"query x1 \('Where\?'\): source 'missing.md' names no document"):
         run_eval(cfg, [Setting("per-type profile")], bad)
+
+
+def big_markdown(path: Path, n_bytes: int, seed: int) -> None:
+    """``n_bytes`` of markdown made of 160-letter words: cheap to parse, count and embed (a word that
+    long is one token to the embedder), so one chunk holds the whole file under a 2,048-token cap."""
+    import os
+    import random
+
+    letters = bytes(range(97, 123)) * 10
+    table = bytes(letters[i % len(letters)] for i in range(256))
+    raw = os.urandom(n_bytes).translate(table)
+    words = [raw[i : i + 160] for i in range(0, len(raw), 160)]
+    rng = random.Random(seed)
+    paragraphs = [b" ".join(words[i : i + rng.randint(4, 8)]) for i in range(0, len(words), 6)]
+    path.write_bytes(b"# Appendix %d\n\n" % seed + b"\n\n".join(paragraphs) + b"\n")
+
+
+def test_eval_pulls_the_labelled_sets_worth_to_the_driver_not_the_corpus(tmp_path, fresh_ray, monkeypatch):
+    """100 documents of 200 KB (20 MB of text) beside two labelled ones: the driver receives the
+    questions' top k and small sums, a few hundred KB, and would receive the 20 MB if the texts came
+    back (the document facts, or chunk rows, with their text)."""
+    import ray.data
+
+    from raychunk.chunking import Profile
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for i in range(100):
+        big_markdown(
+            corpus / f"appendix-{i:03d}.md", 200_000 + 37 * i, seed=i
+        )  # sizes differ: no dedupe reads
+    labelled = ("billing-faq.txt", "acme-cloud-admin-guide.md")
+    for name in labelled:
+        (corpus / name).write_bytes((SAMPLES / name).read_bytes())
+    queries = [q for q in load_queries(QUERIES) if q.source in labelled]
+    text_bytes = sum(p.stat().st_size for p in corpus.iterdir())
+    assert text_bytes > 20e6 and len(queries) >= 5
+
+    pulled = []
+    iter_batches = ray.data.Dataset.iter_batches
+
+    def counted(self, *args, **kwargs):
+        for batch in iter_batches(self, *args, **kwargs):
+            pulled.append(batch.nbytes)
+            yield batch
+
+    monkeypatch.setattr(ray.data.Dataset, "iter_batches", counted)
+    for name in ("take", "take_all", "take_batch", "to_pandas", "iter_rows"):
+        monkeypatch.setattr(ray.data.Dataset, name, lambda *a, **k: pytest.fail("rows pulled past the count"))
+    cfg = build_run_config(
+        load_config(), {"input": [str(corpus)], "resources.num_cpus": 2, "chunk.tokenizer": "words"}
+    )
+    settings = [Setting("fixed 2048", Profile(strategy="fixed", max_tokens=2048))]
+    report = run_eval(cfg, settings, queries, k=5, plot=False)
+
+    assert report["documents"] == 102 and report["questions"] == len(queries)
+    (row,) = report["settings"]
+    assert row["vectors"] >= 102 and row["span_check"]["ok"], row["span_check"]
+    assert row["metrics"]["hit"]["mean"] > 0  # the labelled documents are found among the big ones
+    assert sum(pulled) < 1_000_000 and sum(pulled) < text_bytes / 50, sum(pulled)

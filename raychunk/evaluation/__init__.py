@@ -8,7 +8,10 @@ documents pooled into one index.
 - ``metrics``: hit, MRR, recall, precision, IoU (merged, and summed as Chroma's evaluation does) and
   tokens read per question, plain and small-to-big;
 - ``recommendation``: the cheapest setting within noise of the best, by a paired bootstrap over questions;
-- ``report``: the eval report from collected rows, every mean with a 95% bootstrap interval.
+- ``partials``: the same work where the corpus lies: each document's passages, span checks and
+  small-to-big groups in the chunk stage, each embedded block's top k, and the driver's exact merge;
+- ``report``: the eval report, from the merged partials (the job) or from every row in memory,
+  every mean with a 95% bootstrap interval.
 
 Pure Python and numpy (the bootstrap is ``raychunk.stats``); the Ray job is ``raychunk.jobs.eval``.
 """
@@ -24,22 +27,25 @@ from raychunk.evaluation.labels import (
 )
 from raychunk.evaluation.metrics import (
     HIT_SHARE,
+    Hit,
     IndexedChunk,
     Unit,
     expand_to_parent,
     score_corpus,
+    score_hits,
     score_units,
     tokens_read,
     top_k,
 )
 from raychunk.evaluation.recommendation import recommend
-from raychunk.evaluation.report import evaluate
+from raychunk.evaluation.report import evaluate, evaluate_partials
 from raychunk.evaluation.spans import BadSpan, SpanCheck, check_chunk, check_spans
 from raychunk.stats import bootstrap_interval, paired_difference
 
 __all__ = [
     "HIT_SHARE",
     "BadSpan",
+    "Hit",
     "IndexedChunk",
     "LabelledQuery",
     "Passage",
@@ -50,6 +56,7 @@ __all__ = [
     "check_chunk",
     "check_spans",
     "evaluate",
+    "evaluate_partials",
     "expand_to_parent",
     "load_queries",
     "locate_quote",
@@ -58,6 +65,7 @@ __all__ = [
     "recommend",
     "resolve_queries",
     "score_corpus",
+    "score_hits",
     "score_units",
     "tokens_read",
     "top_k",

@@ -23,6 +23,7 @@ capped at a token budget.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from raychunk.evaluation.labels import ResolvedQuery
@@ -32,11 +33,16 @@ __all__ = [
     "HIT_SHARE",
     "METRICS",
     "S2B_METRICS",
+    "Hit",
     "IndexedChunk",
     "Unit",
+    "as_indexed",
     "expand_to_parent",
+    "grow_within",
     "score_corpus",
+    "score_hits",
     "score_units",
+    "scores",
     "tokens_read",
     "top_k",
 ]
@@ -90,13 +96,42 @@ class IndexedChunk:
     overlap_tokens: int = 0
 
 
+def as_indexed(c: Mapping) -> IndexedChunk:
+    """A chunk dict (chunk record columns) as scoring needs it."""
+    return IndexedChunk(
+        c["source"],
+        int(c["char_start"]),
+        int(c["char_end"]),
+        int(c["n_tokens"]),
+        c.get("text") or "",
+        c.get("parent_id") or "",
+        int(c.get("chunk_index") or 0),
+        int(c.get("header_tokens") or 0),
+        int(c.get("overlap_tokens") or 0),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """One retrieved result as the reader gets it: a chunk, or a chunk expanded to its parent."""
+    """One retrieved result as the reader gets it: a chunk, or a chunk expanded to its parent.
+    ``quoted``: its texts are known to hold one of the question's quotes (checked where the texts
+    were, so the texts need not travel)."""
 
     source: str
     spans: tuple[tuple[int, int], ...]
     texts: tuple[str, ...] = field(default=())
+    quoted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One of a question's top-k chunks, with its small-to-big ``group`` (``expand_to_parent``) and
+    whether the chunk, or its group, holds one of the question's quotes."""
+
+    chunk: IndexedChunk
+    group: tuple[IndexedChunk, ...]
+    quoted: bool = False
+    group_quoted: bool = False
 
 
 def tokens_read(chunks) -> int:
@@ -124,7 +159,12 @@ def expand_to_parent(hit: IndexedChunk, family: list[IndexedChunk], budget: int)
     while they fit. The hit itself is always returned, even over budget."""
     if tokens_read(family) <= budget:
         return list(family)
-    i = family.index(hit)
+    return grow_within(family, family.index(hit), budget)
+
+
+def grow_within(family: list[IndexedChunk], i: int, budget: int) -> list[IndexedChunk]:
+    """``family[i]`` grown by neighbours, next then previous, while they fit ``budget`` tokens: what
+    ``expand_to_parent`` returns when the whole family does not fit."""
     lo = hi = i
     grown = True
     while grown:
@@ -156,7 +196,7 @@ def score_units(
         texts = [squash(t) for t in u.texts]
         for p in query.passages:
             covered = _overlap(spans, [(p.start, p.end)])
-            quoted = p.quote is not None and any(squash(p.quote) in t for t in texts)
+            quoted = u.quoted or (p.quote is not None and any(squash(p.quote) in t for t in texts))
             if covered >= hit_share * (p.end - p.start) or quoted:
                 rank = r
                 break
@@ -183,17 +223,24 @@ def score_units(
     }
 
 
-def top_k(query_vectors, chunk_vectors, k: int):
-    """Indices of the ``k`` chunks nearest each query by cosine, best first; ties go to the lower
-    index so the ranking does not depend on sort internals."""
+def scores(query_vectors, chunk_vectors):
+    """Cosine of each query with each chunk, ``(queries, chunks)`` float32."""
     import numpy as np
 
     q = np.asarray(query_vectors, dtype=np.float32)
     c = np.asarray(chunk_vectors, dtype=np.float32)
     q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
     c = c / np.maximum(np.linalg.norm(c, axis=1, keepdims=True), 1e-12)
-    scores = q @ c.T
-    return np.argsort(-scores, axis=1, kind="stable")[:, : min(k, c.shape[0])]
+    return q @ c.T
+
+
+def top_k(query_vectors, chunk_vectors, k: int):
+    """Indices of the ``k`` chunks nearest each query by cosine, best first; ties go to the lower
+    index so the ranking does not depend on sort internals."""
+    import numpy as np
+
+    s = scores(query_vectors, chunk_vectors)
+    return np.argsort(-s, axis=1, kind="stable")[:, : min(k, s.shape[1])]
 
 
 def score_corpus(
@@ -213,18 +260,35 @@ def score_corpus(
     for fam in families.values():
         fam.sort(key=lambda c: c.chunk_index)
     ranked = top_k(query_vectors, chunk_vectors, k) if chunks else [[] for _ in queries]
+
+    def hit(c: IndexedChunk) -> Hit:
+        return Hit(c, tuple(expand_to_parent(c, families[(c.source, c.parent_id)], parent_budget)))
+
+    return score_hits(queries, [[hit(chunks[i]) for i in idx] for idx in ranked])
+
+
+def score_hits(queries: list[ResolvedQuery], ranked: list[list[Hit]]) -> dict[str, list[dict]]:
+    """Every question scored on its ranked hits (``ranked[i]`` for ``queries[i]``), in both modes:
+    ``{"chunks": [per-question metrics], "small_to_big": [...]}``."""
     plain, s2b = [], []
-    for q, idx in zip(queries, ranked):
-        hits = [chunks[i] for i in idx]
-        units = [Unit(c.source, ((c.start, c.end),), (c.text,)) for c in hits]
-        row = score_units(q, units, sum(c.n_tokens for c in hits))
-        row["top"] = [[c.source.rsplit("/", 1)[-1], c.start, c.end] for c in hits]
+    for q, hits in zip(queries, ranked):
+        units = [
+            Unit(h.chunk.source, ((h.chunk.start, h.chunk.end),), (h.chunk.text,), h.quoted) for h in hits
+        ]
+        row = score_units(q, units, sum(h.chunk.n_tokens for h in hits))
+        row["top"] = [[h.chunk.source.rsplit("/", 1)[-1], h.chunk.start, h.chunk.end] for h in hits]
         plain.append(row)
         read: list[IndexedChunk] = []
         big = []
-        for c in hits:
-            group = expand_to_parent(c, families[(c.source, c.parent_id)], parent_budget)
-            read.extend(group)
-            big.append(Unit(c.source, tuple((g.start, g.end) for g in group), tuple(g.text for g in group)))
+        for h in hits:
+            read.extend(h.group)
+            big.append(
+                Unit(
+                    h.chunk.source,
+                    tuple((g.start, g.end) for g in h.group),
+                    tuple(g.text for g in h.group),
+                    h.group_quoted,
+                )
+            )
         s2b.append(score_units(q, big, tokens_read(read)))
     return {"chunks": plain, "small_to_big": s2b}

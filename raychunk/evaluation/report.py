@@ -1,8 +1,10 @@
-"""The eval report as data, from collected rows: each setting's spans checked, the setting priced,
-scored in both modes, its metric means with 95% bootstrap intervals over questions, and the
-recommendation among the settings whose spans hold.
+"""The eval report as data: each setting's spans checked, the setting priced, scored in both modes,
+its metric means with 95% bootstrap intervals over questions, and the recommendation among the
+settings whose spans hold.
 
-``raychunk.report`` renders it; ``raychunk.jobs.eval`` collects the rows on Ray.
+``evaluate_partials`` builds it from what the eval job's blocks send (``partials``), ``evaluate``
+from every text, chunk and vector in memory; both give the same report on the same embeddings.
+``raychunk.report`` renders it.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ import json
 from collections import Counter
 
 from raychunk.evaluation.labels import ResolvedQuery
-from raychunk.evaluation.metrics import HIT_SHARE, METRICS, S2B_METRICS, IndexedChunk, score_corpus
+from raychunk.evaluation.metrics import HIT_SHARE, METRICS, S2B_METRICS, as_indexed, score_corpus, score_hits
+from raychunk.evaluation.partials import PRICE_SUMS, Partials
 from raychunk.evaluation.recommendation import recommend
-from raychunk.evaluation.spans import check_spans
+from raychunk.evaluation.spans import SpanCheck, check_spans
 from raychunk.pricing import IndexSpec, Rates, summarize
 from raychunk.stats import bootstrap_interval
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "evaluate_partials"]
 
 
 def _price_rows(
@@ -94,14 +97,113 @@ def evaluate(
         sample=1.0,
         rates=Rates(),
     )
-    cost = {r["setting"]: r for r in price["settings"]}
-    rows, per_setting = [], {}
-    for s in settings:
-        cs = [_indexed(c) for c in chunks.get(s.label, [])]
-        scored = score_corpus(
-            queries, query_vectors, cs, vectors.get(s.label), k=k, parent_budget=parent_budget
+    scored = {
+        s.label: score_corpus(
+            queries,
+            query_vectors,
+            [as_indexed(c) for c in chunks.get(s.label, [])],
+            vectors.get(s.label),
+            k=k,
+            parent_budget=parent_budget,
         )
-        per_setting[s.label] = scored
+        for s in settings
+    }
+    return _report(queries, documents, settings, checks, price, scored, k, parent_budget, index, rounds, seed)
+
+
+def evaluate_partials(
+    queries: list[ResolvedQuery],
+    partials: Partials,
+    settings,
+    *,
+    k: int = 5,
+    parent_budget: int = 512,
+    dim: int,
+    dtype: str = "float32",
+    index=None,
+    file_sizes: dict[str, int] | None = None,
+    rounds: int = 2000,
+    seed: int = 0,
+) -> dict:
+    """The eval report from what the blocks sent (``partials.collect_partials``): the same report
+    as ``evaluate`` on all the rows, from each setting's merged top k, span counts and pricing sums."""
+    index = index or IndexSpec()
+    documents = partials.documents
+    checks = {s.label: partials.checks.get(s.label, SpanCheck(s.label, 0, 0)) for s in settings}
+    sizes = file_sizes or {}
+    price = summarize(
+        _summed_price_rows(documents, partials.price, settings, sizes),
+        settings,
+        dim=dim,
+        dtype=dtype,
+        index=index,
+        corpus_files=len(documents),
+        corpus_bytes=sum(sizes.get(s, d.get("bytes", 0)) for s, d in documents.items()),
+        sample=1.0,
+        rates=Rates(),
+    )
+    # summarize counts one document per row, and each row here sums a document type's documents.
+    counts = Counter(_type_key(d) for d in documents.values())
+    for row in price["settings"]:
+        row["documents"] = len(documents)
+        for t, x in row["by_type"].items():
+            x["documents"] = counts[t]
+    empty = [[] for _ in queries]
+    scored = {s.label: score_hits(queries, partials.hits.get(s.label, empty)) for s in settings}
+    return _report(queries, documents, settings, checks, price, scored, k, parent_budget, index, rounds, seed)
+
+
+def _type_key(doc: dict) -> str:
+    return doc.get("doc_type") or doc.get("status", "ok")
+
+
+def _summed_price_rows(
+    documents: dict[str, dict], sums: dict[tuple[str, str], dict], settings, sizes: dict[str, int]
+) -> list[dict]:
+    """One row per (setting, document type) in the shape ``pricing.summarize`` takes: the type's
+    chunk sums from the blocks and its documents' bytes. Its sums and token histogram are those of
+    the per-document rows (``_price_rows``); only the document count is per row."""
+    types: dict[str, dict] = {}
+    for source, d in documents.items():
+        t = types.setdefault(
+            _type_key(d), {"doc_type": d.get("doc_type", ""), "status": d.get("status", "ok"), "bytes": 0}
+        )
+        t["bytes"] += sizes.get(source, d.get("bytes", 0))
+    out = []
+    for s in settings:
+        for key, t in sorted(types.items()):
+            a = sums.get((s.label, key), {})
+            out.append(
+                {
+                    "setting": s.label,
+                    "doc_id": key,
+                    "source": key,
+                    **t,
+                    **{name: a.get(name, 0) for name in PRICE_SUMS},
+                    "token_hist": json.dumps(sorted(a.get("hist", Counter()).items())),
+                    "chunk_ids": "",
+                }
+            )
+    return out
+
+
+def _report(
+    queries: list[ResolvedQuery],
+    documents: dict[str, dict],
+    settings,
+    checks: dict[str, SpanCheck],
+    price: dict,
+    per_setting: dict[str, dict],
+    k: int,
+    parent_budget: int,
+    index,
+    rounds: int,
+    seed: int,
+) -> dict:
+    cost = {r["setting"]: r for r in price["settings"]}
+    rows = []
+    for s in settings:
+        scored = per_setting[s.label]
         c = cost[s.label]
         rows.append(
             {
@@ -154,8 +256,8 @@ def evaluate(
         "parent_budget": parent_budget,
         "questions": len(queries),
         "documents": len(documents),
-        "dim": dim,
-        "dtype": dtype,
+        "dim": price["dim"],
+        "dtype": price["dtype"],
         "index": index.label,
         "bootstrap": {"rounds": rounds, "seed": seed, "confidence": 0.95},
         "settings": rows,
@@ -189,20 +291,6 @@ def _no_recommendation(n: int) -> dict:
         "recommend. Fix the chunker's spans (see the span check) and run again.",
         "comparisons": [],
     }
-
-
-def _indexed(c: dict) -> IndexedChunk:
-    return IndexedChunk(
-        c["source"],
-        int(c["char_start"]),
-        int(c["char_end"]),
-        int(c["n_tokens"]),
-        c.get("text") or "",
-        c.get("parent_id") or "",
-        int(c.get("chunk_index") or 0),
-        int(c.get("header_tokens") or 0),
-        int(c.get("overlap_tokens") or 0),
-    )
 
 
 def _notes(k: int, budget: int, n: int) -> list[str]:

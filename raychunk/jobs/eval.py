@@ -1,67 +1,19 @@
-"""The eval job: chunk and embed the corpus under every setting in one Ray pass, embed the labelled
-questions with the same model, score, recommend, and write the report."""
+"""The eval job: embed the labelled questions, then chunk and embed the corpus under every setting
+in one Ray pass that also locates the passages, checks the spans and keeps each block's top k
+(``evaluation.partials``); merge on the driver, score, recommend, and write the report. The driver
+receives what the labelled set needs, never the corpus's text or vectors."""
 
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 
 from raychunk.config import check_limits
-from raychunk.evaluation import LabelledQuery, evaluate, match_source, resolve_queries
+from raychunk.evaluation import LabelledQuery, match_source
+from raychunk.evaluation.partials import collect_partials
+from raychunk.evaluation.report import evaluate_partials
 
-__all__ = ["collect_eval_rows", "embed_queries", "prepare_eval", "run_eval"]
-
-
-def collect_eval_rows(ds) -> tuple[dict[str, dict], dict[str, list[dict]], dict]:
-    """Rows of the eval dataset → (documents by source, chunk dicts by setting, vectors by setting),
-    chunks sorted by (source, chunk_index) so the result does not depend on Ray's block order."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    tables = [b for b in ds.iter_batches(batch_format="pyarrow", batch_size=None) if b.num_rows]
-    if not tables:
-        raise ValueError("the eval job produced no rows: is the input empty?")
-    table = pa.concat_tables(tables, promote_options="default")
-    docs_t = table.filter(pc.equal(table.column("row_type"), "document"))
-    documents = {}
-    for source, doc_id, blob in zip(
-        docs_t.column("source").to_pylist(),
-        docs_t.column("doc_id").to_pylist(),
-        docs_t.column("document").to_pylist(),
-    ):
-        documents[source] = {**json.loads(blob), "doc_id": doc_id}
-    chunk_t = table.filter(pc.equal(table.column("row_type"), "chunk"))
-    cols = [
-        "setting",
-        "source",
-        "char_start",
-        "char_end",
-        "n_tokens",
-        "text",
-        "header",
-        "table_part",
-        "parent_id",
-        "chunk_index",
-        "header_tokens",
-        "overlap_tokens",
-        "over_limit",
-    ]
-    rows = chunk_t.select(cols).to_pylist()
-    emb = chunk_t.column("embedding").combine_chunks()
-    dim = emb.type.list_size
-    matrix = emb.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim).astype(np.float32)
-    order = sorted(
-        range(len(rows)), key=lambda i: (rows[i]["setting"], rows[i]["source"], rows[i]["chunk_index"])
-    )
-    chunks: dict[str, list[dict]] = {}
-    picks: dict[str, list[int]] = {}
-    for i in order:
-        chunks.setdefault(rows[i]["setting"], []).append(rows[i])
-        picks.setdefault(rows[i]["setting"], []).append(i)
-    vectors = {label: matrix[idx] for label, idx in picks.items()}
-    return documents, chunks, vectors
+__all__ = ["embed_queries", "prepare_eval", "run_eval"]
 
 
 def embed_queries(
@@ -76,58 +28,64 @@ def embed_queries(
     )
 
 
-def prepare_eval(cfg, settings, queries: list[LabelledQuery]) -> dict:
-    """The Ray part: chunk and embed the corpus under every setting over one parse, collect the
-    rows, locate every passage, and embed the questions with the same model. Returns the keyword
-    arguments of ``evaluate`` that come from the corpus."""
+def prepare_eval(
+    cfg, settings, queries: list[LabelledQuery], *, k: int = 5, parent_budget: int = 512
+) -> dict:
+    """The Ray part: embed the questions, then chunk and embed the corpus under every setting over
+    one parse, locating every passage and keeping each block's top ``k`` where the blocks are, and
+    merge what comes back. Returns the keyword arguments of ``evaluate_partials`` that come from
+    the corpus."""
     import ray
 
     from raychunk.io import list_inputs, readable
-    from raychunk.pipeline import build, find_duplicates, init_ray, plan_embedding, read_files
+    from raychunk.pipeline import Retrieval, build, find_duplicates, init_ray, plan_embedding, read_files
 
     in_fs, scheme, files = list_inputs(
         cfg.input, follow_symlinks=cfg.limits.follow_symlinks, max_file_mb=cfg.limits.max_file_mb
     )
     files = readable(files)
     listed = [scheme + f.path for f in files]
+    named = []
     for q in queries:  # a label that names no document fails before anything runs
         try:
-            match_source(q.source, listed)
+            named.append(match_source(q.source, listed))
         except ValueError as e:
             raise ValueError(f"query {q.qid} ({q.query!r}): {e}") from e
     init_ray(cfg)
     plan = plan_embedding(cfg, ray.cluster_resources())
     duplicates = find_duplicates(files, in_fs, scheme, cfg)  # one copy indexed; labels follow it
-    ds = build(
-        read_files(files, in_fs, cfg), cfg, scheme=scheme, plan=plan, settings=settings, duplicates=duplicates
-    )
-    documents, chunks, vectors = collect_eval_rows(ds)
+    # A label on a duplicate follows the kept copy; the others keep their source as written.
     queries = [
-        dataclasses.replace(q, source=duplicates[found])
-        if (found := match_source(q.source, listed)) in duplicates
-        else q
-        for q in queries
+        dataclasses.replace(q, source=duplicates[s]) if s in duplicates else q for q, s in zip(queries, named)
     ]
-    for q in queries:
-        if documents[match_source(q.source, sorted(documents))].get("status") != "ok":
-            raise ValueError(
-                f"query {q.qid} ({q.query!r}): its document {q.source} did not parse "
-                f"({documents[match_source(q.source, sorted(documents))].get('reason')}), so it has no passages"
-            )
-    resolved = resolve_queries(queries, {s: d["text"] for s, d in documents.items()})
+    labelled: dict[str, list] = {}  # a document's source → its questions, as (index, query)
+    for i, (q, s) in enumerate(zip(queries, named)):
+        labelled.setdefault(duplicates.get(s, s), []).append((i, q))
     query_vectors = embed_queries(
         cfg.embedder.model,
-        [q.query for q in resolved],
+        [q.query for q in queries],
         device="cpu" if plan.gpus_per_actor == 0 else cfg.embedder.device,
         normalize=cfg.embedder.normalize,
         backend=cfg.embedder.backend,
     )
+    retrieval = Retrieval(labelled, query_vectors, k, parent_budget)
+    ds = build(
+        read_files(files, in_fs, cfg),
+        cfg,
+        scheme=scheme,
+        plan=plan,
+        settings=settings,
+        duplicates=duplicates,
+        retrieval=retrieval,
+    )
+    partials = collect_partials(
+        ds.iter_batches(batch_format="pyarrow", batch_size=None), queries=len(queries), k=k
+    )
+    if not partials.documents:
+        raise ValueError("the eval job produced no rows: is the input empty?")
     return {
-        "queries": resolved,
-        "query_vectors": query_vectors,
-        "documents": documents,
-        "chunks": chunks,
-        "vectors": vectors,
+        "queries": partials.resolve(queries),
+        "partials": partials,
         "dim": plan.dim,
         "file_sizes": {scheme + f.path: f.size for f in files},
     }
@@ -146,15 +104,15 @@ def run_eval(
     plot: bool = True,
     seed: int = 0,
 ) -> dict:
-    """Chunk and embed the corpus under every setting on Ray, embed the questions with the same
-    model, score, recommend, and write report.json / report.md / plot.png under ``output`` when given."""
+    """Embed the questions, chunk, embed and score the corpus under every setting on Ray, merge the
+    blocks' top k, recommend, and write report.json / report.md / plot.png under ``output`` when given."""
     if k < 1:
         raise ValueError(f"--k {k}: expected at least 1")
     if parent_budget < 1:
         raise ValueError(f"--parent-budget {parent_budget}: expected a token count >= 1")
     check_limits(cfg)  # every doc type's caps within the embedder's input limit
-    inputs = prepare_eval(cfg, settings, queries)
-    report = evaluate(
+    inputs = prepare_eval(cfg, settings, queries, k=k, parent_budget=parent_budget)
+    report = evaluate_partials(
         **inputs, settings=settings, k=k, parent_budget=parent_budget, dtype=dtype, index=index, seed=seed
     )
     report["embedder"] = cfg.embedder.model

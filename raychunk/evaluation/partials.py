@@ -1,0 +1,308 @@
+"""The eval's work on the cluster, and the driver's merge, so the driver holds what the labelled set
+needs and never the corpus: no document text, no chunk text, no vector.
+
+- ``mark_document``: where a document's text is (the chunk stage): its labelled passages located,
+  and each of its chunks span-checked, matched against its questions' quotes, and expanded
+  small-to-big over its family;
+- ``retrieve_block``: each embedded block: per setting the top ``k`` chunks of every question (the
+  chunks' small fields only), the span-check counts and first failures, and the pricing sums;
+- ``collect_partials``: the driver's merge over blocks. The top ``k`` of the union of every block's
+  top ``k`` is the top ``k`` of the corpus: the ranking is exact, ties going to the lower
+  (source, chunk_index) as ``metrics.top_k`` has them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from raychunk.evaluation.labels import LabelledQuery, Passage, ResolvedQuery, match_source, resolve_queries
+from raychunk.evaluation.metrics import Hit, IndexedChunk, as_indexed, grow_within, scores, tokens_read
+from raychunk.evaluation.spans import BadSpan, SpanCheck, check_chunk
+from raychunk.render import squash
+
+__all__ = [
+    "PRICE_SUMS",
+    "Partials",
+    "collect_partials",
+    "mark_document",
+    "resolve_labelled",
+    "retrieve_block",
+]
+
+PRICE_SUMS = ("chunks", "tokens", "header_tokens", "overlap_tokens", "over_limit", "text_bytes")
+_SMALL = (
+    "source",
+    "chunk_index",
+    "char_start",
+    "char_end",
+    "n_tokens",
+    "parent_id",
+    "header_tokens",
+    "overlap_tokens",
+    "table_part",
+    "chunk_id",
+)
+
+
+def _schema():
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("row_type", pa.string()),  # document | candidate | spans | price
+            ("setting", pa.string()),
+            ("query", pa.int32()),
+            ("score", pa.float64()),
+            ("source", pa.string()),
+            ("chunk_index", pa.int32()),
+            ("char_start", pa.int64()),
+            ("char_end", pa.int64()),
+            ("n_tokens", pa.int32()),
+            ("parent_id", pa.string()),
+            ("header_tokens", pa.int32()),
+            ("overlap_tokens", pa.int32()),
+            ("table_part", pa.int32()),
+            ("chunk_id", pa.string()),
+            ("doc_id", pa.string()),
+            ("data", pa.string()),  # JSON: a document's facts, a candidate's group, an aggregate
+        ]
+    )
+
+
+def _quotes(q: LabelledQuery) -> list[str]:
+    return [squash(p["quote"]) for p in q.passages if p.get("quote") is not None]
+
+
+def resolve_labelled(source: str, text: str, labelled: list[tuple[int, LabelledQuery]]) -> list[dict]:
+    """The passages of this document's questions (``(index, query)``), located in its text:
+    ``{"query": i, "passages": [[start, end, quote]]}``, or ``{"query": i, "error": why}`` with the
+    message ``resolve_queries`` gives."""
+    out = []
+    for i, q in labelled:
+        try:
+            (r,) = resolve_queries([dataclasses.replace(q, source=source)], {source: text})
+        except ValueError as e:
+            out.append({"query": i, "error": str(e)})
+            continue
+        out.append({"query": i, "passages": [[p.start, p.end, p.quote] for p in r.passages]})
+    return out
+
+
+def mark_document(
+    text: str, chunks: list[dict], labelled: list[tuple[int, LabelledQuery]], parent_budget: int
+) -> list[dict]:
+    """What the eval needs of each of one setting's chunks of a document, from the text: ``bad``
+    (why its span fails the span check, or None), ``quoted`` (the questions whose quote its text
+    holds), ``group`` (its small-to-big expansion, as ``[chunk_index, start, end, n_tokens,
+    header_tokens, overlap_tokens]``), ``group_quoted`` and ``text_bytes``."""
+    indexed = [as_indexed(c) for c in chunks]
+    families: dict[str, list[IndexedChunk]] = {}
+    for c in indexed:
+        families.setdefault(c.parent_id, []).append(c)
+    position, whole = {}, {}  # expand_to_parent, with each family read once, not once per chunk
+    for parent, fam in families.items():
+        fam.sort(key=lambda c: c.chunk_index)
+        position.update({c: i for i, c in enumerate(fam)})
+        whole[parent] = tokens_read(fam) <= parent_budget
+    quotes = [(i, _quotes(q)) for i, q in labelled]
+    quoted: dict[int, list[int]] = {}  # chunk_index → questions
+
+    def holds(c: IndexedChunk) -> list[int]:
+        if c.chunk_index not in quoted:
+            t = squash(c.text)
+            quoted[c.chunk_index] = [i for i, qs in quotes if any(x in t for x in qs)]
+        return quoted[c.chunk_index]
+
+    out = []
+    for row, c in zip(chunks, indexed):
+        fam = families[c.parent_id]
+        group = fam if whole[c.parent_id] else grow_within(fam, position[c], parent_budget)
+        out.append(
+            {
+                "bad": check_chunk(text, row),
+                "quoted": holds(c),
+                "group": [
+                    [g.chunk_index, g.start, g.end, g.n_tokens, g.header_tokens, g.overlap_tokens]
+                    for g in group
+                ],
+                "group_quoted": sorted({i for g in group for i in holds(g)}),
+                "text_bytes": len((row.get("text") or "").encode()),
+            }
+        )
+    return out
+
+
+def retrieve_block(batch, *, query_vectors, k: int, examples: int = 5):
+    """One embedded block (``document`` and ``chunk`` rows) → its small rows: the documents' facts,
+    per setting each question's top ``k`` chunks (``candidate``), the span-check counts and first
+    ``examples`` failures (``spans``), and the pricing sums per document type (``price``)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows: list[dict] = []
+    kinds = batch.column("row_type")
+    docs = batch.filter(pc.equal(kinds, "document"))
+    for source, doc_id, facts in zip(
+        docs.column("source").to_pylist(),
+        docs.column("doc_id").to_pylist(),
+        docs.column("document").to_pylist(),
+    ):
+        rows.append({"row_type": "document", "source": source, "doc_id": doc_id, "data": facts})
+    chunk_t = batch.filter(pc.equal(kinds, "chunk"))
+    if chunk_t.num_rows:
+        small = chunk_t.select(["setting", *_SMALL, "over_limit", "doc_type", "eval"]).to_pylist()
+        emb = chunk_t.column("embedding").combine_chunks()
+        matrix = emb.flatten().to_numpy(zero_copy_only=False).reshape(-1, emb.type.list_size)
+        by_setting: dict[str, list[int]] = {}
+        for i in sorted(
+            range(len(small)),
+            key=lambda i: (small[i]["setting"], small[i]["source"], small[i]["chunk_index"]),
+        ):
+            by_setting.setdefault(small[i]["setting"], []).append(i)
+        for setting, idx in by_setting.items():
+            marks = [json.loads(small[i]["eval"]) for i in idx]
+            rows.extend(_spans(setting, [small[i] for i in idx], marks, examples))
+            rows.extend(_price(setting, [small[i] for i in idx], marks))
+            s = scores(query_vectors, matrix[idx])
+            for q, order in enumerate(np.argsort(-s, axis=1, kind="stable")[:, :k]):
+                for j in order:
+                    c, m = small[idx[j]], marks[j]
+                    rows.append(
+                        {
+                            **{key: c[key] for key in _SMALL},
+                            "row_type": "candidate",
+                            "setting": setting,
+                            "query": q,
+                            "score": float(s[q, j]),
+                            "data": json.dumps(
+                                {
+                                    "quoted": q in m["quoted"],
+                                    "group": m["group"],
+                                    "group_quoted": q in m["group_quoted"],
+                                }
+                            ),
+                        }
+                    )
+    return pa.Table.from_pylist(rows, schema=_schema())
+
+
+def _spans(setting: str, chunks: list[dict], marks: list[dict], examples: int) -> list[dict]:
+    bad = [(c, m["bad"]) for c, m in zip(chunks, marks) if m["bad"] is not None]
+    named = [
+        [c["source"], c["chunk_index"], c["char_start"], c["char_end"], why] for c, why in bad[:examples]
+    ]
+    data = {"chunks": len(chunks), "bad": len(bad), "examples": named}
+    return [{"row_type": "spans", "setting": setting, "data": json.dumps(data)}]
+
+
+def _price(setting: str, chunks: list[dict], marks: list[dict]) -> list[dict]:
+    sums: dict[str, dict] = {}
+    for c, m in zip(chunks, marks):
+        t = c["doc_type"] or "ok"
+        a = sums.setdefault(t, {"doc_type": t, **dict.fromkeys(PRICE_SUMS, 0), "hist": Counter()})
+        a["chunks"] += 1
+        a["tokens"] += c["n_tokens"]
+        a["header_tokens"] += c["header_tokens"] or 0
+        a["overlap_tokens"] += c["overlap_tokens"] or 0
+        a["over_limit"] += bool(c["over_limit"])
+        a["text_bytes"] += m["text_bytes"]
+        a["hist"][c["n_tokens"]] += 1
+    out = []
+    for a in sums.values():
+        a["hist"] = sorted(a["hist"].items())
+        out.append({"row_type": "price", "setting": setting, "data": json.dumps(a)})
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Partials:
+    """What the driver keeps of the eval run: the documents' facts (no text), each setting's ranked
+    hits per question, span checks, and pricing sums per (setting, document type)."""
+
+    documents: dict[str, dict]
+    hits: dict[str, list[list[Hit]]]  # setting → per question, best first
+    checks: dict[str, SpanCheck]
+    price: dict[tuple[str, str], dict]  # (setting, doc_type) → PRICE_SUMS and ``hist`` (a Counter)
+    rows: int  # small rows received from the blocks
+
+    def resolve(self, queries: list[LabelledQuery]) -> list[ResolvedQuery]:
+        """The questions with their passages as the workers located them. A document that did not
+        parse, or a quote not in its text, fails naming the question, as ``resolve_queries`` does."""
+        found: dict[int, dict] = {}
+        for d in self.documents.values():
+            found.update({r["query"]: r for r in d.get("labels", ())})
+        sources = sorted(self.documents)
+        matched = [match_source(q.source, sources) for q in queries]
+        for q, source in zip(queries, matched):
+            doc = self.documents[source]
+            if doc.get("status") != "ok":
+                raise ValueError(
+                    f"query {q.qid} ({q.query!r}): its document {q.source} did not parse "
+                    f"({doc.get('reason')}), so it has no passages"
+                )
+        out = []
+        for i, (q, source) in enumerate(zip(queries, matched)):
+            r = found[i]
+            if "error" in r:
+                raise ValueError(r["error"])
+            out.append(ResolvedQuery(q.qid, q.query, source, tuple(Passage(*p) for p in r["passages"])))
+        return out
+
+
+def collect_partials(batches: Iterable, *, queries: int, k: int, examples: int = 5) -> Partials:
+    """Merge the blocks' small rows as they arrive, keeping each (setting, question)'s best ``k``:
+    the driver holds O(settings x questions x k) candidates whatever the corpus."""
+    documents: dict[str, dict] = {}
+    best: dict[tuple[str, int], list] = {}
+    spans: dict[str, list] = {}
+    price: dict[tuple[str, str], dict] = {}
+    n = 0
+    for batch in batches:
+        n += batch.num_rows
+        for r in batch.to_pylist():
+            kind, data = r["row_type"], json.loads(r["data"])
+            if kind == "document":
+                documents[r["source"]] = {**data, "doc_id": r["doc_id"]}
+            elif kind == "candidate":
+                key = (-r["score"], r["source"], r["chunk_index"])
+                best.setdefault((r["setting"], r["query"]), []).append((key, r, data))
+            elif kind == "spans":
+                got = spans.setdefault(r["setting"], [0, 0, []])
+                got[0] += data["chunks"]
+                got[1] += data["bad"]
+                got[2] = sorted(got[2] + [tuple(x) for x in data["examples"]], key=lambda x: (x[0], x[1]))
+                del got[2][examples:]
+            elif kind == "price":
+                a = price.setdefault(
+                    (r["setting"], data["doc_type"]), {**dict.fromkeys(PRICE_SUMS, 0), "hist": Counter()}
+                )
+                for key in PRICE_SUMS:
+                    a[key] += data[key]
+                a["hist"].update(dict(tuple(x) for x in data["hist"]))
+        for key, found in best.items():
+            if len(found) > k:
+                best[key] = heapq.nsmallest(k, found, key=lambda x: x[0])
+    hits: dict[str, list[list[Hit]]] = {}
+    for (setting, q), found in best.items():
+        ranked = hits.setdefault(setting, [[] for _ in range(queries)])
+        ranked[q] = [_hit(r, data) for _, r, data in sorted(found, key=lambda x: x[0])[:k]]
+    checks = {
+        setting: SpanCheck(setting, n_chunks, bad, tuple(BadSpan(*x) for x in named))
+        for setting, (n_chunks, bad, named) in spans.items()
+    }
+    return Partials(documents, hits, checks, price, n)
+
+
+def _hit(r: Mapping, data: Mapping) -> Hit:
+    chunk = as_indexed({**r, "text": ""})
+    group = tuple(
+        IndexedChunk(chunk.source, start, end, n, "", chunk.parent_id, index, header, overlap)
+        for index, start, end, n, header, overlap in data["group"]
+    )
+    return Hit(chunk, group, data["quoted"], data["group_quoted"])

@@ -1,0 +1,176 @@
+"""The eval's work where the blocks are (``evaluation.partials``) gives the report that the all-on-the-
+driver computation gives (``evaluate`` on every text, chunk and vector): same figures, same ties.
+
+No Ray: the stages run here, one embedding of the sample corpus feeds both computations, and the
+blocks are cut so that documents and parent sections straddle them."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from raychunk.config import build_run_config, load_config
+from raychunk.evaluation import LabelledQuery, evaluate, load_queries, match_source, resolve_queries
+from raychunk.evaluation.partials import collect_partials, retrieve_block
+from raychunk.evaluation.report import evaluate_partials
+from raychunk.io import list_inputs, readable
+from raychunk.pipeline import Retrieval, cpu_steps
+from raychunk.pricing import Setting, grid
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+QUERIES = ROOT / "evals" / "samples.jsonl"
+K, BUDGET = 5, 512
+
+pytestmark = pytest.mark.slow
+
+
+def run_stages(cfg, settings, queries, files):
+    """The eval's CPU stage over ``files`` in this process: the rows it emits, and each document's
+    text (which the old computation needed on the driver)."""
+    labelled = {}
+    for i, q in enumerate(queries):
+        labelled.setdefault(q.source, []).append((i, q))
+    steps = cpu_steps(cfg, scheme="", settings=settings, retrieval=Retrieval(labelled, None, K, BUDGET))
+    rows, texts = [], {}
+    for f in files:
+        value = {"path": f.path, "bytes": Path(f.path).read_bytes()}
+        for name, fn in steps:
+            if name == "chunk":
+                texts[value["source"]] = value["parsed"].text
+            value = fn(value)
+        rows.extend(value)
+    return rows, texts
+
+
+def old_inputs(table, texts, queries):
+    """What the eval job used to collect on the driver: every document's text, every chunk and its
+    vector, sorted by (setting, source, chunk_index); the passages resolved here."""
+    docs_t = table.filter(pc.equal(table.column("row_type"), "document"))
+    documents = {}
+    for source, doc_id, blob in zip(
+        docs_t.column("source").to_pylist(),
+        docs_t.column("doc_id").to_pylist(),
+        docs_t.column("document").to_pylist(),
+    ):
+        facts = json.loads(blob)
+        facts.pop("labels", None)
+        documents[source] = {**facts, "text": texts.get(source, ""), "doc_id": doc_id}
+    chunk_t = table.filter(pc.equal(table.column("row_type"), "chunk"))
+    rows = chunk_t.drop_columns(["embedding"]).to_pylist()
+    emb = chunk_t.column("embedding").combine_chunks()
+    matrix = emb.flatten().to_numpy(zero_copy_only=False).reshape(-1, emb.type.list_size)
+    order = sorted(
+        range(len(rows)), key=lambda i: (rows[i]["setting"], rows[i]["source"], rows[i]["chunk_index"])
+    )
+    chunks, picks = {}, {}
+    for i in order:
+        chunks.setdefault(rows[i]["setting"], []).append(rows[i])
+        picks.setdefault(rows[i]["setting"], []).append(i)
+    vectors = {label: matrix[idx] for label, idx in picks.items()}
+    resolved = resolve_queries(queries, {s: d["text"] for s, d in documents.items()})
+    return documents, chunks, vectors, resolved
+
+
+def blocks(table, cuts):
+    edges = [0, *cuts, table.num_rows]
+    return [table.slice(a, b - a) for a, b in zip(edges, edges[1:])]
+
+
+@pytest.fixture(scope="module")
+def embedded():
+    from raychunk.embed import EmbedChunks
+    from raychunk.jobs.eval import embed_queries
+
+    cfg = build_run_config(load_config(), {"input": [str(SAMPLES)]})
+    settings = [Setting("per-type profile"), *grid([128], [0.1], ["structure"]), *grid([256], [0], ["fixed"])]
+    _, _, files = list_inputs(cfg.input)
+    files = readable(files)
+    listed = [f.path for f in files]
+    queries = [dataclasses.replace(q, source=match_source(q.source, listed)) for q in load_queries(QUERIES)]
+    rows, texts = run_stages(cfg, settings, queries, files)
+    table = EmbedChunks(cfg.embedder.model, device="cpu")(pa.Table.from_pylist(rows))
+    qv = embed_queries(cfg.embedder.model, [q.query for q in queries], device="cpu")
+    sizes = {f.path: f.size for f in files}
+    return settings, queries, table, texts, qv, sizes
+
+
+def both_reports(embedded, table):
+    settings, queries, _, texts, qv, sizes = embedded
+    args = dict(k=K, parent_budget=BUDGET, dim=qv.shape[1], file_sizes=sizes)
+    documents, chunks, vectors, resolved = old_inputs(table, texts, queries)
+    old = evaluate(resolved, qv, documents, chunks, vectors, settings, **args)
+    parts = [
+        retrieve_block(b, query_vectors=qv, k=K)
+        for b in blocks(table, [7, table.num_rows // 3, table.num_rows // 3 + 1, 2 * table.num_rows // 3])
+    ]
+    partials = collect_partials(parts, queries=len(queries), k=K)
+    new = evaluate_partials(partials.resolve(queries), partials, settings, **args)
+    return old, new, partials
+
+
+def test_the_report_from_block_partials_is_the_all_on_driver_report(embedded):
+    settings, queries, table, *_ = embedded
+    old, new, partials = both_reports(embedded, table)
+    assert json.dumps(new, sort_keys=True) == json.dumps(old, sort_keys=True)
+    # What came back is the labelled set's worth: no text, no vector.
+    n_chunks = sum(r["vectors"] for r in old["settings"])
+    assert partials.rows < len(partials.documents) + len(settings) * (4 + len(queries) * K * 5)
+    assert n_chunks > 3 * len(settings) * K  # more chunks than any question keeps
+
+
+def test_ties_go_to_the_lower_source_and_chunk_index_across_blocks(embedded):
+    """Every chunk the same vector: every score ties, and the ranking is (source, chunk_index)."""
+    table = embedded[2]
+    dim = table.column("embedding").type.list_size
+    one = np.zeros((table.num_rows, dim), dtype=np.float32)
+    one[:, 0] = 1.0
+    column = pa.FixedSizeListArray.from_arrays(
+        pa.array(one.reshape(-1)),
+        dim,
+        mask=pc.invert(pc.equal(table.column("row_type"), "chunk")).combine_chunks(),
+    )
+    tied = table.set_column(table.schema.get_field_index("embedding"), "embedding", column)
+    old, new, _ = both_reports(embedded, tied)
+    assert json.dumps(new, sort_keys=True) == json.dumps(old, sort_keys=True)
+    first = new["per_query"][0]["results"]["fixed 256 o0"]["top"]
+    assert first == sorted(first)  # by source name, then by position
+
+
+def test_a_passage_not_found_or_a_document_that_did_not_parse_fails_as_before(tmp_path):
+    cfg = build_run_config(load_config(), {"input": [str(tmp_path)]})
+    (tmp_path / "guide.md").write_text("# Guide\n\nRefunds are paid within 10 days.\n")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    _, _, files = list_inputs(cfg.input)
+    guide = str(tmp_path / "guide.md")
+    missing = LabelledQuery("r2", "Refund window?", guide, ({"quote": "30 days"},))
+    found = LabelledQuery("r1", "Refunds?", guide, ({"quote": "paid within 10 days"},))
+    settings = [Setting("per-type profile")]
+    rows, texts = run_stages(cfg, settings, [found, missing], readable(files))
+    partials = collect_partials(
+        [
+            retrieve_block(
+                pa.Table.from_pylist(rows).append_column(
+                    "embedding",
+                    pa.FixedSizeListArray.from_arrays(pa.array(np.ones(len(rows) * 4, dtype=np.float32)), 4),
+                ),
+                query_vectors=np.ones((2, 4)),
+                k=K,
+            )
+        ],
+        queries=2,
+        k=K,
+    )
+    with pytest.raises(ValueError) as old:
+        resolve_queries([found, missing], {guide: texts[guide]})
+    with pytest.raises(ValueError) as new:
+        partials.resolve([found, missing])
+    assert str(new.value) == str(old.value) and "quote '30 days' is not in the text of" in str(new.value)
+    (r,) = partials.resolve([found])
+    assert r.passages == resolve_queries([found], {guide: texts[guide]})[0].passages
+    with pytest.raises(ValueError, match=r"query b1 \('\?'\): its document broken.pdf did not parse \("):
+        partials.resolve([LabelledQuery("b1", "?", "broken.pdf", ({"quote": "x"},))])  # named as written
