@@ -388,7 +388,7 @@ def price_partials(ds, cfg: RunConfig, *, kept_sources: frozenset[str], rounds: 
 
 
 def compare_chunk_ids(measured, fs, chunks_path: str, labels: list[str], cfg: RunConfig) -> tuple[dict, int]:
-    """Each setting's chunk ids (``measured`` rows built with ``keep_ids``) against an earlier run's
+    """Each setting's chunk ids (``measured``: materialized rows built with ``keep_ids``) against an earlier run's
     ``chunks/`` table: both grouped by chunk id on the cluster, counted per block, and only those
     per-setting counts reach the driver. Returns ``{label: {unchanged, new, removed,
     tokens_to_embed}}`` and how many count rows the driver received."""
@@ -406,9 +406,11 @@ def compare_chunk_ids(measured, fs, chunks_path: str, labels: list[str], cfg: Ru
         .select_columns(["chunk_id"])
         .map_batches(previous_chunk_ids, batch_format="pyarrow", **batches)
     )
+    # As many partitions as the measured blocks (the default is a fixed 200): the shuffle grows with
+    # the corpus, and what reaches the driver stays one count row per partition and setting.
     counts = (
         current.union(previous)
-        .groupby("chunk_id")
+        .groupby("chunk_id", num_partitions=max(1, measured.num_blocks()))
         .map_groups(compare_chunk_id, batch_format="numpy", num_cpus=cpus)
         .map_batches(count_comparison, batch_format="numpy", **batches)
     )
