@@ -20,6 +20,7 @@ import math
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from operator import add
 
 from raychunk.chunking import Profile, chunk_stats
 from raychunk.document import ParsedDocument
@@ -214,7 +215,6 @@ class PricePartial:
     boot: dict[str, object] = field(default_factory=dict)
 
     def __add__(self, other: PricePartial) -> PricePartial:
-        add = lambda a, b: a + b  # noqa: E731
         return PricePartial(
             _merged(self.totals, other.totals, add),
             _merged(self.by_type, other.by_type, add),
@@ -260,6 +260,8 @@ def partial_from_rows(
     kept: dict[tuple[str, str], int] = {}
     boot: dict = {}
     weights: dict = {}
+    if rounds:
+        import numpy as np
     for r in rows:
         s = r["setting"]
         totals.setdefault(s, _Acc()).add(r)
@@ -269,8 +271,6 @@ def partial_from_rows(
         elif has_copies(r):
             kept[(s, r["doc_id"])] = r["tokens"]
         if rounds:
-            import numpy as np
-
             if r["source"] not in weights:
                 weights[r["source"]] = poisson_weights(r["source"], rounds, seed)
             draw = np.outer([float(r[k]) for k in _BOOT], weights[r["source"]])
