@@ -35,19 +35,19 @@ def main(argv: list[str]) -> int:
     nine = grid([128, 256, 512], [0, 0.1, 0.2], ["structure"])
 
     t = time.perf_counter()
-    rows, listing = measure_corpus(cfg, one)
+    listing = measure_corpus(cfg, one).listing
     warm = time.perf_counter() - t
     print(f"corpus: {listing['files']} files, {listing['bytes'] / 1e6:.1f} MB ({', '.join(inputs)})")
     print(f"warm-up, 1 setting: {warm:.1f} s (includes Ray start)")
 
     t = time.perf_counter()
-    rows9, _ = measure_corpus(cfg, nine)
+    nine_totals = measure_corpus(cfg, nine).partial.totals
     t9 = time.perf_counter() - t
     t = time.perf_counter()
-    rows1, _ = measure_corpus(cfg, one)
+    one_totals = measure_corpus(cfg, one).partial.totals
     t1 = time.perf_counter() - t
-    chunks1 = sum(r["chunks"] for r in rows1)
-    chunks9 = sum(r["chunks"] for r in rows9)
+    chunks1 = sum(t.chunks for t in one_totals.values())
+    chunks9 = sum(t.chunks for t in nine_totals.values())
     print(f"1 setting : {t1:7.1f} s  ({chunks1:,} chunks)")
     print(f"9 settings: {t9:7.1f} s  ({chunks9:,} chunks over all settings)")
     print(f"ratio 9/1 : {t9 / t1:7.2f}  (goal <= 1.5)")

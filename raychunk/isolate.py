@@ -124,11 +124,13 @@ class Sandbox:
         try:
             self._ensure_child()
             key = key if key is not None else id(steps)
-            if self._steps_sent != key:
+            if self._steps_sent is None or self._steps_sent[0] != key:
                 # Unpickling the steps imports their modules: that start-up is not the document's time.
                 self._send.send(("steps", list(steps)))
                 self._await_ready()
-                self._steps_sent = key
+                # Holding the steps keeps their id(): once freed, another job's steps in this worker
+                # could get the same id and be taken for these.
+                self._steps_sent = (key, steps)
             self._send.send(("run", value))
         except (BrokenPipeError, EOFError, ConnectionError, OSError):
             return None, self._crashed(stage), 0

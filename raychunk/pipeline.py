@@ -1,10 +1,11 @@
 """The Ray Data pipeline, wired in one place: read → parse → classify → chunk → embed.
 
-``build`` is the only code that calls map / flat_map / map_batches and sets resources. The jobs in
-``raychunk.jobs`` start or join Ray (``init_ray``), read their inputs (``read_files``), call
-``build`` and consume what it returns: the run job writes it, the price job aggregates it, the eval
-job scores it. ``find_duplicates``, run before ``build``, names the byte-identical inputs that the
-parse stage then skips.
+``build`` and the few functions beside it are the only code that calls map / flat_map /
+map_batches and sets resources. The jobs in ``raychunk.jobs`` start or join Ray (``init_ray``), read
+their inputs (``read_files``), call ``build`` and consume what it returns: the run job writes it, the
+price job reduces it on the workers (``price_partials``, ``compare_chunk_ids``), the eval job scores
+it. ``find_duplicates``, run before ``build``, names the byte-identical inputs that the parse stage
+then skips.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ __all__ = [
     "EmbedPlan",
     "Retrieval",
     "build",
+    "compare_chunk_ids",
     "cpu_steps",
     "cpu_task_args",
     "find_duplicates",
     "init_ray",
     "plan_embedding",
+    "price_partials",
     "read_files",
     "task_memory",
 ]
@@ -367,3 +370,65 @@ def find_duplicates(files: list, fs, scheme: str, cfg: RunConfig) -> dict[str, s
         digests.append(b"".join(batch.column("digest").to_pylist()))
     order = np.concatenate(index) if index else np.array([], np.int64)
     return duplicates_from_digests(candidates, order, b"".join(digests), scheme)
+
+
+def price_partials(ds, cfg: RunConfig, *, kept_sources: frozenset[str], rounds: int, seed: int = 0):
+    """The price job's aggregation, on the workers: each block of measure rows becomes one row holding
+    its pickled ``PricePartial``. It asks for the CPU stage's resources, so Ray fuses it into those
+    tasks and the per-document rows never leave them."""
+    from raychunk.stages import price_partial
+
+    return ds.map_batches(
+        price_partial,
+        fn_kwargs={"kept_sources": kept_sources, "rounds": rounds, "seed": seed},
+        batch_size=None,
+        batch_format="pyarrow",
+        **cpu_task_args(cfg),
+    )
+
+
+def compare_chunk_ids(measured, fs, chunks_path: str, labels: list[str], cfg: RunConfig) -> tuple[dict, int]:
+    """Each setting's chunk ids (``measured``: materialized rows built with ``keep_ids``) against an earlier run's
+    ``chunks/`` table: both grouped by chunk id on the cluster, counted per block, and only those
+    per-setting counts reach the driver. Returns ``{label: {unchanged, new, removed,
+    tokens_to_embed}}`` and how many count rows the driver received."""
+    import ray.data
+
+    from raychunk.stages import compare_chunk_id, count_comparison, current_chunk_ids, previous_chunk_ids
+
+    cpus = cfg.resources.cpus_per_task
+    batches = {"batch_size": None, "num_cpus": cpus}
+    current = measured.map_batches(
+        current_chunk_ids, fn_kwargs={"labels": labels}, batch_format="pyarrow", **batches
+    )
+    previous = (
+        ray.data.read_parquet(chunks_path, filesystem=fs)
+        .select_columns(["chunk_id"])
+        .map_batches(previous_chunk_ids, batch_format="pyarrow", **batches)
+    )
+    # As many partitions as the measured blocks (the default is a fixed 200): the shuffle grows with
+    # the corpus, and what reaches the driver stays one count row per partition and setting.
+    counts = (
+        current.union(previous)
+        .groupby("chunk_id", num_partitions=max(1, measured.num_blocks()))
+        .map_groups(compare_chunk_id, batch_format="numpy", num_cpus=cpus)
+        .map_batches(count_comparison, batch_format="numpy", **batches)
+    )
+    sums: dict[int, list[int]] = {}
+    received = 0
+    for row in counts.iter_rows():
+        received += 1
+        acc = sums.setdefault(int(row["setting"]), [0, 0, 0])
+        for i, key in enumerate(("unchanged", "new", "tokens_to_embed")):
+            acc[i] += int(row[key])
+    previous_ids = sums.get(-1, [0])[0]  # setting -1 counts the previous run's distinct ids
+    out = {}
+    for i, label in enumerate(labels):
+        unchanged, new, tokens = sums.get(i, [0, 0, 0])
+        out[label] = {
+            "unchanged": unchanged,
+            "new": new,
+            "removed": previous_ids - unchanged,
+            "tokens_to_embed": tokens,
+        }
+    return out, received

@@ -1,7 +1,8 @@
 """The cost model: what an index costs under each chunking setting, before anyone builds it.
 
-Pure Python: per-document measurements (``measure_document``) and their aggregation
-(``summarize``). Ray only distributes ``measure_document`` over the corpus.
+Pure Python: per-document measurements (``measure_document``), their mergeable partials
+(``partial_from_rows``, merged with ``+``) and the report from a merged partial (``summarize_partial``).
+Ray measures and builds a partial per block on the workers; only the partials reach the driver.
 
 Storage model, stated in every report's notes:
 - vector bytes = vectors × ceil(dim × bits per dimension / 8) (float32 32, float16 16, int8 8, binary 1);
@@ -17,23 +18,32 @@ import hashlib
 import json
 import math
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
+from operator import add
 
 from raychunk.chunking import Profile, chunk_stats
 from raychunk.document import ParsedDocument
-from raychunk.stats import percentile_interval, resample_indices
+from raychunk.stats import percentile_interval
 from raychunk.tokens import CachedCounter, TokenCounter
 
 __all__ = [
+    "BOOTSTRAP_ROUNDS",
     "DTYPE_BITS",
     "IndexSpec",
+    "PricePartial",
     "Rates",
     "Setting",
+    "Totals",
+    "compare_ids",
     "grid",
     "in_sample",
     "index_bytes",
     "measure_document",
+    "partial_from_rows",
+    "poisson_weights",
     "summarize",
+    "summarize_partial",
     "vector_bytes",
 ]
 
@@ -157,8 +167,16 @@ def measure_document(
     return rows
 
 
-@dataclass
-class _Acc:
+_SUMS = ("chunks", "tokens", "header_tokens", "overlap_tokens", "over_limit", "text_bytes", "bytes")
+_BOOT = ("bytes", "chunks", "tokens", "text_bytes")  # what a bootstrap round sums, in this order
+BOOTSTRAP_ROUNDS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """Sums over some documents under one setting, and how many chunks have each token count (the
+    histogram p50/p95 are read from: bounded by the largest chunk, not by the corpus)."""
+
     docs: int = 0
     chunks: int = 0
     tokens: int = 0
@@ -167,16 +185,122 @@ class _Acc:
     over_limit: int = 0
     text_bytes: int = 0
     bytes: int = 0
+    hist: dict[int, int] = field(default_factory=dict)
+
+    def __add__(self, other: Totals) -> Totals:
+        hist = Counter(self.hist)
+        hist.update(other.hist)
+        sums = (getattr(self, k) + getattr(other, k) for k in _SUMS)
+        return Totals(self.docs + other.docs, *sums, hist=dict(hist))
+
+
+@dataclass(frozen=True, slots=True)
+class PricePartial:
+    """What some measure rows (a block of them, on a worker) contribute to the price report. Partials
+    merge with ``+`` in any order and grouping to the same result, and their size grows with settings,
+    doc types and duplicates, never with documents:
+
+    - ``totals[setting]``, ``by_type[(setting, doc_type or status)]``: ``Totals``;
+    - ``copies[(setting, doc_id)]``: how many duplicate copies of that document were skipped;
+    - ``kept[(setting, doc_id)]``: the kept copy's tokens, only for a document that has copies (a
+      copy shares the kept one's doc_id, the hash of its bytes). One copy is kept per doc_id, so
+      this merges by taking the value present, not by adding;
+    - ``boot[setting]``: sampled runs only, a ``(4, rounds)`` array: per bootstrap round, the sums of
+      bytes, chunks, tokens and text bytes with each document weighted by ``poisson_weights``."""
+
+    totals: dict[str, Totals] = field(default_factory=dict)
+    by_type: dict[tuple[str, str], Totals] = field(default_factory=dict)
+    copies: dict[tuple[str, str], int] = field(default_factory=dict)
+    kept: dict[tuple[str, str], int] = field(default_factory=dict)
+    boot: dict[str, object] = field(default_factory=dict)
+
+    def __add__(self, other: PricePartial) -> PricePartial:
+        return PricePartial(
+            _merged(self.totals, other.totals, add),
+            _merged(self.by_type, other.by_type, add),
+            _merged(self.copies, other.copies, add),
+            _merged(self.kept, other.kept, max),
+            _merged(self.boot, other.boot, add),
+        )
+
+
+def _merged(a: dict, b: dict, combine) -> dict:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = combine(out[k], v) if k in out else v
+    return out
+
+
+def poisson_weights(key: str, rounds: int, seed: int):
+    """A document's weight in each of ``rounds`` bootstrap rounds: Poisson(1) draws from a generator
+    seeded by (seed, hash of ``key``). They depend on nothing else, so every block layout and merge
+    order gives the same rounds, and every setting sees the same resample (paired)."""
+    import numpy as np
+
+    h = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+    return np.random.default_rng([seed, h]).poisson(1.0, rounds)
+
+
+def partial_from_rows(
+    rows, *, kept_sources: Collection[str] | None = None, rounds: int = 0, seed: int = 0
+) -> PricePartial:
+    """The partial of some ``measure_document`` rows. ``kept_sources``: the sources of kept copies
+    that have duplicates (the values of ``find_duplicates``' map), so a block can record a kept
+    copy's tokens without seeing its duplicates; None when ``rows`` are all the rows (then the kept
+    copies are read off them). ``rounds``: bootstrap rounds, 0 when nothing is sampled."""
+    if kept_sources is None:
+        rows = list(rows)
+        copied = {r["doc_id"] for r in rows if r["status"] == "duplicate"}
+        has_copies = lambda r: r["doc_id"] in copied  # noqa: E731
+    else:
+        has_copies = lambda r: r["source"] in kept_sources  # noqa: E731
+    totals: dict[str, _Acc] = {}
+    by_type: dict[tuple[str, str], _Acc] = {}
+    copies: Counter = Counter()
+    kept: dict[tuple[str, str], int] = {}
+    boot: dict = {}
+    weights: dict = {}
+    if rounds:
+        import numpy as np
+    for r in rows:
+        s = r["setting"]
+        totals.setdefault(s, _Acc()).add(r)
+        by_type.setdefault((s, r["doc_type"] or r["status"]), _Acc()).add(r)
+        if r["status"] == "duplicate":
+            copies[(s, r["doc_id"])] += 1
+        elif has_copies(r):
+            kept[(s, r["doc_id"])] = r["tokens"]
+        if rounds:
+            if r["source"] not in weights:
+                weights[r["source"]] = poisson_weights(r["source"], rounds, seed)
+            draw = np.outer([float(r[k]) for k in _BOOT], weights[r["source"]])
+            boot[s] = boot[s] + draw if s in boot else draw
+    return PricePartial(
+        {k: a.totals() for k, a in totals.items()},
+        {k: a.totals() for k, a in by_type.items()},
+        dict(copies),
+        kept,
+        boot,
+    )
+
+
+@dataclass
+class _Acc:
+    docs: int = 0
+    sums: list = field(default_factory=lambda: [0] * len(_SUMS))
     hist: Counter = field(default_factory=Counter)
 
     def add(self, r: dict) -> None:
         self.docs += 1
-        for k in ("chunks", "tokens", "header_tokens", "overlap_tokens", "over_limit", "text_bytes", "bytes"):
-            setattr(self, k, getattr(self, k) + r[k])
+        for i, k in enumerate(_SUMS):
+            self.sums[i] += r[k]
         self.hist.update(dict(tuple(x) for x in json.loads(r["token_hist"])))
 
+    def totals(self) -> Totals:
+        return Totals(self.docs, *self.sums, hist=dict(self.hist))
 
-def _percentile(hist: Counter, q: float) -> float:
+
+def _percentile(hist: dict[int, int], q: float) -> float:
     n = sum(hist.values())
     if not n:
         return 0.0
@@ -203,37 +327,65 @@ def summarize(
     previous: dict[str, int] | None = None,
     seed: int = 0,
 ) -> dict:
-    """Aggregate per-document rows into one result per setting, scaled to the corpus when sampled,
-    with a 95% bootstrap interval over documents."""
-    by_setting: dict[str, list[dict]] = {}
-    for r in rows:
-        by_setting.setdefault(r["setting"], []).append(r)
+    """``summarize_partial`` over rows at hand (the eval report's, the tests'): their partial, and
+    with ``previous`` (an earlier run's chunk ids) the comparison against it."""
+    rows = list(rows)
+    partial = partial_from_rows(rows, rounds=BOOTSTRAP_ROUNDS if sample < 1 else 0, seed=seed)
+    delta = None if previous is None else compare_ids(rows, previous, [s.label for s in settings])
+    return summarize_partial(
+        partial,
+        settings,
+        dim=dim,
+        dtype=dtype,
+        index=index,
+        corpus_files=corpus_files,
+        corpus_bytes=corpus_bytes,
+        sample=sample,
+        rates=rates,
+        delta=delta,
+    )
+
+
+def summarize_partial(
+    partial: PricePartial,
+    settings: list[Setting],
+    *,
+    dim: int,
+    dtype: str,
+    index: IndexSpec,
+    corpus_files: int,
+    corpus_bytes: int,
+    sample: float,
+    rates: Rates,
+    delta: dict[str, dict] | None = None,
+) -> dict:
+    """One result per setting from the merged partial, scaled to the corpus when sampled, with a 95%
+    Poisson-bootstrap interval over documents. ``delta``: per setting, the counts against an
+    earlier run (``compare_ids``), to which the cost of embedding the new chunks is added."""
     out = []
     for s in settings:
-        docs = sorted(by_setting.get(s.label, []), key=lambda r: r["doc_id"])
-        acc = _Acc()
-        by_type: dict[str, _Acc] = {}
-        for r in docs:
-            acc.add(r)
-            by_type.setdefault(r["doc_type"] or r["status"], _Acc()).add(r)
+        acc = partial.totals.get(s.label, Totals())
         scale = corpus_bytes / acc.bytes if sample < 1 and acc.bytes else 1.0
         row = _cost_row(s.label, acc, scale, dim, dtype, index, rates)
-        row.update(_duplicates_saved(docs, scale))
+        row.update(_duplicates_saved(partial, s.label, scale))
         if sample < 1:
             row["documents"] = corpus_files
-        if sample < 1:
-            row["interval_95"] = _bootstrap(docs, corpus_bytes, dim, dtype, index, seed)
-        if previous is not None:
-            row["delta"] = _delta(docs, previous, rates)
+            row["interval_95"] = _bootstrap(
+                partial.boot.get(s.label), acc.docs, corpus_bytes, dim, dtype, index
+            )
+        if delta is not None:
+            row["delta"] = {**delta[s.label], **_embedding_cost(delta[s.label]["tokens_to_embed"], rates)}
         row["by_type"] = {
-            t: _cost_row(t, a, scale, dim, dtype, index, rates) for t, a in sorted(by_type.items())
+            t: _cost_row(t, a, scale, dim, dtype, index, rates)
+            for (label, t), a in sorted(partial.by_type.items())
+            if label == s.label
         }
         out.append(row)
-    first = by_setting.get(settings[0].label, []) if settings else []
+    first = settings[0].label if settings else None
     return {
         "settings": out,
-        "sampled_documents": len(first),
-        "duplicates": sum(r["status"] == "duplicate" for r in first),
+        "sampled_documents": partial.totals.get(first, Totals()).docs,
+        "duplicates": sum(n for (label, _), n in partial.copies.items() if label == first),
         "corpus_files": corpus_files,
         "corpus_bytes": corpus_bytes,
         "sample": sample,
@@ -244,19 +396,15 @@ def summarize(
     }
 
 
-def _duplicates_saved(docs: list[dict], scale: float) -> dict:
-    """Byte-identical copies skipped and, per copy, the kept copy's tokens under this setting (a copy
-    shares its doc_id, the hash of its bytes, with the kept one)."""
-    kept_tokens = {r["doc_id"]: r["tokens"] for r in docs if r["status"] != "duplicate"}
-    copies = [r for r in docs if r["status"] == "duplicate"]
-    return {
-        "duplicates": round(len(copies) * scale),
-        "tokens_saved": round(sum(kept_tokens.get(r["doc_id"], 0) for r in copies) * scale),
-    }
+def _duplicates_saved(partial: PricePartial, label: str, scale: float) -> dict:
+    """Byte-identical copies skipped and, per copy, the kept copy's tokens under this setting."""
+    copies = {doc_id: n for (s, doc_id), n in partial.copies.items() if s == label}
+    saved = sum(n * partial.kept.get((label, doc_id), 0) for doc_id, n in copies.items())
+    return {"duplicates": round(sum(copies.values()) * scale), "tokens_saved": round(saved * scale)}
 
 
 def _cost_row(
-    label: str, a: _Acc, scale: float, dim: int, dtype: str, index: IndexSpec, rates: Rates
+    label: str, a: Totals, scale: float, dim: int, dtype: str, index: IndexSpec, rates: Rates
 ) -> dict:
     vectors = a.chunks * scale
     vec_b = vector_bytes(vectors, dim, dtype)
@@ -287,48 +435,43 @@ def _cost_row(
     return row
 
 
-def _bootstrap(
-    docs: list[dict], corpus_bytes: int, dim: int, dtype: str, index: IndexSpec, seed: int, rounds: int = 1000
-) -> dict:
-    """95% interval of the scaled vectors, tokens and total bytes: resample documents with replacement
-    and scale each resample to the corpus by its bytes (a ratio estimate)."""
-    if len(docs) < 2:
+def _bootstrap(boot, docs: int, corpus_bytes: int, dim: int, dtype: str, index: IndexSpec) -> dict:
+    """95% interval of the scaled vectors, tokens and total bytes. Each round is a Poisson bootstrap
+    resample of the documents (each weighted by a Poisson(1) draw, ``poisson_weights``), scaled to
+    the corpus by its bytes (a ratio estimate)."""
+    if boot is None or docs < 2:
         return {}
     import numpy as np
 
-    pick = resample_indices(len(docs), rounds, seed)
-
-    def resampled(key: str):
-        return np.array([r[key] for r in docs])[pick].sum(axis=1)
-
-    size = resampled("bytes")
+    size, chunks, tokens, text = boot
     scale = corpus_bytes / np.where(size > 0, size, 1)
-    vectors = resampled("chunks") * scale
+    vectors = chunks * scale
     draws = {
         "vectors": vectors,
-        "tokens": resampled("tokens") * scale,
-        "total_bytes": resampled("text_bytes") * scale + index_bytes(vectors, dim, dtype, index),
+        "tokens": tokens * scale,
+        "total_bytes": text * scale + index_bytes(vectors, dim, dtype, index),
     }
     return {key: [round(x) for x in percentile_interval(values)] for key, values in draws.items()}
 
 
-def _delta(docs: list[dict], previous: dict[str, int], rates: Rates) -> dict:
-    """Chunks unchanged, new and removed against an earlier run's chunk ids, and what re-embedding
-    just the new ones costs."""
-    current: dict[str, int] = {}
-    for r in docs:
-        current.update({cid: n for cid, n in json.loads(r["chunk_ids"] or "[]")})
-    unchanged = current.keys() & previous.keys()
-    new = current.keys() - previous.keys()
-    tokens = sum(current[c] for c in new)
-    delta = {
-        "unchanged": len(unchanged),
-        "new": len(new),
-        "removed": len(previous.keys() - current.keys()),
-        "tokens_to_embed": tokens,
-    }
-    delta.update(_embedding_cost(tokens, rates))
-    return delta
+def compare_ids(rows: list[dict], previous: Collection[str], labels: list[str]) -> dict[str, dict]:
+    """Per setting, chunks unchanged, new and removed against an earlier run's chunk ids, and the
+    new chunks' tokens: on rows at hand (the price job compares on the cluster instead)."""
+    current: dict[str, dict[str, int]] = {label: {} for label in labels}
+    for r in rows:
+        current.setdefault(r["setting"], {}).update(json.loads(r["chunk_ids"] or "[]"))
+    prev = set(previous)
+    out = {}
+    for label in labels:
+        ids = current[label]
+        new = ids.keys() - prev
+        out[label] = {
+            "unchanged": len(ids.keys() & prev),
+            "new": len(new),
+            "removed": len(prev - ids.keys()),
+            "tokens_to_embed": sum(ids[c] for c in new),
+        }
+    return out
 
 
 def _embedding_cost(tokens: float, rates: Rates) -> dict:

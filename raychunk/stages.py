@@ -27,10 +27,15 @@ __all__ = [
     "chunk_rows",
     "chunk_settings",
     "classify_document",
+    "compare_chunk_id",
+    "count_comparison",
+    "current_chunk_ids",
     "failed_file",
     "isolated",
     "measure_settings",
     "parse_file",
+    "previous_chunk_ids",
+    "price_partial",
 ]
 
 log = logging.getLogger(__name__)
@@ -168,6 +173,80 @@ def measure_settings(
     return measure_document(
         row["parsed"], row["doc_type"], settings, profiles, load_counter(tokenizer), keep_ids=keep_ids
     )
+
+
+def price_partial(batch, *, kept_sources: frozenset[str], rounds: int, seed: int):
+    """A block of ``measure_settings`` rows → one row holding the block's pickled ``PricePartial``:
+    what leaves the worker is sized by settings and doc types, not by documents."""
+    import pickle
+
+    import pyarrow as pa
+
+    from raychunk.pricing import partial_from_rows
+
+    partial = partial_from_rows(batch.to_pylist(), kept_sources=kept_sources, rounds=rounds, seed=seed)
+    return pa.table({"partial": pa.array([pickle.dumps(partial)], pa.binary())})
+
+
+_ID_FIELDS = (("chunk_id", "string"), ("setting", "int32"), ("n_tokens", "int64"))
+
+
+def _id_table(ids: list, settings: list, tokens: list):
+    import pyarrow as pa
+
+    schema = pa.schema([(name, kind) for name, kind in _ID_FIELDS])
+    return pa.table([ids, settings, tokens], schema=schema)
+
+
+def current_chunk_ids(batch, *, labels: list[str]):
+    """``measure_settings`` rows (kept with ``keep_ids``) → one ``(chunk_id, setting, n_tokens)`` row
+    per chunk, the setting as its index in ``labels``."""
+    index = {label: i for i, label in enumerate(labels)}
+    ids, settings, tokens = [], [], []
+    for label, chunk_ids in zip(batch.column("setting").to_pylist(), batch.column("chunk_ids").to_pylist()):
+        for chunk_id, n in json.loads(chunk_ids or "[]"):
+            ids.append(chunk_id)
+            settings.append(index[label])
+            tokens.append(n)
+    return _id_table(ids, settings, tokens)
+
+
+def previous_chunk_ids(batch):
+    """An earlier run's ``chunks/`` rows → ``(chunk_id, -1, 0)``: setting -1 marks the previous run."""
+    n = batch.num_rows
+    return _id_table(batch.column("chunk_id").to_pylist(), [-1] * n, [0] * n)
+
+
+def compare_chunk_id(group: dict) -> dict:
+    """All rows of one chunk id (current and previous) → a row per setting that has it, with whether
+    the previous run has it too and its tokens, plus a setting -1 row when the previous run has it."""
+    import numpy as np
+
+    in_previous = bool((group["setting"] < 0).any())
+    tokens = {int(s): int(n) for s, n in zip(group["setting"], group["n_tokens"]) if s >= 0}
+    settings = list(tokens) + ([-1] if in_previous else [])
+    return {
+        "setting": np.array(settings, dtype=np.int32),
+        "in_previous": np.full(len(settings), int(in_previous), dtype=np.int64),
+        "n_tokens": np.array([tokens.get(s, 0) for s in settings], dtype=np.int64),
+    }
+
+
+def count_comparison(batch: dict) -> dict:
+    """``compare_chunk_id`` rows → per setting: unchanged, new, the new chunks' tokens; and for
+    setting -1 the previous run's distinct chunk ids (in ``unchanged``)."""
+    import numpy as np
+
+    settings = np.unique(batch["setting"])
+    out = {"setting": [], "unchanged": [], "new": [], "tokens_to_embed": []}
+    for s in settings:
+        mine = batch["setting"] == s
+        prev = batch["in_previous"][mine] > 0
+        out["setting"].append(int(s))
+        out["unchanged"].append(int(prev.sum()))
+        out["new"].append(int((~prev).sum()))
+        out["tokens_to_embed"].append(int(batch["n_tokens"][mine][~prev].sum()))
+    return {k: np.array(v, dtype=np.int64) for k, v in out.items()}
 
 
 def chunk_settings(

@@ -1,7 +1,8 @@
 """The bootstrap, once: resampled indices and percentile intervals.
 
-The eval resamples questions, the price estimate resamples documents; both draw from
-``resample_indices`` and read the interval off ``percentile_interval``. Deterministic for a seed.
+The eval resamples questions (``resample_indices``); the price estimate weights documents with
+Poisson(1) draws, summed per block on the workers (``pricing.poisson_weights``). Both read the
+interval off ``percentile_interval``. Deterministic for a seed.
 Pure Python and numpy.
 """
 

@@ -133,3 +133,164 @@ def test_sampled_price_is_labelled_an_estimate(tmp_path, fresh_ray, capsys):
     assert report["estimate"] and 0 < report["sampled_documents"] < report["corpus_files"]
     assert all(s["interval_95"] for s in report["settings"])
     assert not (out / "chart.png").exists()
+
+
+def write_notes(folder: Path, n: int, copies: int = 0) -> None:
+    """``n`` small markdown notes of varied length, each of its own size, and ``copies`` byte-identical
+    copies of some (so only the copies' sizes collide and duplicates are found without Ray)."""
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda"]
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        body = "\n\n".join(
+            f"## Part {h}\n\n"
+            + " ".join(words[(i * 7 + h * 3 + k) % len(words)] for k in range(15 + (i * 13) % 90))
+            for h in range(1 + i % 3)
+        )
+        text = f"# Note {i}\n\n{body}\n\n"
+        (folder / f"note-{i:04d}.md").write_text(text + "." * (4000 + i - len(text)) + "\n")
+    for k in range(copies):
+        (folder / f"copy-{k:02d}.md").write_bytes((folder / f"note-{k % 3:04d}.md").read_bytes())
+
+
+def local_rows(cfg, settings, duplicates: dict, keep_ids: bool = False) -> list[dict]:
+    """The measure rows of every input, made here by the same steps the workers run, without Ray."""
+    from raychunk.io import list_inputs, readable
+    from raychunk.pipeline import cpu_steps
+
+    _, _, files = list_inputs(cfg.input)
+    steps = cpu_steps(
+        cfg, scheme="", settings=settings, measure=True, keep_ids=keep_ids, duplicates=duplicates
+    )
+    rows = []
+    for f in readable(files):
+        value = {"path": f.path, "bytes": Path(f.path).read_bytes(), "read_error": None}
+        for _, fn in steps:
+            value = fn(value)
+        rows += value
+    return rows
+
+
+@pytest.fixture
+def driver_rows(monkeypatch):
+    """Rows that reach the driver through any Ray Data iteration (take_all, iter_rows, iter_batches)."""
+    from ray.data.iterator import DataIterator
+
+    seen: list[int] = []
+    iterate = DataIterator._iter_batches
+
+    def counted(self, *args, **kwargs):
+        for batch in iterate(self, *args, **kwargs):
+            seen.append(len(next(iter(batch.values()), [])) if isinstance(batch, dict) else len(batch))
+            yield batch
+
+    monkeypatch.setattr(DataIterator, "_iter_batches", counted)
+    return seen
+
+
+def _config(folder: Path):
+    from raychunk.config import build_run_config, load_config
+
+    return build_run_config(
+        load_config(), {"input": [str(folder)], "embedder.enabled": False, "resources.num_cpus": 2}
+    )
+
+
+def test_driver_gets_one_partial_per_block_and_the_same_report(tmp_path, fresh_ray, driver_rows):
+    """300 notes and 6 copies: the driver receives one partial per input block, never a row per
+    document, and the report equals the one computed from every row (as before, on the driver)."""
+    import ray
+
+    from raychunk.blocks import plan_blocks
+    from raychunk.io import list_inputs, readable
+    from raychunk.jobs.price import measure_corpus
+    from raychunk.pipeline import find_duplicates
+    from raychunk.pricing import IndexSpec, Rates, Setting, grid, summarize, summarize_partial
+    from tests.test_price_partials import old_duplicates_saved
+
+    write_notes(tmp_path / "notes", 300, copies=6)
+    cfg = _config(tmp_path / "notes")
+    settings = [Setting("per-type profile"), *grid([64], [0.2], ["fixed"])]
+    measured = measure_corpus(cfg, settings)
+
+    fs, _, files = list_inputs(cfg.input)
+    blocks = plan_blocks(readable(files), cpus=ray.cluster_resources()["CPU"], max_files=32)
+    duplicates = find_duplicates(readable(files), fs, "", cfg)
+    assert len(duplicates) == 6
+    assert measured.partials <= len(blocks) < 30
+    assert measured.driver_rows == measured.partials
+    assert sum(driver_rows) == measured.partials  # the copies' sizes are few: hashed without Ray
+
+    rows = local_rows(cfg, settings, duplicates)
+    assert len(rows) == 306 * len(settings)
+    args = {
+        "dim": 384,
+        "dtype": "float32",
+        "index": IndexSpec(),
+        "corpus_files": 306,
+        "corpus_bytes": measured.listing["bytes"],
+        "sample": 1.0,
+        "rates": Rates(),
+    }
+    report = summarize_partial(measured.partial, settings, **args)
+    assert report == summarize(rows, settings, **args)
+    for s in report["settings"]:
+        assert s["documents"] == 306
+        assert {k: s[k] for k in ("duplicates", "tokens_saved")} == old_duplicates_saved(rows, s["setting"])
+        assert s["tokens_saved"] > 0
+
+
+def test_previous_counts_equal_a_set_computation(tmp_path, fresh_ray, driver_rows):
+    """A real run, then one note edited, one added and one deleted: per setting, the cluster's counts
+    against the run's chunks/ equal plain Python sets."""
+    from raychunk.jobs.price import measure_corpus
+    from raychunk.pricing import Setting, grid
+
+    notes = tmp_path / "notes"
+    write_notes(notes, 6)
+    assert (
+        main(
+            ["run", "--input", str(notes), "--output", str(tmp_path / "run"), "--no-embed", "--num-cpus", "2"]
+        )
+        == 0
+    )
+    (notes / "note-0002.md").write_text((notes / "note-0002.md").read_text() + "\nOne more line, edited.\n")
+    (notes / "note-0099.md").write_text("# Added\n\nA note that the earlier run did not see.\n")
+    (notes / "note-0004.md").unlink()
+
+    cfg = _config(notes)
+    settings = [Setting("per-type profile"), *grid([32], [0], ["fixed"])]
+    measured = measure_corpus(cfg, settings, previous=str(tmp_path / "run"))
+
+    previous = set(
+        pq.read_table(tmp_path / "run" / "chunks", columns=["chunk_id"]).column("chunk_id").to_pylist()
+    )
+    expected = {}
+    for s in settings:
+        current = {}
+        for r in local_rows(cfg, settings, {}, keep_ids=True):
+            if r["setting"] == s.label:
+                current.update(json.loads(r["chunk_ids"]))
+        new = current.keys() - previous
+        expected[s.label] = {
+            "unchanged": len(current.keys() & previous),
+            "new": len(new),
+            "removed": len(previous - current.keys()),
+            "tokens_to_embed": sum(current[c] for c in new),
+        }
+    assert measured.delta == expected
+    profile = expected["per-type profile"]
+    assert profile["unchanged"] > 0 and profile["new"] > 0 and profile["removed"] > 0
+    assert expected["fixed 32 o0"]["unchanged"] == 0  # another setting's ids are all new
+    # One partial per block, and per shuffle partition (as many as blocks) a count row per setting.
+    assert sum(driver_rows) == measured.driver_rows <= measured.partials * (len(settings) + 2)
+
+
+def test_previous_without_a_chunks_table_fails_before_parsing(tmp_path):
+    from raychunk.jobs.price import measure_corpus
+    from raychunk.pricing import grid
+
+    write_notes(tmp_path / "notes", 2)
+    with pytest.raises(ValueError, match="no chunks/ table there"):
+        measure_corpus(
+            _config(tmp_path / "notes"), grid([64], [0], ["fixed"]), previous=str(tmp_path / "none")
+        )

@@ -5,17 +5,27 @@ from __future__ import annotations
 
 import json
 import logging
+import pickle
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from raychunk.config import RunConfig, check_limits
 from raychunk.io import list_inputs, readable, resolve_output
-from raychunk.pipeline import build, find_duplicates, init_ray, read_files
-from raychunk.pricing import IndexSpec, Rates, Setting, in_sample, summarize, vector_bytes
+from raychunk.pipeline import build, compare_chunk_ids, find_duplicates, init_ray, price_partials, read_files
+from raychunk.pricing import (
+    BOOTSTRAP_ROUNDS,
+    IndexSpec,
+    PricePartial,
+    Rates,
+    Setting,
+    in_sample,
+    summarize_partial,
+    vector_bytes,
+)
 from raychunk.report import plot_price, render_price_markdown, write_price_csv
 
-__all__ = ["PriceOptions", "measure_corpus", "previous_ids", "price"]
+__all__ = ["Measured", "PriceOptions", "measure_corpus", "previous_chunks", "price"]
 
 log = logging.getLogger(__name__)
 
@@ -48,21 +58,21 @@ def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
 
     check_limits(cfg)  # every doc type's caps within the embedder's input limit
     dim = opts.dim or embedding_dim(cfg.embedder.model)
-    previous = previous_ids(opts.previous) if opts.previous else None
-    rows, listing = measure_corpus(cfg, settings, sample=opts.sample, keep_ids=previous is not None)
+    measured = measure_corpus(cfg, settings, sample=opts.sample, previous=opts.previous)
 
     throughput = None
     tps = opts.tokens_per_second
     if not tps and opts.measure_throughput:
-        ok = [r for r in rows if r["setting"] == settings[0].label and r["chunks"]]
-        mean = sum(r["tokens"] for r in ok) / max(1, sum(r["chunks"] for r in ok))
+        first = measured.partial.totals.get(settings[0].label)
+        mean = first.tokens / max(1, first.chunks) if first else 0
         throughput = measure_throughput(
             cfg.embedder.model, tokens_per_text=max(16, int(mean)), backend=cfg.embedder.backend
         )
         tps = throughput["tokens_per_second"]
     rates = Rates(opts.gpu_hour_usd, opts.storage_gb_month_usd, opts.api_usd_per_1m_tokens, tps)
-    report = summarize(
-        rows,
+    listing = measured.listing
+    report = summarize_partial(
+        measured.partial,
         settings,
         dim=dim,
         dtype=opts.dtype,
@@ -71,7 +81,7 @@ def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
         corpus_bytes=listing["bytes"],
         sample=opts.sample,
         rates=rates,
-        previous=previous,
+        delta=measured.delta,
     )
     report["notes"] = _notes(report, opts, throughput, rates, cfg, listing)
     report["throughput"] = throughput
@@ -79,11 +89,32 @@ def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
     return report
 
 
+@dataclass(frozen=True)
+class Measured:
+    """What reaches the driver from measuring a corpus: the merged partial, the listing facts, the
+    per-setting comparison with ``--previous``, and how many rows the driver received (one partial
+    per block plus the comparison's per-block counts: never one per document)."""
+
+    partial: PricePartial
+    listing: dict
+    delta: dict[str, dict] | None
+    partials: int
+    driver_rows: int
+
+
 def measure_corpus(
-    cfg: RunConfig, settings: list[Setting], *, sample: float = 1.0, keep_ids: bool = False
-) -> tuple[list[dict], dict]:
-    """Per-document, per-setting numbers over the (sampled) corpus, and the listing facts: the
-    corpus's file count and bytes come from listing it, not from parsing it."""
+    cfg: RunConfig,
+    settings: list[Setting],
+    *,
+    sample: float = 1.0,
+    previous: str | None = None,
+    seed: int = 0,
+) -> Measured:
+    """Every setting measured over the (sampled) corpus and reduced on the workers to one partial per
+    block, merged here as they arrive. The corpus's file count and bytes come from listing it, not
+    from parsing it. With ``previous`` (an earlier run's output) the chunk ids are compared with its
+    ``chunks/`` on the cluster too."""
+    chunks = previous_chunks(previous) if previous else None  # fail before parsing, not after
     in_fs, scheme, files = list_inputs(
         cfg.input, follow_symlinks=cfg.limits.follow_symlinks, max_file_mb=cfg.limits.max_file_mb
     )
@@ -100,6 +131,7 @@ def measure_corpus(
     if not chosen:
         raise ValueError(f"--sample {sample} selects none of the {len(files)} files; use a larger fraction")
     init_ray(cfg)
+    duplicates = find_duplicates(chosen, in_fs, scheme, cfg)  # within the sample: it reads no more
     ds = build(
         read_files(chosen, in_fs, cfg),
         cfg,
@@ -107,22 +139,37 @@ def measure_corpus(
         plan=None,
         settings=settings,
         measure=True,
-        keep_ids=keep_ids,
-        duplicates=find_duplicates(chosen, in_fs, scheme, cfg),  # within the sample: it reads no more
+        keep_ids=chunks is not None,
+        duplicates=duplicates,
     )
-    return ds.take_all(), listing
+    if chunks is not None:
+        ds = ds.materialize()  # read twice (partials, ids): the rows stay in the cluster's object store
+    parts = price_partials(
+        ds,
+        cfg,
+        kept_sources=frozenset(duplicates.values()),
+        rounds=BOOTSTRAP_ROUNDS if sample < 1 else 0,
+        seed=seed,
+    )
+    partial, n = PricePartial(), 0
+    for batch in parts.iter_batches(batch_size=None, batch_format="pyarrow"):
+        for blob in batch.column("partial").to_pylist():
+            partial += pickle.loads(blob)
+            n += 1
+    delta, counted = None, 0
+    if chunks is not None:
+        delta, counted = compare_chunk_ids(ds, *chunks, [s.label for s in settings], cfg)
+    return Measured(partial, listing, delta, partials=n, driver_rows=n + counted)
 
 
-def previous_ids(output: str) -> dict[str, int]:
-    """An earlier run's chunk ids and their token counts."""
-    import pyarrow.parquet as pq
+def previous_chunks(output: str) -> tuple:
+    """An earlier run's ``chunks/`` table as ``(filesystem, path)``, checked to exist."""
+    import pyarrow.fs as pafs
 
     fs, path = resolve_output(output)
-    try:
-        table = pq.read_table(f"{path}/chunks", filesystem=fs, columns=["chunk_id", "n_tokens"])
-    except (FileNotFoundError, OSError) as e:
-        raise ValueError(f"--previous {output}: no chunks/ table there ({e})") from e
-    return dict(zip(table.column("chunk_id").to_pylist(), table.column("n_tokens").to_pylist()))
+    if fs.get_file_info(f"{path}/chunks").type == pafs.FileType.NotFound:
+        raise ValueError(f"--previous {output}: no chunks/ table there ({path}/chunks not found)")
+    return fs, f"{path}/chunks"
 
 
 def _write(report: dict, opts: PriceOptions) -> list[str]:
@@ -161,7 +208,9 @@ def _notes(report, opts: PriceOptions, throughput, rates: Rates, cfg: RunConfig,
         notes.append(
             f"ESTIMATE: {listing['sampled_files']:,} of {listing['files']:,} files were parsed "
             f"(hash sample {opts.sample:g}); totals are scaled by corpus bytes / sampled bytes, with 95% "
-            "intervals from 1,000 bootstrap resamples of documents. File count and bytes come from the listing."
+            f"intervals from a Poisson bootstrap over documents ({BOOTSTRAP_ROUNDS:,} rounds; in each, every "
+            "document counts a Poisson(1) number of times, drawn from a hash of its source). "
+            "File count and bytes come from the listing."
         )
     if report["duplicates"]:
         notes.append(
