@@ -234,6 +234,8 @@ def render_price_text(report: dict) -> str:
                     f"  {r['setting']}: {d['unchanged']:,} unchanged, {d['new']:,} new, {d['removed']:,} "
                     f"removed; re-embedding the delta is {d['tokens_to_embed']:,} tokens{cost}"
                 )
+    if report.get("projection"):
+        lines += ["", "On the cluster (cluster.yaml):", *[f"  {line}" for line in report["projection"]]]
     lines += ["", *[f"note: {n}" for n in report["notes"]]]
     return "\n".join(lines)
 
@@ -327,6 +329,8 @@ def render_price_markdown(report: dict) -> str:
             for r in rows
             if "delta" in r
         ]
+    if report.get("projection"):
+        out += ["", "## On the cluster (`cluster.yaml`)", ""] + [f"- {line}" for line in report["projection"]]
     out += ["", "## Notes", ""] + [f"- {n}" for n in report["notes"]]
     return "\n".join(out) + "\n"
 

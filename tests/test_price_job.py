@@ -100,7 +100,10 @@ def test_price_grid_writes_table_files_and_chart(tmp_path, fresh_ray, capsys):
     assert delta["removed"] == 1
     assert delta["new"] == report["settings"][0]["chunks"] - delta["unchanged"]
 
+    assert report["projection"][0].startswith("per-type profile: Projection (not measured): at 8 GPUs")
+    assert "Projection (not measured)" in printed and "On the cluster" in printed
     assert (out / "report.md").read_text().startswith("# raychunk price report")
+    assert "## On the cluster" in (out / "report.md").read_text()
     csv_lines = (out / "report.csv").read_text().splitlines()
     assert csv_lines[0].startswith("scope,setting,documents,chunks,vectors")
     assert (out / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -294,3 +297,33 @@ def test_previous_without_a_chunks_table_fails_before_parsing(tmp_path):
         measure_corpus(
             _config(tmp_path / "notes"), grid([64], [0], ["fixed"]), previous=str(tmp_path / "none")
         )
+
+
+def test_the_cluster_projection_scales_with_the_priced_tokens(tmp_path):
+    """The projection prices the per-type profile's tokens at the measured GPU rate on the
+    cluster.yaml cluster; without the rates file (an install with no checkout) it says so."""
+    from raychunk.jobs.price import CHECKOUT, cluster_projection
+    from raychunk.projection import StageRates
+
+    rates = StageRates.from_dict(
+        json.loads((CHECKOUT / "benchmarks" / "stage_rates.json").read_text())["rates"]
+    )
+    report = {
+        "corpus_files": 1000,
+        "corpus_bytes": 10**9,
+        "settings": [
+            {"setting": "structure 256 o0", "tokens": 10**6, "vectors": 5000},
+            {
+                "setting": "per-type profile",
+                "tokens": 8 * 3600 * rates.embed_tokens_s_gpu.value,
+                "vectors": 10**6,
+            },
+        ],
+    }
+    lines = cluster_projection(report)
+    assert lines[0].startswith(
+        "per-type profile: Projection (not measured): at 8 GPUs this corpus embeds in 60.0 min;"
+    )
+    assert "Inputs:" in lines[1] and "cluster.yaml" in lines[1]
+    missing = cluster_projection(report, rates_file=tmp_path / "stage_rates.json")
+    assert missing == [missing[0]] and missing[0].startswith("No cluster projection")

@@ -84,6 +84,7 @@ def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
         delta=measured.delta,
     )
     report["notes"] = _notes(report, opts, throughput, rates, cfg, listing)
+    report["projection"] = cluster_projection(report)
     report["throughput"] = throughput
     report["written"] = _write(report, opts)
     return report
@@ -170,6 +171,38 @@ def previous_chunks(output: str) -> tuple:
     if fs.get_file_info(f"{path}/chunks").type == pafs.FileType.NotFound:
         raise ValueError(f"--previous {output}: no chunks/ table there ({path}/chunks not found)")
     return fs, f"{path}/chunks"
+
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def cluster_projection(
+    report: dict,
+    *,
+    rates_file: Path = CHECKOUT / "benchmarks" / "stage_rates.json",
+    cluster_file: Path = CHECKOUT / "cluster.yaml",
+) -> list[str]:
+    """How long the priced corpus would take on the ``cluster.yaml`` cluster, from the measured
+    per-stage rates (``raychunk.projection``): for the per-type profile (what ``raychunk run``
+    builds), else the first setting. A projection, labelled as one, with its inputs."""
+    from raychunk.projection import ClusterShape, StageRates, projection_lines
+
+    if not (rates_file.is_file() and cluster_file.is_file()):
+        return [
+            f"No cluster projection: it reads {rates_file.name} and {cluster_file.name} from a raychunk "
+            "checkout, and there is none beside this install."
+        ]
+    rows = report["settings"]
+    row = next((r for r in rows if r["setting"] == "per-type profile"), rows[0])
+    totals = {
+        "documents": report["corpus_files"],
+        "bytes": report["corpus_bytes"],
+        "tokens": row["tokens"],
+        "vectors": row["vectors"],
+    }
+    rates = StageRates.from_dict(json.loads(rates_file.read_text())["rates"])
+    lines = projection_lines(totals, rates, ClusterShape.from_yaml(cluster_file))
+    return [f"{row['setting']}: {lines[0]}", *lines[1:]]
 
 
 def _write(report: dict, opts: PriceOptions) -> list[str]:
