@@ -57,29 +57,34 @@ def plan_blocks(files: list[InputFile], *, cpus: float, max_files: int) -> list[
     rest fill blocks up to that share, ``max_files`` files and MAX_BLOCK_BYTES."""
     if not files:
         return []
-    cost = {f.path: estimated_seconds(f) for f in files}
-    order = sorted(files, key=lambda f: (-cost[f.path], f.path))
+    import numpy as np
+
+    # Costs by position in numpy, not a per-path map: a few bytes per file in the driver. A stable
+    # sort keeps equal costs in path order (the listing's order; sorted here if it is not).
+    if any(a.path > b.path for a, b in zip(files, files[1:])):
+        files = sorted(files, key=lambda f: f.path)
+    cost = np.fromiter((estimated_seconds(f) for f in files), dtype=np.float64, count=len(files))
+    order = np.argsort(-cost, kind="stable")
     slots = min(len(files), max(math.ceil(len(files) / max_files), BLOCKS_PER_CPU * max(1, int(cpus))))
-    rest = sum(cost.values())
+    rest = float(cost.sum())
     alone = 0
-    while slots > 1 and cost[order[alone].path] > rest / slots:
-        rest -= cost[order[alone].path]
+    while slots > 1 and cost[order[alone]] > rest / slots:
+        rest -= cost[order[alone]]
         slots -= 1
         alone += 1
     share = rest / slots
-    groups = [[f] for f in order[:alone]]
+    groups = [[files[i]] for i in order[:alone]]
     group: list[InputFile] = []
     group_cost = group_bytes = 0.0
-    for f in order[alone:]:
+    for i in order[alone:].tolist():
+        f = files[i]
         if group and (
-            group_cost + cost[f.path] > share
-            or len(group) >= max_files
-            or group_bytes + f.size > MAX_BLOCK_BYTES
+            group_cost + cost[i] > share or len(group) >= max_files or group_bytes + f.size > MAX_BLOCK_BYTES
         ):
             groups.append(group)
             group, group_cost, group_bytes = [], 0.0, 0.0
         group.append(f)
-        group_cost += cost[f.path]
+        group_cost += cost[i]
         group_bytes += f.size
     if group:
         groups.append(group)
