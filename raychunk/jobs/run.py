@@ -83,7 +83,7 @@ def run(cfg: RunConfig) -> dict:
             )
             raise
         stats = _stage_stats(ds)
-    document_files = publish.compact_documents(out_fs, staging, cfg.output_files.compression)
+    document_files = _on_this_node(publish.compact_documents, out_fs, staging, cfg.output_files.compression)
     docs = publish.documents_summary(out_fs, document_files)
     publish.check_every_input_accounted(docs["rows"], files)
     results = publish.shard_results(out_fs, staging.path)
@@ -96,6 +96,16 @@ def run(cfg: RunConfig) -> dict:
     publish.write_report(out_fs, out_path, "report.json", json.dumps(report, indent=2, ensure_ascii=False))
     publish.retire_old(out_fs, staging, out_path, report["files"])
     return report
+
+
+def _on_this_node(fn, *args):
+    """``fn(*args)`` in a Ray task on the driver's node (same local filesystem), so that what it
+    holds in memory (the documents it gathers) never swells the driver."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+    return ray.get(ray.remote(num_cpus=0, max_retries=0, scheduling_strategy=here)(fn).remote(*args))
 
 
 def fingerprint(cfg: RunConfig) -> dict:
