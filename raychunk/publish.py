@@ -246,7 +246,7 @@ def documents_summary(fs: pafs.FileSystem, files: list[str], *, first: int = LIS
     def batches():
         for path in files:
             with fs.open_input_file(path) as f:
-                yield from pq.ParquetFile(f).iter_batches(batch_size=65_536, columns=cols)
+                yield from pq.ParquetFile(f).iter_batches(batch_size=8192, columns=cols)
 
     rows = 0
     by_status: Counter = Counter()

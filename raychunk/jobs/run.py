@@ -91,7 +91,9 @@ def run(cfg: RunConfig) -> dict:
         cfg, docs, files, results, plan, stats, time.perf_counter() - t0, where, cluster, ray_start=ray_start
     )
     report["resumed"] = {"inputs_already_done": len(done)} if staging.resumed else None
-    report["files"] = publish.move_in(out_fs, staging, out_path, document_files, cfg.output_files.overwrite)
+    report["files"] = _on_this_node(
+        publish.move_in, out_fs, staging, out_path, document_files, cfg.output_files.overwrite
+    )  # its chunk-id check reads every id
     publish.write_report(out_fs, out_path, "report.md", render_run_markdown(report))
     publish.write_report(out_fs, out_path, "report.json", json.dumps(report, indent=2, ensure_ascii=False))
     publish.retire_old(out_fs, staging, out_path, report["files"])
