@@ -417,7 +417,8 @@ def projection_lines(
         f"{format_duration(p.embed_seconds)}; the CPU stages (parse + chunk) take "
         f"{format_duration(p.cpu_seconds)} on {p.cpus} CPUs; bound: {p.bound}. Wall about "
         f"{format_duration(p.wall_seconds)} with the stages streaming (at most "
-        f"{format_duration(p.serial_seconds)} one after another), {hours:.3g} node-hours.",
+        f"{format_duration(p.serial_seconds)} one after another), "
+        f"{f'{hours:.3g}' if hours >= 0.01 else 'under 0.01'} node-hours.",
         f"Inputs: {'; '.join(p.corpus.assumptions)}; cluster.yaml ({p.shape.name}) "
         f"{'at its autoscaling limit' if workers is None else 'with'}: "
         f"{p.shape.describe(p.nodes)}, less 1 CPU per embed actor; "
@@ -455,6 +456,8 @@ def _family(family: str) -> str:
 
 
 def format_duration(seconds: float) -> str:
+    if seconds < 0.1:
+        return "under 0.1 s"
     if seconds < 10:
         return f"{seconds:.1f} s"
     if seconds < 90:

@@ -191,6 +191,7 @@ def test_projection_lines_label_and_inputs():
 
 
 def test_format_duration():
+    assert format_duration(0.016) == "under 0.1 s" and format_duration(0.25) == "0.2 s"
     assert [format_duration(s) for s in (42, 192, 5 * 3600, 3 * 86400)] == [
         "42 s",
         "3.2 min",
