@@ -73,38 +73,23 @@ BOOTSTRAP_CONFIG = (
 
 
 def autoscaler_gpu_limit(path: str = BOOTSTRAP_CONFIG) -> int | None:
-    """The GPUs an autoscaling cluster may reach: head GPUs plus each worker type's GPUs x its
-    ``max_workers`` (capped by the cluster's ``max_workers``), from the config the cluster launcher
-    leaves on the head node. None when there is no such file (a local Ray, KubeRay, a fixed cluster)."""
+    """The GPUs an autoscaling cluster may reach (``ClusterShape.reachable_gpus``), from the config
+    the cluster launcher leaves on the head node. None when there is no such file (a local Ray,
+    KubeRay, a fixed cluster) or it cannot be read."""
     from pathlib import Path
 
     import yaml
+
+    from raychunk.projection import ClusterShape
 
     file = Path(path).expanduser()
     if not file.is_file():
         return None
     try:
-        conf = yaml.safe_load(file.read_text()) or {}
-        types = conf.get("available_node_types") or {}
-        head = conf.get("head_node_type")
-        budget = int(conf.get("max_workers", 10**6))
-        total = float((types.get(head, {}).get("resources") or {}).get("GPU", 0))
-        workers = sorted(
-            (
-                (float((t.get("resources") or {}).get("GPU", 0)), int(t.get("max_workers", 0)))
-                for n, t in types.items()
-                if n != head
-            ),
-            reverse=True,
-        )
-    except (yaml.YAMLError, AttributeError, TypeError, ValueError) as e:
+        return ClusterShape.from_yaml(file).reachable_gpus()
+    except (yaml.YAMLError, AttributeError, KeyError, TypeError, ValueError) as e:
         log.warning("%s: not a cluster config I can read (%s); the embedding pool will not grow", file, e)
         return None
-    for gpus, count in workers:  # the GPU-richest types first, within the cluster's worker budget
-        take = min(count, budget)
-        total += gpus * take
-        budget -= take
-    return int(total)
 
 
 def init_ray(cfg: RunConfig) -> str:

@@ -198,6 +198,16 @@ class ClusterShape:
             left -= n
         return counts
 
+    def reachable_gpus(self) -> int:
+        """The most GPUs the autoscaler can bring up: the head's, plus the worker types filled
+        GPU-richest first, each up to its max_workers, within the cluster-wide cap."""
+        total, left = self.head.gpus, self.max_workers
+        for t in sorted(self.workers, key=lambda t: -t.gpus):
+            take = min(t.max_workers, left)
+            total += t.gpus * take
+            left -= take
+        return total
+
     def totals(self, nodes: Mapping[str, int]) -> tuple[int, int]:
         """(CPUs, GPUs) of these node counts."""
         by_name = {t.name: t for t in (self.head, *self.workers)}
