@@ -164,6 +164,10 @@ class InputDigests(Datasource):
             self._runs.append((start, tuple(g.path for g in files[start:]), size))
         self._fs = fs
 
+    @property
+    def num_blocks(self) -> int:
+        return len(self._runs)
+
     def estimate_inmemory_data_size(self) -> int:
         return sum(len(paths) * 40 for _, paths, _ in self._runs)
 

@@ -347,7 +347,7 @@ def find_duplicates(files: list, fs, scheme: str, cfg: RunConfig) -> dict[str, s
         source,
         num_cpus=cfg.resources.cpus_per_task,
         ray_remote_args={"max_retries": cfg.limits.task_retries},
-        override_num_blocks=len(source.get_read_tasks(1)),
+        override_num_blocks=source.num_blocks,
     )
     index, digests = [], []
     for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):

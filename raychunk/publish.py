@@ -251,18 +251,16 @@ def documents_summary(fs: pafs.FileSystem, files: list[str], *, first: int = LIS
     rows = 0
     by_status: Counter = Counter()
     by_type: Counter = Counter()
-    not_ok: list[tuple] = []  # the ``first`` smallest sources, as a max-heap of negated keys
+    not_ok: list[tuple] = []  # at most a few times ``first`` rows: pruned to the smallest sources
     warnings: list[tuple] = []
     n_warnings = 0
     copies: Counter = Counter()  # doc_id → byte-identical copies skipped
     copy_bytes = 0
 
-    def keep(heap: list, row: tuple) -> None:
-        item = (_Desc(row[0]), row)
-        if len(heap) < first:
-            heapq.heappush(heap, item)
-        elif first and row[0] < heap[0][1][0]:
-            heapq.heapreplace(heap, item)
+    def keep(rows: list, row: tuple) -> None:
+        rows.append(row)
+        if len(rows) > 4 * first + 64:
+            rows[:] = heapq.nsmallest(first, rows)
 
     for batch in batches():
         rows += batch.num_rows
@@ -297,23 +295,11 @@ def documents_summary(fs: pafs.FileSystem, files: list[str], *, first: int = LIS
             "bytes_saved": copy_bytes,
             "tokens_saved": tokens_saved,
         },
-        "not_ok": [{"source": s, "status": st, "reason": r} for s, st, r in sorted(row for _, row in not_ok)],
+        "not_ok": [{"source": s, "status": st, "reason": r} for s, st, r in heapq.nsmallest(first, not_ok)],
         "not_ok_total": sum(n for status, n in by_status.items() if status != "ok"),
-        "warnings": [{"source": s, "reason": r} for s, r in sorted(row for _, row in warnings)],
+        "warnings": [{"source": s, "reason": r} for s, r in heapq.nsmallest(first, warnings)],
         "warnings_total": n_warnings,
     }
-
-
-class _Desc:
-    """Reverses a key's order, so that ``heapq``'s min-heap keeps the smallest keys seen."""
-
-    __slots__ = ("key",)
-
-    def __init__(self, key):
-        self.key = key
-
-    def __lt__(self, other: _Desc) -> bool:
-        return other.key < self.key
 
 
 def _codec(compression: str) -> str | None:
