@@ -47,6 +47,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from chunk_speed import _pin_one_cpu  # noqa: E402
 
 from raychunk.projection import ALL, Rate, gpu_rate_from_benchmark  # noqa: E402
 
@@ -68,14 +71,6 @@ PUBLISHED_GPU = Rate(
     f"({PUBLISHED_URL}) × {PUBLISHED_TOKENS_PER_SENTENCE} word pieces per sentence (assumed); "
     "taken as-is for an A10G",
 )
-
-
-def _pin_one_cpu() -> str:
-    if not hasattr(os, "sched_setaffinity"):
-        return "not pinned (no sched_setaffinity)"
-    cpus = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cpus[-1]})
-    return f"pinned to CPU {cpus[-1]}"
 
 
 def machine(pinned: str) -> dict:
