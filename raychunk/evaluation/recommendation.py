@@ -14,7 +14,9 @@ def recommend(settings: list[dict], *, metric: str = "recall", rounds: int = 200
     "values": [per-question metric]}``, all on the same questions in the same order.
 
     Noise, by a paired bootstrap over questions: the 95% interval of (candidate - best) reaches 0,
-    or the mean gap is at most one question's worth (1/n).
+    or the mean gap is at most one question's worth (1/n). A setting may carry ``tokens`` (mean
+    tokens read at k) and ``budget_recall`` (recall within ``read_budget`` tokens read): the reason
+    then says what the chosen index costs the reader against the best.
     """
     if not settings:
         raise ValueError("no settings to recommend from")
@@ -36,18 +38,38 @@ def recommend(settings: list[dict], *, metric: str = "recall", rounds: int = 200
                 "interval": d["interval"],
                 "gap_questions": gap_questions,
                 "tokens": s.get("tokens"),
+                "budget_recall": s.get("budget_recall"),
                 "within_noise": within,
             }
         )
     chosen = next(c for c in comparisons if c["within_noise"])
+    reason = _reason(chosen, best, mean, comparisons, metric, n)
+    if chosen["setting"] != best["setting"]:
+        reason += _reading(chosen, best, settings[0].get("read_budget"))
     return {
         "setting": chosen["setting"],
         "best": best["setting"],
         "metric": metric,
         "questions": n,
-        "reason": _reason(chosen, best, mean, comparisons, metric, n),
+        "reason": reason,
         "comparisons": comparisons,
     }
+
+
+def _reading(chosen: dict, best: dict, budget: int | None) -> str:
+    """What the chosen index costs the reader, against the best: tokens read at k, and recall within
+    the reading budget."""
+    parts = []
+    if chosen.get("tokens") and best.get("tokens"):
+        parts.append(
+            f"its top k hand the reader {chosen['tokens']:.0f} tokens per question against {best['tokens']:.0f}"
+        )
+    if budget and chosen.get("budget_recall") is not None and best.get("budget_recall") is not None:
+        parts.append(
+            f"within {budget:,} tokens read it reaches recall {chosen['budget_recall']:.2f} against "
+            f"{best['budget_recall']:.2f}"
+        )
+    return (" Reading cost: " + "; ".join(parts) + ".") if parts else ""
 
 
 def _reason(chosen: dict, best_row: dict, mean: dict, comparisons: list[dict], metric: str, n: int) -> str:
