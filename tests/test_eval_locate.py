@@ -184,3 +184,22 @@ def test_tags_are_read_and_checked(tmp_path):
         p.write_text(json.dumps({**row, "tags": bad}) + "\n")
         with pytest.raises(ValueError, match="'tags' must be a list of non-empty strings"):
             load_queries(p)
+
+
+def test_a_repeated_quote_is_its_first_occurrence_and_only_a_chunk_there_hits():
+    from raychunk.evaluation.metrics import Unit, score_units
+
+    text = "## site_url\n\n**default**: `null`\n\n## repo_url\n\n**default**: `null`\n"
+    q = LabelledQuery("d", "Default site_url?", "c.md", ({"quote": "**default**: `null`"},), ("heading",))
+    (r,) = resolve_queries([q], {"/d/c.md": text})
+    (p,) = r.passages
+    assert (p.start, p.end, p.quote) == (13, 32, None)  # the first; no quote to match elsewhere
+    second = text.index("**default**", p.end)
+    wrong = Unit("/d/c.md", ((second, second + 19),), (text[second : second + 19],))
+    right = Unit("/d/c.md", ((p.start, p.end),), (text[p.start : p.end],))
+    assert score_units(r, [wrong], 5)["hit"] == 0 and score_units(r, [wrong, right], 10)["rank"] == 2
+    located = locate_passages(q, "/d/c.md", text)
+    kept, labels = apply_locations([q], ["/d/c.md"], {0: located})
+    assert labels["ambiguous"] == [
+        {"id": "d", "source": "/d/c.md", "quote": "**default**: `null`", "occurrences": 2, "scored": [13, 32]}
+    ]

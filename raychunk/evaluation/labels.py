@@ -184,8 +184,10 @@ def locate_quote(text: str, quote: str) -> tuple[int, int] | None:
 def locate_passages(q: LabelledQuery, source: str, text: str, words: TextWords | None = None) -> dict:
     """One question's passages found in its document's ``text``: ``{"passages": [[start, end,
     located text]], "notes": [...], "unlocated": [...]}``, where a note is a passage found other than
-    exactly (``how``) or more than once (``occurrences``: the first is scored), and an unlocated
-    passage says why and, for a quote, the nearest partial match."""
+    exactly (``how``) or more than once (``occurrences``), and an unlocated passage says why and,
+    for a quote, the nearest partial match. A quote found more than once is its first occurrence,
+    with no located text: a chunk holding the same words elsewhere is not a hit, only one covering
+    that occurrence's span."""
     passages, notes, unlocated = [], [], []
     for n, p in enumerate(q.passages):
         quote = p.get("quote")
@@ -229,6 +231,8 @@ def locate_passages(q: LabelledQuery, source: str, text: str, words: TextWords |
                         "span": [start, end],
                     }
                 )
+            if m.occurrences > 1:
+                quote = None  # its first occurrence is meant: scored by span, not by any chunk quoting it
         passages.append([start, end, text[start:end] if quote is not None else None])
     return {"passages": passages, "notes": notes, "unlocated": unlocated}
 

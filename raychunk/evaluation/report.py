@@ -436,6 +436,9 @@ def _notes(k: int, budget: int, n: int, read_budget: int) -> list[str]:
         f"the tokens read stay within {read_budget:,} (header lines and overlap of consecutive chunks read "
         "once; small-to-big: each result's group); a result that would pass the budget stops the reader. "
         "'short' counts questions whose retrieved results all fit (a lower bound for those).",
+        "Labels: quotes are located in the parsed text before chunking (exact, whitespace, then by words with "
+        "markup, table pipes and hyphenation aside, then with running headers skipped); a quote found more "
+        "than once is its first occurrence, and only a chunk covering that occurrence hits.",
         "Paired comparisons: a minus b per question, 95% paired bootstrap interval on the same resampled "
         "questions, overall and per tag (a question counts under each of its tags).",
     ]
