@@ -203,3 +203,15 @@ def test_a_repeated_quote_is_its_first_occurrence_and_only_a_chunk_there_hits():
     assert labels["ambiguous"] == [
         {"id": "d", "source": "/d/c.md", "quote": "**default**: `null`", "occurrences": 2, "scored": [13, 32]}
     ]
+
+
+def test_eval_flags_are_checked_before_anything_runs(capsys):
+    from raychunk.cli import main
+
+    assert (
+        main(["eval", "--sizes", "256", "--overlaps", "0", "--compare", "structure 999 o0", "fixed 256 o0"])
+        == 2
+    )
+    assert "--compare 'structure 999 o0': not a setting of this run (" in capsys.readouterr().err
+    assert main(["eval", "--read-budget", "0"]) == 2
+    assert "--read-budget 0: expected a token count >= 1" in capsys.readouterr().err
