@@ -215,3 +215,15 @@ def test_eval_flags_are_checked_before_anything_runs(capsys):
     assert "--compare 'structure 999 o0': not a setting of this run (" in capsys.readouterr().err
     assert main(["eval", "--read-budget", "0"]) == 2
     assert "--read-budget 0: expected a token count >= 1" in capsys.readouterr().err
+
+
+def test_a_changed_word_or_a_neighbouring_table_value_is_not_noise():
+    rows = (
+        "| Delay interval (in milliseconds) between two consecutive exports | 1000 |\n"
+        "| Maximum queue size | 2048 |\n"
+        "| Delay interval (in milliseconds) between two consecutive exports | 5000 |\n"
+    )
+    assert find_quote(rows, "Delay interval (in seconds) between two consecutive exports | 1000") is None
+    assert find_quote(rows, "Delay interval (in milliseconds) between two consecutive exports | 2048") is None
+    m = find_quote(rows, "Delay interval (in milliseconds) between two consecutive exports 5000")
+    assert rows[m.start : m.end].endswith("| 5000") and m.occurrences == 1

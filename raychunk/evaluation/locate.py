@@ -14,8 +14,9 @@ found in passes, the first that succeeds wins:
 4. ``words, N skipped``: as ``words``, but at most ``MAX_GAPS`` runs of ``MAX_NOISE`` words in all
    may lie between the quote's words in the text (a running header, a page number), or be in the
    quote and not in the text (the viewer's page number and footer that the parse dropped; at most
-   half the quote's words). The quote's first word and its last ``ANCHOR`` words must be in the
-   text, and two words must match after each skip.
+   half the quote's words). Words are skipped on one side at a time (a word in place of another
+   is not noise), the quote's first word must be in the text, and two words must match after
+   each skip, so the quote's last two words are always matched with nothing between them.
 
 The span returned covers the whole matched region of the text: its first to last matched word, and
 the emphasis marks touching them. A quote found more than once is resolved to its first occurrence
@@ -261,16 +262,18 @@ def _extend(dw: list[str], start: int, qw: list[str], quote_budget: int) -> tupl
 
 
 def _resync(dw: list[str], i: int, qw: list[str], k: int, quote_budget: int, budget: int):
-    """The fewest words to skip, ``(text, quote)``, after which the two run on together."""
-    best = None
-    for q in range(max(0, quote_budget) + 1):
-        for d in range(budget - q + 1):
-            if best is not None and d + q >= sum(best):
-                break
-            if (d or q) and _step(dw, i + d, qw, k + q) is not None and _runs(dw, i + d, qw, k + q, _RESYNC):
-                best = (d, q)
-                break
-    return best
+    """The fewest words to skip, ``(text, quote)``, after which the two run on together for
+    ``_RESYNC`` words. Words are skipped on one side only (a word in place of another is a different
+    quote, not noise), and never so near the quote's end that fewer than ``_RESYNC`` words are left."""
+    if len(qw) - k < _RESYNC:
+        return None
+    for total in range(1, budget + 1):
+        for d, q in ((total, 0), (0, total)):
+            if q > quote_budget or len(qw) - (k + q) < _RESYNC:
+                continue
+            if _step(dw, i + d, qw, k + q) is not None and _runs(dw, i + d, qw, k + q, _RESYNC):
+                return d, q
+    return None
 
 
 def _noisy(words: TextWords, qw: list[str]) -> list[tuple[int, int, int]]:
