@@ -420,6 +420,9 @@ def test_recommendation_says_what_the_cheaper_index_costs_the_reader():
         ]
     )
     assert rec["setting"] == "a" and rec["best"] == "b"
-    assert "Reading cost: its top k hand the reader 900 tokens per question against 400" in rec["reason"]
+    assert (
+        "Mind the reading cost, which the rule does not weigh: its top k hand the reader 900 tokens per question against 400 for b"
+        in rec["reason"]
+    )
     assert "within 1,000 tokens read it reaches recall 0.80 against 0.90" in rec["reason"]
     assert rec["comparisons"][0]["budget_recall"] == 0.8

@@ -60,16 +60,22 @@ def _reading(chosen: dict, best: dict, budget: int | None) -> str:
     """What the chosen index costs the reader, against the best: tokens read at k, and recall within
     the reading budget."""
     parts = []
-    if chosen.get("tokens") and best.get("tokens"):
+    tokens, best_tokens = chosen.get("tokens"), best.get("tokens")
+    if tokens and best_tokens:
         parts.append(
-            f"its top k hand the reader {chosen['tokens']:.0f} tokens per question against {best['tokens']:.0f}"
+            f"its top k hand the reader {tokens:.0f} tokens per question against {best_tokens:.0f} for "
+            f"{best['setting']}"
         )
     if budget and chosen.get("budget_recall") is not None and best.get("budget_recall") is not None:
         parts.append(
             f"within {budget:,} tokens read it reaches recall {chosen['budget_recall']:.2f} against "
             f"{best['budget_recall']:.2f}"
         )
-    return (" Reading cost: " + "; ".join(parts) + ".") if parts else ""
+    if not parts:
+        return ""
+    heavy = tokens and best_tokens and tokens > 1.25 * best_tokens
+    lead = " Mind the reading cost, which the rule does not weigh: " if heavy else " Reading cost: "
+    return lead + "; ".join(parts) + "."
 
 
 def _reason(chosen: dict, best_row: dict, mean: dict, comparisons: list[dict], metric: str, n: int) -> str:
@@ -105,10 +111,4 @@ def _reason(chosen: dict, best_row: dict, mean: dict, comparisons: list[dict], m
         f"{best} ({mean[best]:.2f}): {gap_words} (difference {signed(iv[0])} to {signed(iv[1])}; {why}). "
         f"That is noise: take the cheaper index."
     )
-    tokens, best_tokens = chosen.get("tokens"), best_row.get("tokens")
-    if tokens and best_tokens and tokens > 1.25 * best_tokens:
-        text += (
-            f" Mind the reading cost, which this rule does not weigh: its top k hand the reader {tokens:.0f} "
-            f"tokens per question against {best_tokens:.0f} for {best}."
-        )
     return text
