@@ -7,7 +7,7 @@ export RAY_AUTH_MODE ?= disabled
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup run price eval test lint format bench clean
+.PHONY: setup run price eval eval-corpus test lint format bench clean
 
 $(STAMP): pyproject.toml requirements.lock
 	python3 -m venv $(VENV)
@@ -27,6 +27,17 @@ price: $(STAMP)
 
 eval: $(STAMP)
 	$(VENV)/bin/raychunk eval --input samples --queries evals/samples.jsonl --output out/eval
+
+# The labelled corpus set (evals/README.md) over the documents it names in CORPUS, and nothing else
+# of it: structure against fixed at EVAL_SIZES, with the per-type profile, paired intervals and tags.
+CORPUS ?= ../shared/corpus
+EVAL_QUERIES ?= evals/corpus.jsonl
+EVAL_SIZES ?= 256
+EVAL_ARGS ?=
+eval-corpus: $(STAMP)
+	$(VENV)/bin/raychunk eval --queries $(EVAL_QUERIES) --sizes $(EVAL_SIZES) --overlaps 0 \
+		--strategies structure,fixed --output out/eval-corpus $(EVAL_ARGS) \
+		--input $$($(PY) scripts/labelled_files.py $(EVAL_QUERIES) $(CORPUS))
 
 test: $(STAMP)
 	$(PY) -m pytest -q

@@ -79,6 +79,32 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument(
         "--parent-budget", type=int, default=512, help="small-to-big: at most this many tokens per hit"
     )
+    ev.add_argument(
+        "--read-budget",
+        type=int,
+        default=1000,
+        help="report recall within this many tokens read from the ranked results (default 1000)",
+    )
+    ev.add_argument(
+        "--read-depth",
+        type=int,
+        default=20,
+        help="results retrieved per question for the reading budget, past --k (default 20)",
+    )
+    ev.add_argument(
+        "--skip-unlocated",
+        action="store_true",
+        help="leave out the questions whose passages are not found in the parsed text, and list them "
+        "in the report, instead of failing before any chunking",
+    )
+    ev.add_argument(
+        "--compare",
+        nargs=2,
+        action="append",
+        metavar=("A", "B"),
+        help="report the paired difference A - B of hit@k and recall@k, overall and per tag (repeatable; "
+        "default: each 'structure X' against 'fixed X')",
+    )
     ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     ev.add_argument("--no-plot", action="store_true", help="skip plot.png")
     ev.set_defaults(func=cmd_eval)
@@ -302,6 +328,10 @@ def cmd_eval(args) -> int:
         load_queries(queries_path),
         k=args.k,
         parent_budget=args.parent_budget,
+        read_budget=args.read_budget,
+        depth=args.read_depth,
+        skip_unlocated=args.skip_unlocated,
+        compare=[tuple(pair) for pair in args.compare] if args.compare else None,
         output=args.output,
         dtype=args.dtype,
         index=IndexSpec.parse(args.index),

@@ -30,6 +30,7 @@ __all__ = [
     "cpu_task_args",
     "find_duplicates",
     "init_ray",
+    "locate_labels",
     "plan_embedding",
     "price_partials",
     "read_files",
@@ -40,8 +41,8 @@ __all__ = [
 @dataclass(frozen=True)
 class Retrieval:
     """The eval job's questions, for the stages that score the corpus where it lies: ``labelled``
-    (document source → ``[(index, query)]``) for the chunk stage, which locates their passages; their
-    ``vectors``, the ``k`` to keep per block and the small-to-big ``parent_budget``."""
+    (document source → ``[(index, passages)]``, located by ``locate_labels``) for the chunk stage;
+    their ``vectors``, the ``k`` to keep per block and the small-to-big ``parent_budget``."""
 
     labelled: dict
     vectors: object
@@ -241,6 +242,24 @@ def build(
                 max_retries=limits.task_retries,
             )
     return ds
+
+
+def locate_labels(ds, cfg: RunConfig, *, scheme: str, labelled: dict):
+    """The eval's check before any chunking or embedding: the labelled documents (``ds``, from
+    ``read_files``) parsed, and their questions' passages located where the text is
+    (``labelled``: source → ``[(index, query)]``); one small row per document comes back."""
+    from functools import partial
+
+    from raychunk.evaluation.partials import locate_labelled
+    from raychunk.stages import isolated, parse_file
+
+    steps = [
+        ("parse", partial(parse_file, options=cfg.parse, scheme=scheme)),
+        ("locate", partial(locate_labelled, labelled=labelled)),
+    ]
+    return ds.flat_map(
+        isolated, fn_kwargs={"steps": steps, "limits": cfg.limits, "scheme": scheme}, **cpu_task_args(cfg)
+    )
 
 
 def cpu_steps(

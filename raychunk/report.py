@@ -421,6 +421,9 @@ def _eval_table(report: dict) -> list[list[str]]:
         "s2b recall",
         "s2b tokens",
     ]
+    budget = report.get("read_budget")
+    if budget:
+        head += [f"recall in {budget:,}t", f"s2b recall in {budget:,}t"]
     rows = [head]
     rec = report["recommendation"]["setting"]
     for r in report["settings"]:
@@ -442,7 +445,79 @@ def _eval_table(report: dict) -> list[list[str]]:
                 _metric(b["recall"]),
                 _metric(b["tokens"], 0),
             ]
+            + (
+                [
+                    _metric(r["reading_budget"]["chunks"]["budget_recall"]),
+                    _metric(r["reading_budget"]["small_to_big"]["budget_recall"]),
+                ]
+                if budget
+                else []
+            )
         )
+    return rows
+
+
+def _labels_lines(report: dict) -> list[str]:
+    """How the labelled passages were found, and which were not: one line each, for text and markdown."""
+    lab = report.get("labels")
+    if not lab:
+        return []
+    found = ", ".join(f"{n} {how}" for how, n in lab["passages_found"].items())
+    lines = [
+        f"Labels: {lab['scored']} of {lab['questions']} questions scored; passages found: {found or 'none'}."
+    ]
+    if lab["ambiguous"]:
+        lines.append(
+            f"{len(lab['ambiguous'])} quote(s) occur more than once: the first occurrence is scored ("
+            + "; ".join(f"{a['id']}: {a['occurrences']}x" for a in lab["ambiguous"][:8])
+            + ("; ..." if len(lab["ambiguous"]) > 8 else "")
+            + ")."
+        )
+    if lab["noise_skipped"]:
+        lines.append(
+            f"{len(lab['noise_skipped'])} quote(s) found with words skipped between their words (running "
+            "headers, page numbers): "
+            + ", ".join(f"{a['id']} ({a['how']})" for a in lab["noise_skipped"][:8])
+            + "."
+        )
+    if lab["unlocated"]:
+        lines.append(
+            f"SKIPPED (--skip-unlocated): {len(lab['skipped_questions'])} question(s) with {len(lab['unlocated'])} "
+            "passage(s) not found in the parsed text:"
+        )
+        for m in lab["unlocated"]:
+            lines.append(f"  {m['id']} {m['source'].rsplit('/', 1)[-1]}: {m['why']}")
+    return lines
+
+
+def _pair_cell(x: dict) -> str:
+    lo, hi = x["interval"]
+    return f"{x['a']:.2f} vs {x['b']:.2f}: {signed(x['difference'])} [{signed(lo)} to {signed(hi)}] (n={x['questions']})"
+
+
+def _paired_lines(report: dict) -> list[str]:
+    out = []
+    for p in report.get("paired", ()):
+        h = p["metrics"]["hit"]
+        out.append(f"{p['a']} - {p['b']}, hit@{report['k']}: {_pair_cell(h['overall'])}")
+        for tag, x in h["by_tag"].items():
+            out.append(f"  {tag}: {_pair_cell(x)}")
+    return out
+
+
+def _tag_grid(report: dict) -> list[list[str]]:
+    """Setting x tag: hit@k and recall@k means, each tag's question count in its header."""
+    tags = report.get("by_tag") or {}
+    if not tags:
+        return []
+    head = ["setting"] + [f"{t} (n={x['questions']})" for t, x in tags.items()]
+    rows = [head]
+    for r in report["settings"]:
+        cells = [r["setting"]]
+        for x in tags.values():
+            m = x["settings"][r["setting"]]["metrics"]
+            cells.append(f"{m['hit']['mean']:.2f} / {m['recall']['mean']:.2f}")
+        rows.append(cells)
     return rows
 
 
@@ -506,6 +581,22 @@ def render_eval_text(report: dict) -> str:
     lines = [_eval_title(report), ""] + ([*warning, ""] if warning else [])
     lines += [fmt(grid[0]), "  ".join("-" * w for w in widths), *map(fmt, grid[1:])]
     lines += ["", _recommendation_line(rec), f"  {rec['reason']}", ""]
+    tags = _tag_grid(report)
+    if tags:
+        tw = [max(len(r[i]) for r in tags) for i in range(len(tags[0]))]
+        tfmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, tw))  # noqa: E731
+        lines += [
+            f"By tag: hit@{report['k']} / recall@{report['k']}",
+            tfmt(tags[0]),
+            *map(tfmt, tags[1:]),
+            "",
+        ]
+    paired = _paired_lines(report)
+    if paired:
+        lines += ["Paired differences (a - b, 95% paired bootstrap interval):", *paired, ""]
+    labels = _labels_lines(report)
+    if labels:
+        lines += [*labels, ""]
     lines += [f"note: {n}" for n in report["notes"]]
     return "\n".join(lines)
 
@@ -539,6 +630,29 @@ def render_eval_markdown(report: dict) -> str:
             f"{signed(c['difference'])} | {signed(c['interval'][0])} to {signed(c['interval'][1])} | "
             f"{'yes' if c['within_noise'] else 'no'} |"
         )
+    out += _markdown_tags(report)
+    if report.get("paired"):
+        k = report["k"]
+        out += ["", "## Paired comparisons", "", "a - b per question, 95% paired bootstrap interval.", ""]
+        out += [
+            f"| a | b | questions | tag | hit@{k} a | hit@{k} b | hit@{k} difference | interval | recall@{k} difference | interval |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for p in report["paired"]:
+            h, rc = p["metrics"]["hit"], p["metrics"]["recall"]
+            for tag in ["all", *h["by_tag"]]:
+                x = h["overall"] if tag == "all" else h["by_tag"][tag]
+                y = rc["overall"] if tag == "all" else rc["by_tag"][tag]
+                out.append(
+                    f"| {p['a']} | {p['b']} | {x['questions']} | {tag} | {x['a']:.2f} | {x['b']:.2f} | "
+                    f"{signed(x['difference'])} | {signed(x['interval'][0])} to {signed(x['interval'][1])} | "
+                    f"{signed(y['difference'])} | {signed(y['interval'][0])} to {signed(y['interval'][1])} |"
+                )
+    labels = _labels_lines(report)
+    if labels:
+        out += ["", "## Labels", ""] + [
+            line if line.startswith("  ") is False else "- " + line.strip() for line in labels
+        ]
     if failed:
         out += ["", "## Span check", ""]
         out += ["| setting | bad chunks | document | chunk | span | why |", "|---|---|---|---|---|---|"]
@@ -561,6 +675,46 @@ def render_eval_markdown(report: dict) -> str:
         )
     out += ["", "## Notes", ""] + [f"- {n}" for n in report["notes"]]
     return "\n".join(out) + "\n"
+
+
+def _markdown_tags(report: dict) -> list[str]:
+    """Per tag: each setting's hit@k, recall@k, MRR and recall within the reading budget, with intervals."""
+    tags = report.get("by_tag") or {}
+    if not tags:
+        return []
+    k, budget = report["k"], report.get("read_budget")
+    out = [
+        "",
+        "## By tag",
+        "",
+        "A question counts under each of its tags. Means with [95% bootstrap interval].",
+        "",
+    ]
+    head = ["tag", "questions", "setting", f"hit@{k}", f"recall@{k}", "MRR", "tokens read", "s2b recall"]
+    if budget:
+        head += [f"recall in {budget:,}t", f"s2b recall in {budget:,}t"]
+    out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for tag, x in tags.items():
+        for i, (label, s) in enumerate(x["settings"].items()):
+            m, b = s["metrics"], s["small_to_big"]
+            cells = [
+                tag if i == 0 else "",
+                str(x["questions"]) if i == 0 else "",
+                label,
+                _metric(m["hit"]),
+                _metric(m["recall"]),
+                _metric(m["mrr"]),
+                _metric(m["tokens"], 0),
+                _metric(b["recall"]),
+            ]
+            if budget:
+                rb = s["reading_budget"]
+                cells += [
+                    _metric(rb["chunks"]["budget_recall"]),
+                    _metric(rb["small_to_big"]["budget_recall"]),
+                ]
+            out.append("| " + " | ".join(cells) + " |")
+    return out
 
 
 def plot_eval(report: dict, path, *, x: str = "total_bytes") -> None:

@@ -260,17 +260,15 @@ def chunk_settings(
 ) -> list[dict]:
     """The eval job's stage: this document's chunks under every setting, each row labelled with its
     ``setting`` and carrying on ``eval`` what the eval needs of its text (``partials.mark_document``),
-    plus a ``document`` row of facts without the text: status, reason, doc_type, bytes, and the
-    passages of the questions that label it (``labelled``: source → ``[(index, query)]``) located here."""
-    from raychunk.evaluation.partials import mark_document, resolve_labelled
+    plus a ``document`` row of facts without the text: status, reason, doc_type, bytes. ``labelled``:
+    source → ``[(index, passages)]``, the questions' passages as located before chunking."""
+    from raychunk.evaluation.partials import mark_document
     from raychunk.tokens import CachedCounter, load_counter
 
     parsed: ParsedDocument = row["parsed"]
     doc = parsed.document
     mine = (labelled or {}).get(doc.source, [])
     facts = {"status": doc.status, "reason": doc.reason, "doc_type": row["doc_type"], "bytes": doc.bytes}
-    if doc.status == "ok" and mine:
-        facts["labels"] = resolve_labelled(doc.source, parsed.text, mine)
     counter = CachedCounter(load_counter(tokenizer))
     empty = dict.fromkeys(CHUNK_COLUMNS)
     out = [

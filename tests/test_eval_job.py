@@ -92,6 +92,31 @@ def test_a_label_naming_no_document_fails_before_the_job(tmp_path, fresh_ray):
         run_eval(cfg, [Setting("per-type profile")], bad)
 
 
+def test_unlocatable_quotes_fail_after_parsing_before_any_chunking(tmp_path, fresh_ray, monkeypatch):
+    """Every quote not in the parsed text is listed, and nothing is chunked or embedded: the job's
+    chunk-and-embed pass (``pipeline.build``) is never reached. ``--skip-unlocated`` goes on."""
+    from raychunk.evaluation import LabelledQuery
+    from raychunk.evaluation.labels import UnlocatedQuotes
+
+    cfg = build_run_config(load_config(), {"input": [str(SAMPLES)], "resources.num_cpus": 2})
+    queries = load_queries(QUERIES)[:3] + [
+        LabelledQuery("m1", "Gone?", "billing-faq.txt", ({"quote": "Refunds take ninety business days"},)),
+        LabelledQuery(
+            "m2", "Also gone?", "acme-cloud-admin-guide.md", ({"quote": "The agent needs 64 CPU cores"},)
+        ),
+    ]
+    built = []
+    monkeypatch.setattr("raychunk.pipeline.build", lambda *a, **k: built.append(1) or pytest.fail("chunked"))
+    with pytest.raises(UnlocatedQuotes) as e:
+        run_eval(cfg, grid([256], [0], ["fixed"]), queries)
+    assert [m["id"] for m in e.value.missing] == ["m1", "m2"] and not built
+    assert "its first 3 of 6 words are at character" in str(e.value)  # m2's nearest match
+    monkeypatch.undo()
+    inputs = prepare_eval(cfg, grid([256], [0], ["fixed"]), queries, skip_unlocated=True)
+    assert [q.qid for q in inputs["queries"]] == [q.qid for q in queries[:3]]
+    assert inputs["labels"]["skipped_questions"] == ["m1", "m2"]
+
+
 def big_markdown(path: Path, n_bytes: int, seed: int) -> None:
     """``n_bytes`` of markdown made of 160-letter words: cheap to parse, count and embed (a word that
     long is one token to the embedder), so one chunk holds the whole file under a 2,048-token cap."""

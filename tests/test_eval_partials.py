@@ -24,32 +24,34 @@ from raychunk.pricing import Setting, grid
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 QUERIES = ROOT / "evals" / "samples.jsonl"
-K, BUDGET = 5, 512
+K, BUDGET, DEPTH = 5, 512, 8
 
 pytestmark = pytest.mark.slow
 
 
 def run_stages(cfg, settings, queries, files):
-    """The eval's CPU stage over ``files`` in this process: the rows it emits, and each document's
-    text (which the old computation needed on the driver)."""
-    labelled = {}
-    for i, q in enumerate(queries):
-        labelled.setdefault(q.source, []).append((i, q))
-    steps = cpu_steps(cfg, scheme="", settings=settings, retrieval=Retrieval(labelled, None, K, BUDGET))
-    rows, texts = [], {}
+    """The eval's CPU stage over ``files`` in this process: the rows it emits, each document's text
+    (which the old computation needed on the driver), and the questions with their passages located
+    in those texts (what the job's check before chunking gives)."""
+    parsed = []
     for f in files:
         value = {"path": f.path, "bytes": Path(f.path).read_bytes()}
-        for name, fn in steps:
-            if name == "chunk":
-                texts[value["source"]] = value["parsed"].text
+        for _, fn in cpu_steps(cfg, scheme="", settings=settings)[:2]:  # parse, classify
             value = fn(value)
-        rows.extend(value)
-    return rows, texts
+        parsed.append(value)
+    texts = {v["source"]: v["parsed"].text for v in parsed}
+    resolved = resolve_queries(queries, texts)
+    labelled = {}
+    for i, q in enumerate(resolved):
+        labelled.setdefault(q.source, []).append((i, [[p.start, p.end, p.quote] for p in q.passages]))
+    steps = cpu_steps(cfg, scheme="", settings=settings, retrieval=Retrieval(labelled, None, K, BUDGET))
+    rows = [row for v in parsed for row in steps[-1][1](v)]
+    return rows, texts, resolved
 
 
-def old_inputs(table, texts, queries):
+def old_inputs(table, texts):
     """What the eval job used to collect on the driver: every document's text, every chunk and its
-    vector, sorted by (setting, source, chunk_index); the passages resolved here."""
+    vector, sorted by (setting, source, chunk_index)."""
     docs_t = table.filter(pc.equal(table.column("row_type"), "document"))
     documents = {}
     for source, doc_id, blob in zip(
@@ -58,7 +60,6 @@ def old_inputs(table, texts, queries):
         docs_t.column("document").to_pylist(),
     ):
         facts = json.loads(blob)
-        facts.pop("labels", None)
         documents[source] = {**facts, "text": texts.get(source, ""), "doc_id": doc_id}
     chunk_t = table.filter(pc.equal(table.column("row_type"), "chunk"))
     rows = chunk_t.drop_columns(["embedding"]).to_pylist()
@@ -72,8 +73,7 @@ def old_inputs(table, texts, queries):
         chunks.setdefault(rows[i]["setting"], []).append(rows[i])
         picks.setdefault(rows[i]["setting"], []).append(i)
     vectors = {label: matrix[idx] for label, idx in picks.items()}
-    resolved = resolve_queries(queries, {s: d["text"] for s, d in documents.items()})
-    return documents, chunks, vectors, resolved
+    return documents, chunks, vectors
 
 
 def blocks(table, cuts):
@@ -92,24 +92,24 @@ def embedded():
     files = readable(files)
     listed = [f.path for f in files]
     queries = [dataclasses.replace(q, source=match_source(q.source, listed)) for q in load_queries(QUERIES)]
-    rows, texts = run_stages(cfg, settings, queries, files)
+    rows, texts, resolved = run_stages(cfg, settings, queries, files)
     table = EmbedChunks(cfg.embedder.model, device="cpu")(pa.Table.from_pylist(rows))
     qv = embed_queries(cfg.embedder.model, [q.query for q in queries], device="cpu")
     sizes = {f.path: f.size for f in files}
-    return settings, queries, table, texts, qv, sizes
+    return settings, resolved, table, texts, qv, sizes
 
 
 def both_reports(embedded, table):
-    settings, queries, _, texts, qv, sizes = embedded
-    args = dict(k=K, parent_budget=BUDGET, dim=qv.shape[1], file_sizes=sizes)
-    documents, chunks, vectors, resolved = old_inputs(table, texts, queries)
-    old = evaluate(resolved, qv, documents, chunks, vectors, settings, **args)
+    settings, resolved, _, texts, qv, sizes = embedded
+    args = dict(k=K, parent_budget=BUDGET, dim=qv.shape[1], file_sizes=sizes, read_budget=300)
+    documents, chunks, vectors = old_inputs(table, texts)
+    old = evaluate(resolved, qv, documents, chunks, vectors, settings, depth=DEPTH, **args)
     parts = [
-        retrieve_block(b, query_vectors=qv, k=K)
+        retrieve_block(b, query_vectors=qv, k=DEPTH)
         for b in blocks(table, [7, table.num_rows // 3, table.num_rows // 3 + 1, 2 * table.num_rows // 3])
     ]
-    partials = collect_partials(parts, queries=len(queries), k=K)
-    new = evaluate_partials(partials.resolve(queries), partials, settings, **args)
+    partials = collect_partials(parts, queries=len(resolved), k=DEPTH)
+    new = evaluate_partials(resolved, partials, settings, **args)
     return old, new, partials
 
 
@@ -119,7 +119,7 @@ def test_the_report_from_block_partials_is_the_all_on_driver_report(embedded):
     assert json.dumps(new, sort_keys=True) == json.dumps(old, sort_keys=True)
     # What came back is the labelled set's worth: no text, no vector.
     n_chunks = sum(r["vectors"] for r in old["settings"])
-    assert partials.rows < len(partials.documents) + len(settings) * (4 + len(queries) * K * 5)
+    assert partials.rows < len(partials.documents) + len(settings) * (4 + len(queries) * DEPTH * 5)
     assert n_chunks > 3 * len(settings) * K  # more chunks than any question keeps
 
 
@@ -141,36 +141,33 @@ def test_ties_go_to_the_lower_source_and_chunk_index_across_blocks(embedded):
     assert first == sorted(first)  # by source name, then by position
 
 
-def test_a_passage_not_found_or_a_document_that_did_not_parse_fails_as_before(tmp_path):
+def test_the_check_before_chunking_locates_where_the_text_is_and_names_what_did_not_parse(tmp_path):
+    """``locate_labelled``, the step after parse in the job's first pass, gives what
+    ``locate_passages`` gives on the text; a document that did not parse leaves its passages
+    unlocated, with the reason, and ``apply_locations`` lists them all."""
+    from raychunk.evaluation.labels import UnlocatedQuotes, apply_locations, locate_passages
+    from raychunk.evaluation.partials import locate_labelled
+    from raychunk.stages import parse_file
+
     cfg = build_run_config(load_config(), {"input": [str(tmp_path)]})
-    (tmp_path / "guide.md").write_text("# Guide\n\nRefunds are paid within 10 days.\n")
+    (tmp_path / "guide.md").write_text("# Guide\n\nRefunds are **paid** within 10 days.\n")
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
-    _, _, files = list_inputs(cfg.input)
-    guide = str(tmp_path / "guide.md")
-    missing = LabelledQuery("r2", "Refund window?", guide, ({"quote": "30 days"},))
+    guide, broken = str(tmp_path / "guide.md"), str(tmp_path / "broken.pdf")
     found = LabelledQuery("r1", "Refunds?", guide, ({"quote": "paid within 10 days"},))
-    settings = [Setting("per-type profile")]
-    rows, texts = run_stages(cfg, settings, [found, missing], readable(files))
-    partials = collect_partials(
-        [
-            retrieve_block(
-                pa.Table.from_pylist(rows).append_column(
-                    "embedding",
-                    pa.FixedSizeListArray.from_arrays(pa.array(np.ones(len(rows) * 4, dtype=np.float32)), 4),
-                ),
-                query_vectors=np.ones((2, 4)),
-                k=K,
-            )
-        ],
-        queries=2,
-        k=K,
-    )
-    with pytest.raises(ValueError) as old:
-        resolve_queries([found, missing], {guide: texts[guide]})
-    with pytest.raises(ValueError) as new:
-        partials.resolve([found, missing])
-    assert str(new.value) == str(old.value) and "quote '30 days' is not in the text of" in str(new.value)
-    (r,) = partials.resolve([found])
-    assert r.passages == resolve_queries([found], {guide: texts[guide]})[0].passages
-    with pytest.raises(ValueError, match=r"query b1 \('\?'\): its document broken.pdf did not parse \("):
-        partials.resolve([LabelledQuery("b1", "?", "broken.pdf", ({"quote": "x"},))])  # named as written
+    missing = LabelledQuery("r2", "Refund window?", guide, ({"quote": "30 days"},))
+    lost = LabelledQuery("b1", "?", broken, ({"quote": "x"},))
+    labelled = {guide: [(0, found), (1, missing)], broken: [(2, lost)]}
+    located = {}
+    for path in (guide, broken):
+        row = parse_file({"path": path, "bytes": Path(path).read_bytes()}, options=cfg.parse)
+        (out,) = locate_labelled(row, labelled=labelled)
+        assert set(out) == {"source", "located"}  # no text comes back
+        located.update({r["query"]: r for r in json.loads(out["located"])})
+        if path == guide:
+            text = row["parsed"].text
+    assert located[0] == {"query": 0, **locate_passages(found, guide, text)}
+    assert located[0]["passages"][0][2] == "**paid** within 10 days"
+    with pytest.raises(UnlocatedQuotes) as e:
+        apply_locations([found, missing, lost], [guide, guide, broken], located)
+    assert [m["id"] for m in e.value.missing] == ["r2", "b1"]
+    assert "query b1 ('?'), broken.pdf: its document did not parse (failed: " in str(e.value)

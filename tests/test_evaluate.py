@@ -159,9 +159,12 @@ def test_resolve_queries_matches_sources_by_suffix_and_names_the_query_on_errors
     docs = {"/c/a/guide.md": "Refunds are paid\nwithin 10 days.", "/c/b/faq.txt": "Q: refunds?"}
     q = LabelledQuery("r1", "How fast are refunds?", "a/guide.md", ({"quote": "paid within 10 days"},))
     (r,) = resolve_queries([q], docs)
-    assert r.source == "/c/a/guide.md" and r.passages == (Passage(12, 31, "paid within 10 days"),)
+    # The passage's quote is the text as located: the document's rendering, which its chunks hold.
+    assert r.source == "/c/a/guide.md" and r.passages == (Passage(12, 31, "paid\nwithin 10 days"),)
     bad = LabelledQuery("r2", "Refund window?", "guide.md", ({"quote": "30 days"},))
-    with pytest.raises(ValueError, match=r"query r2 \('Refund window\?'\): quote '30 days' is not in"):
+    with pytest.raises(
+        ValueError, match=r"query r2 \('Refund window\?'\), guide.md: quote '30 days' is not in"
+    ):
         resolve_queries([bad], docs)
     wrong_span = LabelledQuery("r3", "?", "guide.md", ({"span": [0, 7], "quote": "Credits"},))
     with pytest.raises(ValueError, match="query r3.*not the quote"):
@@ -284,3 +287,142 @@ def test_evaluate_from_rows_has_costs_metrics_and_is_deterministic():
     assert small["metrics"]["precision"]["mean"] == 1.0 and big["metrics"]["precision"]["mean"] < 0.5
     assert r1["recommendation"]["setting"] == "big"  # same recall, fewer vectors
     assert "small" in render_eval_text(r1) and render_eval_markdown(r1).startswith("# raychunk eval report")
+
+
+def _tagged_corpus():
+    """Six sections of one document, each its own chunk in ``small``, all one chunk in ``big``;
+    question i asks for section i (its vector), half tagged ``table``."""
+    from raychunk.pricing import Setting
+
+    parts = [f"Section {i} says value {i} is {i * 11} units." for i in range(6)]
+    text = " ".join(parts)
+    starts = [text.index(p) for p in parts]
+    documents = {"/c/d.md": {"text": text, "doc_type": "manual", "status": "ok", "doc_id": "d"}}
+
+    def chunk(i, s, e, n):
+        return {
+            "source": "/c/d.md",
+            "char_start": s,
+            "char_end": e,
+            "n_tokens": n,
+            "text": text[s:e],
+            "parent_id": f"p{i}",
+            "chunk_index": i,
+            "header_tokens": 0,
+            "overlap_tokens": 0,
+            "over_limit": False,
+        }
+
+    chunks = {
+        "structure 8 o0": [chunk(i, s, s + len(p), 10) for i, (s, p) in enumerate(zip(starts, parts))],
+        "fixed 8 o0": [chunk(0, 0, len(text), 60)],
+    }
+    vectors = {"structure 8 o0": np.eye(6), "fixed 8 o0": np.ones((1, 6))}
+    queries = [
+        ResolvedQuery(f"q{i}", "?", "/c/d.md", (Passage(s, s + len(p)),), ("table",) if i % 2 else ("prose",))
+        for i, (s, p) in enumerate(zip(starts, parts))
+    ]
+    # q5 points at section 0 first, its own second: a miss at k=1, found at rank 2.
+    qv = np.eye(6)
+    qv[5] = [1, 0, 0, 0, 0, 0.5]
+    return documents, chunks, vectors, queries, qv, [Setting("structure 8 o0"), Setting("fixed 8 o0")]
+
+
+def test_report_per_tag_paired_and_reading_budget():
+    documents, chunks, vectors, queries, qv, settings = _tagged_corpus()
+    r = evaluate(
+        queries,
+        qv,
+        documents,
+        chunks,
+        vectors,
+        settings,
+        k=1,
+        depth=3,
+        read_budget=25,
+        parent_budget=100,
+        dim=6,
+    )
+    small, big = r["settings"]
+    # k=1: the small chunks miss q5 (ranked section 0 first); the one big chunk holds every passage.
+    assert small["metrics"]["hit"]["mean"] == pytest.approx(5 / 6) and big["metrics"]["hit"]["mean"] == 1.0
+    # 25 tokens read: two 10-token chunks (q5 finds its section second); the 60-token chunk never fits.
+    rb = small["reading_budget"]
+    assert rb["tokens"] == 25 and rb["chunks"]["budget_recall"]["mean"] == 1.0
+    assert rb["chunks"]["budget_tokens"]["mean"] == 20 and rb["short"]["chunks"] == 0
+    assert big["reading_budget"]["chunks"]["budget_recall"]["mean"] == 0.0
+    assert big["reading_budget"]["chunks"]["budget_tokens"]["mean"] == 0
+    # Per tag: q1, q3, q5 are "table"; q5 is the miss.
+    tab = r["by_tag"]["table"]
+    assert tab["questions"] == 3 and r["by_tag"]["prose"]["questions"] == 3
+    assert tab["settings"]["structure 8 o0"]["metrics"]["hit"]["mean"] == pytest.approx(2 / 3)
+    assert r["by_tag"]["prose"]["settings"]["structure 8 o0"]["metrics"]["hit"]["mean"] == 1.0
+    lo, hi = tab["settings"]["structure 8 o0"]["metrics"]["hit"]["interval"]
+    assert 0 <= lo <= 2 / 3 <= hi <= 1
+    # Paired by default: structure X against fixed X, overall and per tag.
+    (pair,) = r["paired"]
+    assert (pair["a"], pair["b"]) == ("structure 8 o0", "fixed 8 o0")
+    hit = pair["metrics"]["hit"]
+    assert hit["overall"]["difference"] == pytest.approx(-1 / 6) and hit["overall"]["questions"] == 6
+    assert hit["by_tag"]["table"]["difference"] == pytest.approx(-1 / 3)
+    assert hit["by_tag"]["prose"] == {
+        "questions": 3,
+        "a": 1.0,
+        "b": 1.0,
+        "difference": 0.0,
+        "interval": [0.0, 0.0],
+    }
+    lo, hi = hit["overall"]["interval"]
+    assert lo <= -1 / 6 <= hi <= 0
+    text, md = render_eval_text(r), render_eval_markdown(r)
+    assert "By tag" in text and "structure 8 o0 - fixed 8 o0, hit@1" in text
+    assert "## By tag" in md and "## Paired comparisons" in md and "recall in 25t" in md
+    # Explicit pairs replace the default.
+    r2 = evaluate(
+        queries,
+        qv,
+        documents,
+        chunks,
+        vectors,
+        settings,
+        k=1,
+        parent_budget=100,
+        dim=6,
+        compare=[("fixed 8 o0", "structure 8 o0")],
+    )
+    assert r2["paired"][0]["metrics"]["hit"]["overall"]["difference"] == pytest.approx(1 / 6)
+
+
+def test_recommendation_says_what_the_cheaper_index_costs_the_reader():
+    from raychunk.evaluation import recommend
+
+    values = [1.0] * 29 + [0.0]
+    rec = recommend(
+        [
+            {
+                "setting": "a",
+                "vectors": 10,
+                "total_bytes": 1,
+                "tokens": 900.0,
+                "budget_recall": 0.8,
+                "read_budget": 1000,
+                "values": values,
+            },
+            {
+                "setting": "b",
+                "vectors": 20,
+                "total_bytes": 2,
+                "tokens": 400.0,
+                "budget_recall": 0.9,
+                "read_budget": 1000,
+                "values": [1.0] * 30,
+            },
+        ]
+    )
+    assert rec["setting"] == "a" and rec["best"] == "b"
+    assert (
+        "Mind the reading cost, which the rule does not weigh: its top k hand the reader 900 tokens per question against 400 for b"
+        in rec["reason"]
+    )
+    assert "within 1,000 tokens read it reaches recall 0.80 against 0.90" in rec["reason"]
+    assert rec["comparisons"][0]["budget_recall"] == 0.8

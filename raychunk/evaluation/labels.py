@@ -2,22 +2,30 @@
 
 A label names a document and a passage (a quote and/or a character span ``[start, end)`` into the
 document's parsed text), never a chunk id, so it survives a re-chunk. ``load_queries`` checks the
-file as written; ``resolve_queries`` locates every passage in the parsed text, once the corpus is in.
+file as written; ``locate_passages`` finds one question's passages in its document's parsed text
+(``evaluation.locate``: a quote as a viewer shows it), ``apply_locations`` turns what was found for
+every question into the scored questions, or one error listing every quote that was not found;
+``resolve_queries`` does both where the texts are at hand.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from raychunk.evaluation.locate import TextWords, find_quote, nearest
 from raychunk.render import squash
 
 __all__ = [
     "LabelledQuery",
     "Passage",
     "ResolvedQuery",
+    "UnlocatedQuotes",
+    "apply_locations",
     "load_queries",
+    "locate_passages",
     "locate_quote",
     "match_source",
     "resolve_queries",
@@ -33,11 +41,13 @@ class LabelledQuery:
     query: str
     source: str
     passages: tuple[dict, ...]
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Passage:
-    """A located answer passage: ``text[start:end]`` of the document; ``quote`` when one was given."""
+    """A located answer passage: ``text[start:end]`` of the document; ``quote``, when one was given,
+    is that text as located (the document's rendering of the quote, which a chunk's text holds)."""
 
     start: int
     end: int
@@ -50,6 +60,27 @@ class ResolvedQuery:
     query: str
     source: str  # the corpus document's full source, as the chunks carry it
     passages: tuple[Passage, ...]
+    tags: tuple[str, ...] = ()
+
+
+class UnlocatedQuotes(ValueError):
+    """Quotes not found in their documents' parsed text: every one listed (``missing``), so one
+    run names them all."""
+
+    def __init__(self, missing: list[dict]):
+        self.missing = missing
+        lines = [
+            f"{len(missing)} labelled passage{'s' if len(missing) != 1 else ''} not found in the parsed text:"
+        ]
+        for m in missing:
+            lines.append(f"  query {m['id']} ({m['query']!r}), {m['source'].rsplit('/', 1)[-1]}: {m['why']}")
+            if m.get("nearest"):
+                lines.append(f"    nearest: {m['nearest']}")
+        lines.append(
+            "Copy each quote from the document's parsed text (what `raychunk parse FILE` shows), give a span "
+            "[start, end] instead, or pass --skip-unlocated to score the other questions."
+        )
+        super().__init__("\n".join(lines))
 
 
 def load_queries(path: str | Path) -> list[LabelledQuery]:
@@ -75,10 +106,15 @@ def load_queries(path: str | Path) -> list[LabelledQuery]:
             raise ValueError(f"{where}: not a JSON object ({e})") from e
         if not isinstance(row, dict):
             raise ValueError(f"{where}: expected a JSON object, got {type(row).__name__}")
-        unknown = sorted(set(row) - {"id", "query", "source", "passages", "note"})
+        unknown = sorted(set(row) - {"id", "query", "source", "passages", "note", "tags"})
         if unknown:
             raise ValueError(
-                f"{where}: unknown key {unknown[0]!r}: accepted keys are id, query, source, passages"
+                f"{where}: unknown key {unknown[0]!r}: accepted keys are id, query, source, passages, tags, note"
+            )
+        tags = row.get("tags", [])
+        if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
+            raise ValueError(
+                f'{where}: \'tags\' must be a list of non-empty strings, e.g. ["table", "heading"]'
             )
         for key in ("query", "source"):
             if not isinstance(row.get(key), str) or not row[key].strip():
@@ -106,7 +142,8 @@ def load_queries(path: str | Path) -> list[LabelledQuery]:
         if qid in seen:
             raise ValueError(f"{where}: duplicate query id {qid!r}")
         seen.add(qid)
-        out.append(LabelledQuery(qid, row["query"].strip(), row["source"].strip(), tuple(passages)))
+        tags = tuple(dict.fromkeys(t.strip() for t in tags))
+        out.append(LabelledQuery(qid, row["query"].strip(), row["source"].strip(), tuple(passages), tags))
     if not out:
         raise ValueError(f"{path}: no labelled queries in the file")
     return out
@@ -132,80 +169,145 @@ def match_source(name: str, sources: list[str]) -> str:
     )
 
 
-def _normalise(text: str) -> tuple[str, list[int]]:
-    """Whitespace runs collapsed to one space, with each output character's index in ``text``."""
-    out: list[str] = []
-    pos: list[int] = []
-    space = False
-    for i, ch in enumerate(text):
-        if ch.isspace():
-            if space:
-                continue
-            out.append(" ")
-            space = True
-        else:
-            out.append(ch)
-            space = False
-        pos.append(i)
-    return "".join(out), pos
-
-
 def locate_quote(text: str, quote: str) -> tuple[int, int] | None:
-    """The span of ``quote`` in ``text``: the first exact occurrence, else the first occurrence with
-    whitespace runs treated as equal (a quote copied across a line break). None when absent.
-    Invariant: ``squash(text[start:end]) == squash(quote)``.
+    """The span of ``quote`` in ``text``, its first occurrence, as ``locate.find_quote`` finds it
+    (exact, whitespace runs as equal, then the quote's words with markup, hyphenation and bounded
+    noise tolerated). None when absent.
 
     >>> locate_quote("Refunds are paid\\n  within 10 days.", "paid within 10 days")
     (12, 33)
     """
-    i = text.find(quote)
-    if i >= 0:
-        return i, i + len(quote)
-    q = squash(quote)
-    if not q:
-        return None
-    norm, pos = _normalise(text)
-    j = norm.find(q)
-    if j < 0:
-        return None
-    return pos[j], pos[j + len(q) - 1] + 1
+    m = find_quote(text, quote)
+    return None if m is None else (m.start, m.end)
+
+
+def locate_passages(q: LabelledQuery, source: str, text: str, words: TextWords | None = None) -> dict:
+    """One question's passages found in its document's ``text``: ``{"passages": [[start, end,
+    located text]], "notes": [...], "unlocated": [...]}``, where a note is a passage found other than
+    exactly (``how``) or more than once (``occurrences``), and an unlocated passage says why and,
+    for a quote, the nearest partial match. A quote found more than once is its first occurrence,
+    with no located text: a chunk holding the same words elsewhere is not a hit, only one covering
+    that occurrence's span."""
+    passages, notes, unlocated = [], [], []
+    for n, p in enumerate(q.passages):
+        quote = p.get("quote")
+        if "span" in p:
+            start, end = p["span"]
+            if end > len(text):
+                unlocated.append(
+                    {"quote": quote, "why": f"span {p['span']} runs past the end ({len(text):,} characters)"}
+                )
+                continue
+            if quote is not None and squash(text[start:end]) != squash(quote):
+                unlocated.append(
+                    {
+                        "quote": quote,
+                        "why": f"span {p['span']} reads {text[start:end][:60]!r}, not the quote "
+                        f"{quote[:60]!r}; fix one of them",
+                    }
+                )
+                continue
+        else:
+            if words is None and text:
+                words = TextWords(text)
+            m = find_quote(text, quote, words)
+            if m is None:
+                unlocated.append(
+                    {
+                        "quote": quote,
+                        "why": f"quote {quote[:80]!r} is not in the text",
+                        "nearest": nearest(text, quote, words),
+                    }
+                )
+                continue
+            start, end = m.start, m.end
+            if m.how != "exact" or m.occurrences > 1:
+                notes.append(
+                    {
+                        "passage": n,
+                        "quote": quote[:80],
+                        "how": m.how,
+                        "occurrences": m.occurrences,
+                        "span": [start, end],
+                    }
+                )
+            if m.occurrences > 1:
+                quote = None  # its first occurrence is meant: scored by span, not by any chunk quoting it
+        passages.append([start, end, text[start:end] if quote is not None else None])
+    return {"passages": passages, "notes": notes, "unlocated": unlocated}
+
+
+def apply_locations(
+    queries: list[LabelledQuery],
+    sources: list[str],
+    located: dict[int, dict],
+    *,
+    skip_unlocated: bool = False,
+) -> tuple[list[ResolvedQuery], dict]:
+    """The scored questions from what ``locate_passages`` found for each (``located``: question index
+    → its result, or ``{"unlocated": [{"why": ...}]}`` when its document did not parse), with the
+    report's ``labels`` section: passages found and how, ambiguous quotes (the first occurrence
+    scored), and the unlocated ones. An unlocated passage fails naming every one, or with
+    ``skip_unlocated`` its question is left out and listed."""
+    out, missing, how, ambiguous, noisy = [], [], Counter(), [], []
+    for i, (q, source) in enumerate(zip(queries, sources)):
+        r = located.get(i) or {"unlocated": [{"quote": None, "why": "its document was not read"}]}
+        for u in r["unlocated"]:
+            missing.append({"id": q.qid, "query": q.query, "source": source, **u, "quote": u.get("quote")})
+        if r["unlocated"]:
+            continue
+        notes = {n["passage"]: n for n in r.get("notes", ())}
+        for j, p in enumerate(q.passages):
+            n = notes.get(j)
+            how[n["how"].split(",")[0] if n else ("span" if "span" in p else "exact")] += 1
+            if n and n["occurrences"] > 1:
+                ambiguous.append(
+                    {
+                        "id": q.qid,
+                        "source": source,
+                        "quote": n["quote"],
+                        "occurrences": n["occurrences"],
+                        "scored": n["span"],
+                    }
+                )
+            if n and n["how"].startswith("words, "):
+                noisy.append(
+                    {"id": q.qid, "source": source, "quote": n["quote"], "how": n["how"], "span": n["span"]}
+                )
+        out.append(
+            ResolvedQuery(
+                q.qid, q.query, source, tuple(Passage(s, e, t) for s, e, t in r["passages"]), q.tags
+            )
+        )
+    if missing and not skip_unlocated:
+        raise UnlocatedQuotes(missing)
+    report = {
+        "questions": len(queries),
+        "scored": len(out),
+        "passages_found": dict(sorted(how.items())),
+        "ambiguous": ambiguous,
+        "noise_skipped": noisy,
+        "unlocated": missing,
+        "skipped_questions": sorted({m["id"] for m in missing}, key=[q.qid for q in queries].index),
+    }
+    return out, report
 
 
 def resolve_queries(queries: list[LabelledQuery], documents: dict[str, str]) -> list[ResolvedQuery]:
     """Locate every passage in its document's text (``documents``: source → text). A source that
-    names no document, a quote not in the text, or a span outside it fails naming the query."""
+    names no document fails naming the query; passages not found fail together (``UnlocatedQuotes``)."""
     sources = sorted(documents)
-    out = []
+    matched = []
     for q in queries:
         try:
-            source = match_source(q.source, sources)
+            matched.append(match_source(q.source, sources))
         except ValueError as e:
             raise ValueError(f"query {q.qid} ({q.query!r}): {e}") from e
+    words: dict[str, TextWords] = {}
+    located = {}
+    for i, (q, source) in enumerate(zip(queries, matched)):
         text = documents[source]
-        passages = []
-        for p in q.passages:
-            quote = p.get("quote")
-            if "span" in p:
-                start, end = p["span"]
-                if end > len(text):
-                    raise ValueError(
-                        f"query {q.qid} ({q.query!r}): span {p['span']} runs past the end of {source} "
-                        f"({len(text)} characters)"
-                    )
-                if quote is not None and squash(text[start:end]) != squash(quote):
-                    raise ValueError(
-                        f"query {q.qid} ({q.query!r}): span {p['span']} of {source} reads "
-                        f"{text[start:end][:60]!r}, not the quote {quote[:60]!r}; fix one of them"
-                    )
-            else:
-                span = locate_quote(text, quote)
-                if span is None:
-                    raise ValueError(
-                        f"query {q.qid} ({q.query!r}): quote {quote[:80]!r} is not in the text of {source}. "
-                        "Copy it from the document's parsed text (what `raychunk chunk FILE` shows, or the "
-                        "raw source for HTML), or give a span [start, end] instead."
-                    )
-                start, end = span
-            passages.append(Passage(start, end, quote))
-        out.append(ResolvedQuery(q.qid, q.query, source, tuple(passages)))
-    return out
+        if source not in words and text:
+            words[source] = TextWords(text)
+        located[i] = locate_passages(q, source, text, words.get(source))
+    return apply_locations(queries, matched, located)[0]

@@ -15,7 +15,11 @@ chunk *body* spans in the document text):
   span lengths (other documents included) and ``passages`` = the passages' characters:
   ``chroma_precision = relevant / summed`` and ``chroma_iou = relevant / (summed + passages - relevant)``.
   Without overlapping retrieved spans they equal ``precision`` and ``iou``;
-- ``tokens``: the summed ``n_tokens`` of the top-k chunks, what a model would have to read.
+- ``tokens``: the summed ``n_tokens`` of the top-k chunks, what a model would have to read;
+- ``budget_hit``, ``budget_recall``, ``budget_tokens``: the same, reading the ranked results in order
+  while the tokens read stay within a reading budget (``READ_BUDGET``), past the top k when the
+  retrieved depth allows; ``budget_short`` is 1 when every retrieved result fit (the depth, not the
+  budget, stopped the reader: the figures are then a lower bound).
 
 Small-to-big scores each hit expanded to its parent section (the chunks sharing its ``parent_id``),
 capped at a token budget.
@@ -30,8 +34,10 @@ from raychunk.evaluation.labels import ResolvedQuery
 from raychunk.render import squash
 
 __all__ = [
+    "BUDGET_METRICS",
     "HIT_SHARE",
     "METRICS",
+    "READ_BUDGET",
     "S2B_METRICS",
     "Hit",
     "IndexedChunk",
@@ -50,6 +56,8 @@ __all__ = [
 HIT_SHARE = 0.9  # a chunk "holds" a passage when it covers this share of its characters
 METRICS = ("hit", "recall", "precision", "iou", "chroma_precision", "chroma_iou", "rr", "tokens")
 S2B_METRICS = ("hit", "recall", "tokens")
+BUDGET_METRICS = ("budget_hit", "budget_recall", "budget_tokens")
+READ_BUDGET = 1000  # tokens a reader takes from the ranked results, by default
 
 
 def _union(spans) -> list[tuple[int, int]]:
@@ -251,44 +259,76 @@ def score_corpus(
     *,
     k: int,
     parent_budget: int,
+    depth: int = 0,
+    read_budget: int = READ_BUDGET,
 ) -> dict[str, list[dict]]:
     """Score every question against one setting's pooled index, in both modes:
-    ``{"chunks": [per-question metrics], "small_to_big": [...]}``."""
+    ``{"chunks": [per-question metrics], "small_to_big": [...]}``; the reading budget over the top
+    ``max(k, depth)``."""
     families: dict[tuple[str, str], list[IndexedChunk]] = {}
     for c in chunks:
         families.setdefault((c.source, c.parent_id), []).append(c)
     for fam in families.values():
         fam.sort(key=lambda c: c.chunk_index)
-    ranked = top_k(query_vectors, chunk_vectors, k) if chunks else [[] for _ in queries]
+    ranked = top_k(query_vectors, chunk_vectors, max(k, depth)) if chunks else [[] for _ in queries]
 
     def hit(c: IndexedChunk) -> Hit:
         return Hit(c, tuple(expand_to_parent(c, families[(c.source, c.parent_id)], parent_budget)))
 
-    return score_hits(queries, [[hit(chunks[i]) for i in idx] for idx in ranked])
+    return score_hits(
+        queries, [[hit(chunks[i]) for i in idx] for idx in ranked], k=k, read_budget=read_budget
+    )
 
 
-def score_hits(queries: list[ResolvedQuery], ranked: list[list[Hit]]) -> dict[str, list[dict]]:
-    """Every question scored on its ranked hits (``ranked[i]`` for ``queries[i]``), in both modes:
-    ``{"chunks": [per-question metrics], "small_to_big": [...]}``."""
+def _plain(h: Hit) -> Unit:
+    return Unit(h.chunk.source, ((h.chunk.start, h.chunk.end),), (h.chunk.text,), h.quoted)
+
+
+def _big(h: Hit) -> Unit:
+    return Unit(
+        h.chunk.source,
+        tuple((g.start, g.end) for g in h.group),
+        tuple(g.text for g in h.group),
+        h.group_quoted,
+    )
+
+
+def _within(q: ResolvedQuery, hits: list[Hit], budget: int, *, big: bool) -> dict:
+    """The ranked hits read in order while the tokens read (``tokens_read``, small-to-big groups
+    when ``big``) stay within ``budget``; a result that would pass it stops the reader."""
+    read: list[IndexedChunk] = []
+    taken: list[Hit] = []
+    for h in hits:
+        more = read + list(h.group if big else (h.chunk,))
+        if tokens_read(more) > budget:
+            break
+        read, taken = more, [*taken, h]
+    r = score_units(q, [(_big if big else _plain)(h) for h in taken], tokens_read(read))
+    return {
+        "budget_hit": r["hit"],
+        "budget_recall": r["recall"],
+        "budget_tokens": r["tokens"],
+        "budget_short": int(len(taken) == len(hits)),
+    }
+
+
+def score_hits(
+    queries: list[ResolvedQuery],
+    ranked: list[list[Hit]],
+    *,
+    k: int | None = None,
+    read_budget: int = READ_BUDGET,
+) -> dict[str, list[dict]]:
+    """Every question scored on its ranked hits (``ranked[i]`` for ``queries[i]``; the first ``k``,
+    or all), in both modes: ``{"chunks": [per-question metrics], "small_to_big": [...]}``; the
+    reading-budget figures read on past ``k`` through every hit given."""
     plain, s2b = [], []
     for q, hits in zip(queries, ranked):
-        units = [
-            Unit(h.chunk.source, ((h.chunk.start, h.chunk.end),), (h.chunk.text,), h.quoted) for h in hits
-        ]
-        row = score_units(q, units, sum(h.chunk.n_tokens for h in hits))
-        row["top"] = [[h.chunk.source.rsplit("/", 1)[-1], h.chunk.start, h.chunk.end] for h in hits]
-        plain.append(row)
-        read: list[IndexedChunk] = []
-        big = []
-        for h in hits:
-            read.extend(h.group)
-            big.append(
-                Unit(
-                    h.chunk.source,
-                    tuple((g.start, g.end) for g in h.group),
-                    tuple(g.text for g in h.group),
-                    h.group_quoted,
-                )
-            )
-        s2b.append(score_units(q, big, tokens_read(read)))
+        top = hits if k is None else hits[:k]
+        row = score_units(q, [_plain(h) for h in top], sum(h.chunk.n_tokens for h in top))
+        row["top"] = [[h.chunk.source.rsplit("/", 1)[-1], h.chunk.start, h.chunk.end] for h in top]
+        plain.append({**row, **_within(q, hits, read_budget, big=False)})
+        read = [g for h in top for g in h.group]
+        big = score_units(q, [_big(h) for h in top], tokens_read(read))
+        s2b.append({**big, **_within(q, hits, read_budget, big=True)})
     return {"chunks": plain, "small_to_big": s2b}

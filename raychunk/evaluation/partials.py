@@ -1,9 +1,11 @@
 """The eval's work on the cluster, and the driver's merge, so the driver holds what the labelled set
 needs and never the corpus: no document text, no chunk text, no vector.
 
-- ``mark_document``: where a document's text is (the chunk stage): its labelled passages located,
-  and each of its chunks span-checked, matched against its questions' quotes, and expanded
-  small-to-big over its family;
+- ``locate_labelled``: the check before any chunking, right after a labelled document is parsed:
+  its questions' passages located in its text (``labels.locate_passages``), only the spans coming
+  back;
+- ``mark_document``: where a document's text is (the chunk stage): each of its chunks span-checked,
+  matched against its questions' located passages, and expanded small-to-big over its family;
 - ``retrieve_block``: each embedded block: per setting the top ``k`` chunks of every question (the
   chunks' small fields only), the span-check counts and first failures, and the pricing sums;
 - ``collect_partials``: the driver's merge over blocks. The top ``k`` of the union of every block's
@@ -13,14 +15,13 @@ needs and never the corpus: no document text, no chunk text, no vector.
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from raychunk.evaluation.labels import LabelledQuery, Passage, ResolvedQuery, match_source, resolve_queries
+from raychunk.evaluation.labels import locate_passages
 from raychunk.evaluation.metrics import Hit, IndexedChunk, as_indexed, grow_within, scores, tokens_read
 from raychunk.evaluation.spans import BadSpan, SpanCheck, check_chunk
 from raychunk.render import squash
@@ -29,8 +30,8 @@ __all__ = [
     "PRICE_SUMS",
     "Partials",
     "collect_partials",
+    "locate_labelled",
     "mark_document",
-    "resolve_labelled",
     "retrieve_block",
 ]
 
@@ -74,32 +75,32 @@ def _schema():
     )
 
 
-def _quotes(q: LabelledQuery) -> list[str]:
-    return [squash(p["quote"]) for p in q.passages if p.get("quote") is not None]
+def locate_labelled(row: dict, *, labelled: dict) -> list[dict]:
+    """A parsed document (the parse stage's row) → one small row: its questions' passages located
+    in its text (``labelled``: source → ``[(index, query)]``), as JSON ``[{"query": i, "passages",
+    "notes", "unlocated"}]``; a document that did not parse leaves every passage unlocated."""
+    from raychunk.evaluation.locate import TextWords
 
-
-def resolve_labelled(source: str, text: str, labelled: list[tuple[int, LabelledQuery]]) -> list[dict]:
-    """The passages of this document's questions (``(index, query)``), located in its text:
-    ``{"query": i, "passages": [[start, end, quote]]}``, or ``{"query": i, "error": why}`` with the
-    message ``resolve_queries`` gives."""
-    out = []
-    for i, q in labelled:
-        try:
-            (r,) = resolve_queries([dataclasses.replace(q, source=source)], {source: text})
-        except ValueError as e:
-            out.append({"query": i, "error": str(e)})
-            continue
-        out.append({"query": i, "passages": [[p.start, p.end, p.quote] for p in r.passages]})
-    return out
+    parsed = row["parsed"]
+    doc = parsed.document
+    mine = labelled.get(doc.source, [])
+    if doc.status != "ok":
+        why = f"its document did not parse ({doc.status}: {doc.reason})"
+        found = [{"query": i, "passages": [], "unlocated": [{"quote": None, "why": why}]} for i, _ in mine]
+    else:
+        words = TextWords(parsed.text) if parsed.text else None
+        found = [{"query": i, **locate_passages(q, doc.source, parsed.text, words)} for i, q in mine]
+    return [{"source": doc.source, "located": json.dumps(found, ensure_ascii=False)}]
 
 
 def mark_document(
-    text: str, chunks: list[dict], labelled: list[tuple[int, LabelledQuery]], parent_budget: int
+    text: str, chunks: list[dict], labelled: list[tuple[int, list]], parent_budget: int
 ) -> list[dict]:
     """What the eval needs of each of one setting's chunks of a document, from the text: ``bad``
-    (why its span fails the span check, or None), ``quoted`` (the questions whose quote its text
-    holds), ``group`` (its small-to-big expansion, as ``[chunk_index, start, end, n_tokens,
-    header_tokens, overlap_tokens]``), ``group_quoted`` and ``text_bytes``."""
+    (why its span fails the span check, or None), ``quoted`` (the questions one of whose located
+    quotes its text holds; ``labelled``: ``[(index, [[start, end, located quote]]]``), ``group`` (its
+    small-to-big expansion, as ``[chunk_index, start, end, n_tokens, header_tokens,
+    overlap_tokens]``), ``group_quoted`` and ``text_bytes``."""
     indexed = [as_indexed(c) for c in chunks]
     families: dict[str, list[IndexedChunk]] = {}
     for c in indexed:
@@ -109,7 +110,7 @@ def mark_document(
         fam.sort(key=lambda c: c.chunk_index)
         position.update({c: i for i, c in enumerate(fam)})
         whole[parent] = tokens_read(fam) <= parent_budget
-    quotes = [(i, _quotes(q)) for i, q in labelled]
+    quotes = [(i, [squash(p[2]) for p in passages if p[2] is not None]) for i, passages in labelled]
     quoted: dict[int, list[int]] = {}  # chunk_index → questions
 
     def holds(c: IndexedChunk) -> list[int]:
@@ -230,29 +231,6 @@ class Partials:
     checks: dict[str, SpanCheck]
     price: dict[tuple[str, str], dict]  # (setting, doc_type) → PRICE_SUMS and ``hist`` (a Counter)
     rows: int  # small rows received from the blocks
-
-    def resolve(self, queries: list[LabelledQuery]) -> list[ResolvedQuery]:
-        """The questions with their passages as the workers located them. A document that did not
-        parse, or a quote not in its text, fails naming the question, as ``resolve_queries`` does."""
-        found: dict[int, dict] = {}
-        for d in self.documents.values():
-            found.update({r["query"]: r for r in d.get("labels", ())})
-        sources = sorted(self.documents)
-        matched = [match_source(q.source, sources) for q in queries]
-        for q, source in zip(queries, matched):
-            doc = self.documents[source]
-            if doc.get("status") != "ok":
-                raise ValueError(
-                    f"query {q.qid} ({q.query!r}): its document {q.source} did not parse "
-                    f"({doc.get('reason')}), so it has no passages"
-                )
-        out = []
-        for i, (q, source) in enumerate(zip(queries, matched)):
-            r = found[i]
-            if "error" in r:
-                raise ValueError(r["error"])
-            out.append(ResolvedQuery(q.qid, q.query, source, tuple(Passage(*p) for p in r["passages"])))
-        return out
 
 
 def collect_partials(batches: Iterable, *, queries: int, k: int, examples: int = 5) -> Partials:

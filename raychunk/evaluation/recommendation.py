@@ -14,7 +14,9 @@ def recommend(settings: list[dict], *, metric: str = "recall", rounds: int = 200
     "values": [per-question metric]}``, all on the same questions in the same order.
 
     Noise, by a paired bootstrap over questions: the 95% interval of (candidate - best) reaches 0,
-    or the mean gap is at most one question's worth (1/n).
+    or the mean gap is at most one question's worth (1/n). A setting may carry ``tokens`` (mean
+    tokens read at k) and ``budget_recall`` (recall within ``read_budget`` tokens read): the reason
+    then says what the chosen index costs the reader against the best.
     """
     if not settings:
         raise ValueError("no settings to recommend from")
@@ -36,18 +38,44 @@ def recommend(settings: list[dict], *, metric: str = "recall", rounds: int = 200
                 "interval": d["interval"],
                 "gap_questions": gap_questions,
                 "tokens": s.get("tokens"),
+                "budget_recall": s.get("budget_recall"),
                 "within_noise": within,
             }
         )
     chosen = next(c for c in comparisons if c["within_noise"])
+    reason = _reason(chosen, best, mean, comparisons, metric, n)
+    if chosen["setting"] != best["setting"]:
+        reason += _reading(chosen, best, settings[0].get("read_budget"))
     return {
         "setting": chosen["setting"],
         "best": best["setting"],
         "metric": metric,
         "questions": n,
-        "reason": _reason(chosen, best, mean, comparisons, metric, n),
+        "reason": reason,
         "comparisons": comparisons,
     }
+
+
+def _reading(chosen: dict, best: dict, budget: int | None) -> str:
+    """What the chosen index costs the reader, against the best: tokens read at k, and recall within
+    the reading budget."""
+    parts = []
+    tokens, best_tokens = chosen.get("tokens"), best.get("tokens")
+    if tokens and best_tokens:
+        parts.append(
+            f"its top k hand the reader {tokens:.0f} tokens per question against {best_tokens:.0f} for "
+            f"{best['setting']}"
+        )
+    if budget and chosen.get("budget_recall") is not None and best.get("budget_recall") is not None:
+        parts.append(
+            f"within {budget:,} tokens read it reaches recall {chosen['budget_recall']:.2f} against "
+            f"{best['budget_recall']:.2f}"
+        )
+    if not parts:
+        return ""
+    heavy = tokens and best_tokens and tokens > 1.25 * best_tokens
+    lead = " Mind the reading cost, which the rule does not weigh: " if heavy else " Reading cost: "
+    return lead + "; ".join(parts) + "."
 
 
 def _reason(chosen: dict, best_row: dict, mean: dict, comparisons: list[dict], metric: str, n: int) -> str:
@@ -83,10 +111,4 @@ def _reason(chosen: dict, best_row: dict, mean: dict, comparisons: list[dict], m
         f"{best} ({mean[best]:.2f}): {gap_words} (difference {signed(iv[0])} to {signed(iv[1])}; {why}). "
         f"That is noise: take the cheaper index."
     )
-    tokens, best_tokens = chosen.get("tokens"), best_row.get("tokens")
-    if tokens and best_tokens and tokens > 1.25 * best_tokens:
-        text += (
-            f" Mind the reading cost, which this rule does not weigh: its top k hand the reader {tokens:.0f} "
-            f"tokens per question against {best_tokens:.0f} for {best}."
-        )
     return text

@@ -11,16 +11,26 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass
 
 from raychunk.evaluation.labels import ResolvedQuery
-from raychunk.evaluation.metrics import HIT_SHARE, METRICS, S2B_METRICS, as_indexed, score_corpus, score_hits
+from raychunk.evaluation.metrics import (
+    BUDGET_METRICS,
+    HIT_SHARE,
+    METRICS,
+    READ_BUDGET,
+    S2B_METRICS,
+    as_indexed,
+    score_corpus,
+    score_hits,
+)
 from raychunk.evaluation.partials import PRICE_SUMS, Partials
 from raychunk.evaluation.recommendation import recommend
 from raychunk.evaluation.spans import SpanCheck, check_spans
 from raychunk.pricing import IndexSpec, Rates, summarize
-from raychunk.stats import bootstrap_interval
+from raychunk.stats import bootstrap_interval, paired_difference
 
-__all__ = ["evaluate", "evaluate_partials"]
+__all__ = ["default_pairs", "evaluate", "evaluate_partials"]
 
 
 def _price_rows(
@@ -66,10 +76,14 @@ def evaluate(
     *,
     k: int = 5,
     parent_budget: int = 512,
+    read_budget: int = READ_BUDGET,
+    depth: int = 0,
+    compare: list[tuple[str, str]] | None = None,
     dim: int,
     dtype: str = "float32",
     index=None,
     file_sizes: dict[str, int] | None = None,
+    labels: dict | None = None,
     rounds: int = 2000,
     seed: int = 0,
 ) -> dict:
@@ -105,10 +119,13 @@ def evaluate(
             vectors.get(s.label),
             k=k,
             parent_budget=parent_budget,
+            depth=depth,
+            read_budget=read_budget,
         )
         for s in settings
     }
-    return _report(queries, documents, settings, checks, price, scored, k, parent_budget, index, rounds, seed)
+    opts = _Options(k, parent_budget, read_budget, index, rounds, seed, compare, labels)
+    return _report(queries, documents, settings, checks, price, scored, opts)
 
 
 def evaluate_partials(
@@ -118,10 +135,13 @@ def evaluate_partials(
     *,
     k: int = 5,
     parent_budget: int = 512,
+    read_budget: int = READ_BUDGET,
+    compare: list[tuple[str, str]] | None = None,
     dim: int,
     dtype: str = "float32",
     index=None,
     file_sizes: dict[str, int] | None = None,
+    labels: dict | None = None,
     rounds: int = 2000,
     seed: int = 0,
 ) -> dict:
@@ -149,8 +169,12 @@ def evaluate_partials(
         for t, x in row["by_type"].items():
             x["documents"] = counts[t]
     empty = [[] for _ in queries]
-    scored = {s.label: score_hits(queries, partials.hits.get(s.label, empty)) for s in settings}
-    return _report(queries, documents, settings, checks, price, scored, k, parent_budget, index, rounds, seed)
+    scored = {
+        s.label: score_hits(queries, partials.hits.get(s.label, empty), k=k, read_budget=read_budget)
+        for s in settings
+    }
+    opts = _Options(k, parent_budget, read_budget, index, rounds, seed, compare, labels)
+    return _report(queries, documents, settings, checks, price, scored, opts)
 
 
 def _type_key(doc: dict) -> str:
@@ -187,6 +211,84 @@ def _summed_price_rows(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class _Options:
+    k: int
+    parent_budget: int
+    read_budget: int
+    index: object
+    rounds: int
+    seed: int
+    compare: list[tuple[str, str]] | None
+    labels: dict | None
+
+
+def _scores(scored: dict, rounds: int, seed: int, budget: int, rows=None) -> dict:
+    """A setting's metric summaries over its questions (``rows``: their indices; all by default)."""
+    plain, big = scored["chunks"], scored["small_to_big"]
+    if rows is not None:
+        plain, big = [plain[i] for i in rows], [big[i] for i in rows]
+    return {
+        "metrics": _summary(plain, METRICS, rounds, seed),
+        "small_to_big": _summary(big, S2B_METRICS, rounds, seed),
+        "reading_budget": {
+            "tokens": budget,
+            "chunks": _summary(plain, BUDGET_METRICS, rounds, seed),
+            "small_to_big": _summary(big, BUDGET_METRICS, rounds, seed),
+            "short": {
+                "chunks": sum(r["budget_short"] for r in plain),
+                "small_to_big": sum(r["budget_short"] for r in big),
+            },
+        },
+    }
+
+
+def default_pairs(labels: list[str]) -> list[tuple[str, str]]:
+    """Each ``structure X`` setting against ``fixed X`` (same size and overlap), when both ran.
+
+    >>> default_pairs(["per-type profile", "structure 256 o0", "fixed 128 o0", "fixed 256 o0"])
+    [('structure 256 o0', 'fixed 256 o0')]
+    """
+    return [
+        (a, "fixed" + a[len("structure") :])
+        for a in labels
+        if a.startswith("structure ") and "fixed" + a[len("structure") :] in labels
+    ]
+
+
+def _pair(va: list, vb: list, idx, rounds: int, seed: int) -> dict:
+    xa, xb = [va[i] for i in idx], [vb[i] for i in idx]
+    d = paired_difference(xa, xb, rounds=rounds, seed=seed)
+    n = len(xa)
+    return {
+        "questions": n,
+        "a": sum(xa) / n if n else 0.0,
+        "b": sum(xb) / n if n else 0.0,
+        "difference": d["mean"],
+        "interval": d["interval"],
+    }
+
+
+def _paired(
+    queries: list[ResolvedQuery], per_setting: dict, pairs, tags: list[str], rounds: int, seed: int
+) -> list[dict]:
+    """For each pair ``(a, b)``: hit@k and recall@k of ``a`` minus ``b``, question by question, with the
+    paired bootstrap interval, over all questions and per tag."""
+    by_tag = {t: [i for i, q in enumerate(queries) if t in q.tags] for t in tags}
+    out = []
+    for a, b in pairs:
+        entry = {"a": a, "b": b, "metrics": {}}
+        for metric in ("hit", "recall"):
+            va = [r[metric] for r in per_setting[a]["chunks"]]
+            vb = [r[metric] for r in per_setting[b]["chunks"]]
+            entry["metrics"][metric] = {
+                "overall": _pair(va, vb, range(len(queries)), rounds, seed),
+                "by_tag": {t: _pair(va, vb, idx, rounds, seed) for t, idx in by_tag.items()},
+            }
+        out.append(entry)
+    return out
+
+
 def _report(
     queries: list[ResolvedQuery],
     documents: dict[str, dict],
@@ -194,12 +296,9 @@ def _report(
     checks: dict[str, SpanCheck],
     price: dict,
     per_setting: dict[str, dict],
-    k: int,
-    parent_budget: int,
-    index,
-    rounds: int,
-    seed: int,
+    opts: _Options,
 ) -> dict:
+    k, parent_budget, index, rounds, seed = opts.k, opts.parent_budget, opts.index, opts.rounds, opts.seed
     cost = {r["setting"]: r for r in price["settings"]}
     rows = []
     for s in settings:
@@ -209,8 +308,7 @@ def _report(
             {
                 **{key: c[key] for key in _COST_KEYS},
                 "span_check": checks[s.label].to_dict(),
-                "metrics": _summary(scored["chunks"], METRICS, rounds, seed),
-                "small_to_big": _summary(scored["small_to_big"], S2B_METRICS, rounds, seed),
+                **_scores(scored, rounds, seed, opts.read_budget),
                 "by_type": {
                     t: {key: x[key] for key in ("documents", "chunks", "tokens", "total_bytes")}
                     for t, x in c["by_type"].items()
@@ -223,6 +321,8 @@ def _report(
             "vectors": r["vectors"],
             "total_bytes": r["total_bytes"],
             "tokens": r["metrics"]["tokens"]["mean"],
+            "budget_recall": r["reading_budget"]["chunks"]["budget_recall"]["mean"],
+            "read_budget": opts.read_budget,
             "values": [x["recall"] for x in per_setting[r["setting"]]["chunks"]],
         }
         for r in rows
@@ -232,10 +332,23 @@ def _report(
     rec = recommend(candidates, rounds=rounds, seed=seed) if candidates else _no_recommendation(len(queries))
     if failed:
         rec["excluded"] = failed
+    tags = sorted({t for q in queries for t in q.tags})
+    by_tag = {}
+    for t in tags:
+        idx = [i for i, q in enumerate(queries) if t in q.tags]
+        by_tag[t] = {
+            "questions": len(idx),
+            "settings": {
+                label: _scores(scored, rounds, seed, opts.read_budget, idx)
+                for label, scored in per_setting.items()
+            },
+        }
+    pairs = default_pairs([s.label for s in settings]) if opts.compare is None else opts.compare
     per_query = [
         {
             "id": q.qid,
             "query": q.query,
+            "tags": list(q.tags),
             "source": q.source,
             "doc_type": documents[q.source].get("doc_type", ""),
             "passages": [[p.start, p.end] for p in q.passages],
@@ -254,6 +367,7 @@ def _report(
     return {
         "k": k,
         "parent_budget": parent_budget,
+        "read_budget": opts.read_budget,
         "questions": len(queries),
         "documents": len(documents),
         "dim": price["dim"],
@@ -263,8 +377,11 @@ def _report(
         "settings": rows,
         "span_failures": failed,
         "recommendation": rec,
+        "by_tag": by_tag,
+        "paired": _paired(queries, per_setting, pairs, tags, rounds, seed),
+        "labels": opts.labels,
         "per_query": per_query,
-        "notes": _notes(k, parent_budget, len(queries)),
+        "notes": _notes(k, parent_budget, len(queries), opts.read_budget),
     }
 
 
@@ -293,7 +410,7 @@ def _no_recommendation(n: int) -> dict:
     }
 
 
-def _notes(k: int, budget: int, n: int) -> list[str]:
+def _notes(k: int, budget: int, n: int, read_budget: int) -> list[str]:
     return [
         f"Top {k} by cosine over all documents pooled, one index per setting; the queries are embedded "
         "with the same model as the chunks.",
@@ -315,6 +432,15 @@ def _notes(k: int, budget: int, n: int) -> list[str]:
         "cleanup drops. A repeated table header and record keys are context and span nothing. A setting "
         "with a chunk that fails is scored but left out of the recommendation: loose spans inflate recall.",
         "'per-type profile' is configs/doc_types.yaml (what `raychunk run` builds).",
+        f"Reading budget: the ranked results read in order, past the top {k} when retrieved deeper, while "
+        f"the tokens read stay within {read_budget:,} (header lines and overlap of consecutive chunks read "
+        "once; small-to-big: each result's group); a result that would pass the budget stops the reader. "
+        "'short' counts questions whose retrieved results all fit (a lower bound for those).",
+        "Labels: quotes are located in the parsed text before chunking (exact, whitespace, then by words with "
+        "markup, table pipes and hyphenation aside, then with running headers skipped); a quote found more "
+        "than once is its first occurrence, and only a chunk covering that occurrence hits.",
+        "Paired comparisons: a minus b per question, 95% paired bootstrap interval on the same resampled "
+        "questions, overall and per tag (a question counts under each of its tags).",
     ]
 
 

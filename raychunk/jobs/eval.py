@@ -1,17 +1,25 @@
-"""The eval job: embed the labelled questions, then chunk and embed the corpus under every setting
-in one Ray pass that also locates the passages, checks the spans and keeps each block's top k
+"""The eval job: parse the labelled documents and locate every passage (a quote not found fails the
+run here, in parse time, listing every one); embed the questions; then chunk and embed the corpus
+under every setting in one Ray pass that checks the spans and keeps each block's top k
 (``evaluation.partials``); merge on the driver, score, recommend, and write the report. The driver
 receives what the labelled set needs, never the corpus's text or vectors."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import logging
+import time
 from pathlib import Path
 
 from raychunk.config import check_limits
 from raychunk.evaluation import LabelledQuery, match_source
+from raychunk.evaluation.labels import apply_locations
+from raychunk.evaluation.metrics import READ_BUDGET
 from raychunk.evaluation.partials import collect_partials
 from raychunk.evaluation.report import evaluate_partials
+
+log = logging.getLogger(__name__)
 
 __all__ = ["embed_queries", "prepare_eval", "run_eval"]
 
@@ -29,16 +37,32 @@ def embed_queries(
 
 
 def prepare_eval(
-    cfg, settings, queries: list[LabelledQuery], *, k: int = 5, parent_budget: int = 512
+    cfg,
+    settings,
+    queries: list[LabelledQuery],
+    *,
+    k: int = 5,
+    parent_budget: int = 512,
+    depth: int = 0,
+    skip_unlocated: bool = False,
 ) -> dict:
-    """The Ray part: embed the questions, then chunk and embed the corpus under every setting over
-    one parse, locating every passage and keeping each block's top ``k`` where the blocks are, and
-    merge what comes back. Returns the keyword arguments of ``evaluate_partials`` that come from
-    the corpus."""
+    """The Ray part: parse the labelled documents and locate their passages (failing on any not
+    found, unless ``skip_unlocated``), embed the questions, then chunk and embed the corpus under
+    every setting over one parse, keeping each block's top ``max(k, depth)`` where the blocks are,
+    and merge what comes back. Returns the keyword arguments of ``evaluate_partials`` that come
+    from the corpus."""
     import ray
 
     from raychunk.io import list_inputs, readable
-    from raychunk.pipeline import Retrieval, build, find_duplicates, init_ray, plan_embedding, read_files
+    from raychunk.pipeline import (
+        Retrieval,
+        build,
+        find_duplicates,
+        init_ray,
+        locate_labels,
+        plan_embedding,
+        read_files,
+    )
 
     in_fs, scheme, files = list_inputs(
         cfg.input, follow_symlinks=cfg.limits.follow_symlinks, max_file_mb=cfg.limits.max_file_mb
@@ -58,17 +82,44 @@ def prepare_eval(
     queries = [
         dataclasses.replace(q, source=duplicates[s]) if s in duplicates else q for q, s in zip(queries, named)
     ]
-    labelled: dict[str, list] = {}  # a document's source → its questions, as (index, query)
-    for i, (q, s) in enumerate(zip(queries, named)):
-        labelled.setdefault(duplicates.get(s, s), []).append((i, q))
+    kept = [duplicates.get(s, s) for s in named]
+    to_locate: dict[str, list] = {}  # a document's source → its questions, as (index, query)
+    for i, (q, s) in enumerate(zip(queries, kept)):
+        to_locate.setdefault(s, []).append((i, q))
+    t = time.perf_counter()
+    located: dict[int, dict] = {}
+    pre = locate_labels(
+        read_files([f for f in files if scheme + f.path in to_locate], in_fs, cfg),
+        cfg,
+        scheme=scheme,
+        labelled=to_locate,
+    )
+    for batch in pre.iter_batches(batch_format="pyarrow", batch_size=None):
+        for blob in batch.column("located").to_pylist():
+            located.update({r["query"]: r for r in json.loads(blob)})
+    resolved, labels = apply_locations(queries, kept, located, skip_unlocated=skip_unlocated)
+    labels["seconds"] = round(time.perf_counter() - t, 1)
+    log.info(
+        "%d labelled passages located in %d documents in %.1f s",
+        len(located),
+        len(to_locate),
+        labels["seconds"],
+    )
+    if not resolved:
+        raise ValueError(
+            f"none of the {len(queries)} labelled questions has its passages located: nothing to score"
+        )
+    labelled: dict[str, list] = {}  # a document's source → its scored questions, as (index, passages)
+    for i, q in enumerate(resolved):
+        labelled.setdefault(q.source, []).append((i, [[p.start, p.end, p.quote] for p in q.passages]))
     query_vectors = embed_queries(
         cfg.embedder.model,
-        [q.query for q in queries],
+        [q.query for q in resolved],
         device="cpu" if plan.gpus_per_actor == 0 else cfg.embedder.device,
         normalize=cfg.embedder.normalize,
         backend=cfg.embedder.backend,
     )
-    retrieval = Retrieval(labelled, query_vectors, k, parent_budget)
+    retrieval = Retrieval(labelled, query_vectors, max(k, depth), parent_budget)
     ds = build(
         read_files(files, in_fs, cfg),
         cfg,
@@ -79,12 +130,13 @@ def prepare_eval(
         retrieval=retrieval,
     )
     partials = collect_partials(
-        ds.iter_batches(batch_format="pyarrow", batch_size=None), queries=len(queries), k=k
+        ds.iter_batches(batch_format="pyarrow", batch_size=None), queries=len(resolved), k=max(k, depth)
     )
     if not partials.documents:
         raise ValueError("the eval job produced no rows: is the input empty?")
     return {
-        "queries": partials.resolve(queries),
+        "queries": resolved,
+        "labels": labels,
         "partials": partials,
         "dim": plan.dim,
         "file_sizes": {scheme + f.path: f.size for f in files},
@@ -98,22 +150,50 @@ def run_eval(
     *,
     k: int = 5,
     parent_budget: int = 512,
+    read_budget: int = READ_BUDGET,
+    depth: int = 20,
+    skip_unlocated: bool = False,
+    compare: list[tuple[str, str]] | None = None,
     output: str | Path | None = None,
     dtype: str = "float32",
     index=None,
     plot: bool = True,
     seed: int = 0,
 ) -> dict:
-    """Embed the questions, chunk, embed and score the corpus under every setting on Ray, merge the
-    blocks' top k, recommend, and write report.json / report.md / plot.png under ``output`` when given."""
+    """Locate the passages, embed the questions, chunk, embed and score the corpus under every
+    setting on Ray, merge the blocks' top ``max(k, depth)`` (``depth``: results a reader may go
+    through within ``read_budget`` tokens), recommend, and write report.json / report.md / plot.png
+    under ``output`` when given. ``compare``: pairs of setting labels whose paired differences are
+    reported (default: each ``structure X`` against ``fixed X``)."""
     if k < 1:
         raise ValueError(f"--k {k}: expected at least 1")
     if parent_budget < 1:
         raise ValueError(f"--parent-budget {parent_budget}: expected a token count >= 1")
+    if read_budget < 1:
+        raise ValueError(f"--read-budget {read_budget}: expected a token count >= 1")
+    if depth < 1:
+        raise ValueError(f"--read-depth {depth}: expected at least 1")
+    labels = {s.label for s in settings}
+    for pair in compare or ():
+        for label in pair:
+            if label not in labels:
+                raise ValueError(
+                    f"--compare {label!r}: not a setting of this run ({', '.join(sorted(labels))})"
+                )
     check_limits(cfg)  # every doc type's caps within the embedder's input limit
-    inputs = prepare_eval(cfg, settings, queries, k=k, parent_budget=parent_budget)
+    inputs = prepare_eval(
+        cfg, settings, queries, k=k, parent_budget=parent_budget, depth=depth, skip_unlocated=skip_unlocated
+    )
     report = evaluate_partials(
-        **inputs, settings=settings, k=k, parent_budget=parent_budget, dtype=dtype, index=index, seed=seed
+        **inputs,
+        settings=settings,
+        k=k,
+        parent_budget=parent_budget,
+        read_budget=read_budget,
+        compare=compare,
+        dtype=dtype,
+        index=index,
+        seed=seed,
     )
     report["embedder"] = cfg.embedder.model
     if output is not None:
