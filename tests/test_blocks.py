@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 
@@ -70,17 +71,25 @@ def test_a_file_that_cannot_be_read_is_a_row_with_its_reason(tmp_path):
 @pytest.mark.slow
 def test_a_file_gone_between_listing_and_reading_is_a_failed_row(tmp_path, fresh_ray, monkeypatch):
     import pyarrow.parquet as pq
+    import ray
 
     import raychunk.jobs.run as job
     from raychunk.config import build_run_config, load_config
+    from raychunk.listing import Block, block_table
 
-    listed = job.list_inputs
+    planned = job.plan_inputs
 
-    def list_and_lose_one(*args, **kwargs):
-        fs, scheme, files = listed(*args, **kwargs)
-        return fs, scheme, [*files, InputFile(str(tmp_path / "deleted.md"), 120)]
+    def plan_and_lose_one(planner, **how):  # listed, then deleted before its block is read
+        plan = planned(planner, **how)
+        gone = InputFile(str(tmp_path / "deleted.md"), 120)
+        return dataclasses.replace(
+            plan,
+            files=plan.files + 1,
+            todo_files=plan.todo_files + 1,
+            blocks=(*plan.blocks, Block(ray.put(block_table([gone])), 1, 120)),
+        )
 
-    monkeypatch.setattr(job, "list_inputs", list_and_lose_one)
+    monkeypatch.setattr(job, "plan_inputs", plan_and_lose_one)
     cfg = build_run_config(
         load_config(),
         {
