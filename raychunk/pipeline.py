@@ -2,11 +2,11 @@
 
 ``build`` and the few functions beside it are the only code that calls map / flat_map /
 map_batches and sets resources. The jobs in ``raychunk.jobs`` start or join Ray (``init_ray``), read
-their inputs (``read_files``), call ``build`` and consume what it returns: the run job writes it, the
-price job reduces it on the workers (``price_partials``, ``compare_chunk_ids``), the eval job scores
-it. ``find_duplicates``, run before ``build``, names the byte-identical inputs that the parse stage
-then skips.
-"""
+their inputs (``read_blocks`` of a ``listing.InputPlan``; ``read_files`` for files listed in the
+driver), call ``build`` and consume what it returns: the run job writes it, the price job reduces it
+on the workers (``price_partials``, ``compare_chunk_ids``), the eval job scores it.
+``plan_duplicates`` / ``find_duplicates``, run before ``build``, name the byte-identical inputs that
+the parse stage then skips."""
 
 from __future__ import annotations
 
