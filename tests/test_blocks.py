@@ -58,6 +58,17 @@ def test_max_files_caps_blocks_of_tiny_files_and_one_file_is_one_block():
     assert plan_blocks([], cpus=2, max_files=8) == []
 
 
+def test_a_huge_corpus_makes_at_most_max_blocks_blocks_of_more_files(monkeypatch):
+    import raychunk.blocks as blocks
+
+    monkeypatch.setattr(blocks, "MAX_BLOCKS", 50)
+    tiny = [InputFile(f"t/{i:05d}.txt", 10) for i in range(1000)]
+    groups = plan_blocks(tiny, cpus=2, max_files=8)  # 125 blocks of 8 without the cap
+    assert len(groups) == 50 and all(len(g) == 20 for g in groups)
+    assert sorted((f for g in groups for f in g), key=lambda f: f.path) == tiny
+    assert len(plan_blocks(tiny, cpus=32, max_files=8)) >= 125  # 4 blocks per CPU outrank the cap
+
+
 def test_a_file_that_cannot_be_read_is_a_row_with_its_reason(tmp_path):
     (table,) = _read_group(
         (str(SAMPLES / "billing-faq.txt"), str(tmp_path / "gone.txt")), pafs.LocalFileSystem()
