@@ -95,7 +95,7 @@ def run(cfg: RunConfig) -> dict:
     document_files = _on_this_node(publish.compact_documents, out_fs, staging, cfg.output_files.compression)
     docs = publish.documents_summary(out_fs, document_files)
     publish.check_every_input_accounted(docs["rows"], inputs.files)
-    results = publish.shard_results(out_fs, staging.path)
+    results = _on_this_node(publish.shard_results, out_fs, staging.path)  # manifests name every document
     report = run_report(
         cfg, docs, inputs, results, plan, stats, time.perf_counter() - t0, where, cluster, ray_start=ray_start
     )
