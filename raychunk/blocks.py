@@ -21,7 +21,7 @@ from ray.data.datasource import Datasource, ReadTask
 from raychunk.io import InputFile
 from raychunk.parse.detect import format_from_name
 
-__all__ = ["InputBlocks", "InputDigests", "estimated_seconds", "plan_blocks"]
+__all__ = ["InputBlocks", "InputDigests", "digest_runs", "estimated_seconds", "plan_blocks"]
 
 # Seconds of parse + classify + chunk per MB on one core, measured per format over ../shared/corpus;
 # only their ratios matter here.
@@ -38,10 +38,11 @@ _SECONDS_PER_MB = {
 }
 _SECONDS_PER_FILE = 0.02
 BLOCKS_PER_CPU = 4
+MAX_BLOCKS = 1024  # Ray Data keeps ~8 KB of driver state per block: more files per block past this
 MAX_BLOCK_BYTES = 256 * 2**20
 
 SCHEMA = pa.schema([("path", pa.string()), ("bytes", pa.binary()), ("read_error", pa.string())])
-DIGEST_SCHEMA = pa.schema([("index", pa.int64()), ("digest", pa.binary(32))])
+DIGEST_SCHEMA = pa.schema([("path", pa.string()), ("digest", pa.binary(32))])
 DIGEST_BLOCK_BYTES = 64 * 2**20
 DIGEST_BLOCK_FILES = 4096
 
@@ -53,7 +54,7 @@ def estimated_seconds(f: InputFile) -> float:
 
 def plan_blocks(files: list[InputFile], *, cpus: float, max_files: int) -> list[list[InputFile]]:
     """Groups of files, costliest first: enough for BLOCKS_PER_CPU per CPU (at most ``max_files``
-    files each). A file costing more than an even share of what is left is a block of its own; the
+    files each, more when that would make over MAX_BLOCKS or BLOCKS_PER_CPU per CPU blocks). A file costing more than an even share of what is left is a block of its own; the
     rest fill blocks up to that share, ``max_files`` files and MAX_BLOCK_BYTES."""
     if not files:
         return []
@@ -65,7 +66,9 @@ def plan_blocks(files: list[InputFile], *, cpus: float, max_files: int) -> list[
         files = sorted(files, key=lambda f: f.path)
     cost = np.fromiter((estimated_seconds(f) for f in files), dtype=np.float64, count=len(files))
     order = np.argsort(-cost, kind="stable")
-    slots = min(len(files), max(math.ceil(len(files) / max_files), BLOCKS_PER_CPU * max(1, int(cpus))))
+    per_cpu = BLOCKS_PER_CPU * max(1, int(cpus))
+    max_files = max(max_files, math.ceil(len(files) / max(MAX_BLOCKS, per_cpu)))
+    slots = min(len(files), max(math.ceil(len(files) / max_files), per_cpu))
     rest = float(cost.sum())
     alone = 0
     while slots > 1 and cost[order[alone]] > rest / slots:
@@ -106,62 +109,77 @@ def _read_group(paths: tuple[str, ...], fs: pafs.FileSystem) -> Iterator[pa.Tabl
     )
 
 
-class InputBlocks(Datasource):
-    """One read task, and one block of ``(path, bytes, read_error)`` rows, per planned group."""
+def _read_block(ref, fs: pafs.FileSystem) -> Iterator[pa.Table]:
+    import ray
 
-    def __init__(self, groups: list[list[InputFile]], fs: pafs.FileSystem):
-        self._groups = groups
+    yield from _read_group(tuple(ray.get(ref).column("path").to_pylist()), fs)
+
+
+class InputBlocks(Datasource):
+    """One read task, and one block of ``(path, bytes, read_error)`` rows, per planned block
+    (``listing.Block``: its paths are fetched from the object store by the task, not carried in it)."""
+
+    def __init__(self, blocks, fs: pafs.FileSystem):
+        self._blocks = list(blocks)
         self._fs = fs
 
     def estimate_inmemory_data_size(self) -> int:
-        return sum(f.size for g in self._groups for f in g)
+        return sum(b.bytes for b in self._blocks)
 
     def get_read_tasks(self, parallelism: int, per_task_row_limit=None, data_context=None) -> list[ReadTask]:
-        tasks = []
-        for group in self._groups:
-            paths = tuple(f.path for f in group)
-            meta = BlockMetadata(
-                num_rows=len(group), size_bytes=sum(f.size for f in group), input_files=paths, exec_stats=None
+        return [
+            ReadTask(
+                partial(_read_block, b.ref, self._fs),
+                BlockMetadata(num_rows=b.files, size_bytes=b.bytes, input_files=None, exec_stats=None),
+                schema=SCHEMA,
             )
-            tasks.append(ReadTask(partial(_read_group, paths, self._fs), meta, schema=SCHEMA))
-        return tasks
+            for b in self._blocks
+        ]
 
     def get_name(self) -> str:
         return "InputFiles"
 
 
-def _digest_range(start: int, paths: tuple[str, ...], fs: pafs.FileSystem) -> Iterator[pa.Table]:
+def digest_runs(files: list[InputFile], *, cpus: float) -> list[list[InputFile]]:
+    """Runs of consecutive files to hash, up to DIGEST_BLOCK_BYTES / DIGEST_BLOCK_FILES each and at
+    least BLOCKS_PER_CPU runs per CPU."""
+    total = sum(f.size for f in files)
+    cap_bytes = min(DIGEST_BLOCK_BYTES, max(1, math.ceil(total / (BLOCKS_PER_CPU * max(1, int(cpus))))))
+    runs: list[list[InputFile]] = []
+    start, size = 0, 0
+    for i, f in enumerate(files):
+        if i > start and (size + f.size > cap_bytes or i - start >= DIGEST_BLOCK_FILES):
+            runs.append(files[start:i])
+            start, size = i, 0
+        size += f.size
+    if start < len(files):
+        runs.append(files[start:])
+    return runs
+
+
+def _digest_block(ref, fs: pafs.FileSystem) -> Iterator[pa.Table]:
+    import ray
+
     from raychunk.dedupe import file_digest
 
-    index, digests = [], []
-    for i, path in enumerate(paths, start):
+    kept, digests = [], []
+    for path in ray.get(ref).column("path").to_pylist():
         try:
             digests.append(file_digest(fs, path))
         except OSError:  # unreadable now: not a duplicate of anything; the parse stage reports it
             continue
-        index.append(i)
+        kept.append(path)
     yield pa.Table.from_arrays(
-        [pa.array(index, pa.int64()), pa.array(digests, pa.binary(32))], schema=DIGEST_SCHEMA
+        [pa.array(kept, pa.string()), pa.array(digests, pa.binary(32))], schema=DIGEST_SCHEMA
     )
 
 
 class InputDigests(Datasource):
-    """The SHA-256 of each file, hashed where it is read: one row ``(index, digest)`` per file, in
-    runs of consecutive files up to DIGEST_BLOCK_BYTES / DIGEST_BLOCK_FILES, at least BLOCKS_PER_CPU
-    runs per CPU. Only 40 bytes per file leave the task."""
+    """The SHA-256 of each file, hashed where it is read: one ``(path, digest)`` row per file of
+    each run (``listing.Block``). Only the path and 32 bytes per file leave the task."""
 
-    def __init__(self, files: list[InputFile], fs: pafs.FileSystem, *, cpus: float):
-        total = sum(f.size for f in files)
-        cap_bytes = min(DIGEST_BLOCK_BYTES, max(1, math.ceil(total / (BLOCKS_PER_CPU * max(1, int(cpus))))))
-        self._runs: list[tuple[int, tuple[str, ...], int]] = []
-        start, size = 0, 0
-        for i, f in enumerate(files):
-            if i > start and (size + f.size > cap_bytes or i - start >= DIGEST_BLOCK_FILES):
-                self._runs.append((start, tuple(g.path for g in files[start:i]), size))
-                start, size = i, 0
-            size += f.size
-        if start < len(files):
-            self._runs.append((start, tuple(g.path for g in files[start:]), size))
+    def __init__(self, runs, fs: pafs.FileSystem):
+        self._runs = list(runs)
         self._fs = fs
 
     @property
@@ -169,18 +187,16 @@ class InputDigests(Datasource):
         return len(self._runs)
 
     def estimate_inmemory_data_size(self) -> int:
-        return sum(len(paths) * 40 for _, paths, _ in self._runs)
+        return sum(r.files * 40 for r in self._runs)
 
     def get_read_tasks(self, parallelism: int, per_task_row_limit=None, data_context=None) -> list[ReadTask]:
         return [
             ReadTask(
-                partial(_digest_range, start, paths, self._fs),
-                BlockMetadata(
-                    num_rows=len(paths), size_bytes=len(paths) * 40, input_files=None, exec_stats=None
-                ),
+                partial(_digest_block, r.ref, self._fs),
+                BlockMetadata(num_rows=r.files, size_bytes=r.files * 40, input_files=None, exec_stats=None),
                 schema=DIGEST_SCHEMA,
             )
-            for start, paths, _ in self._runs
+            for r in self._runs
         ]
 
     def get_name(self) -> str:

@@ -6,10 +6,10 @@ files keeps its smallest source, whatever the order or parallelism; the others b
 documents whose reason names that source. Zero-byte files are never candidates: each parses as
 ``empty``.
 
-Pure and Ray-free: ``pipeline.find_duplicates`` hashes here in the driver when the candidates are
-few (``hash_in_driver``), and otherwise in Ray read tasks that return each candidate's position and
-raw 32-byte digest (``blocks.InputDigests``), grouped here by ``duplicates_from_digests``: the driver
-holds the listing, 36 bytes per candidate and the ``{duplicate: kept}`` map, never the files.
+Pure and Ray-free: the input planner (``listing``) hashes here itself when the candidates are few
+(``hash_in_driver``), and otherwise Ray read tasks return each candidate's path and raw 32-byte
+digest (``blocks.InputDigests``), grouped here by ``duplicates_from_digests`` in the planner: the
+driver receives only the ``{duplicate: kept}`` map.
 """
 
 from __future__ import annotations
@@ -79,19 +79,14 @@ def file_digest(fs: pafs.FileSystem, path: str) -> bytes:
     return h.digest()
 
 
-def duplicates_from_digests(
-    candidates: Sequence[InputFile], index: Sequence[int], digests: bytes, scheme: str
-) -> dict[str, str]:
-    """``{duplicate source: kept source}`` from candidate positions and their digests concatenated
-    (32 bytes each, in the same order), grouped with numpy: only the duplicates become strings."""
+def duplicates_from_digests(paths: Sequence[str], digests: bytes, scheme: str) -> dict[str, str]:
+    """``{duplicate source: kept source}`` from paths and their digests concatenated (32 bytes each,
+    in the same order), grouped with numpy: only the duplicates become sources."""
     import numpy as np
 
-    if not len(index):
+    if not len(paths):
         return {}
     keys = np.frombuffer(digests, dtype="V32")
     _, group, counts = np.unique(keys, return_inverse=True, return_counts=True)
-    shared = counts[group] > 1
-    pos = np.asarray(index)[shared]
-    return duplicates_of(
-        (scheme + candidates[i].path, int(g)) for i, g in zip(pos.tolist(), group[shared].tolist())
-    )
+    shared = np.flatnonzero(counts[group] > 1)
+    return duplicates_of((scheme + paths[i], int(group[i])) for i in shared.tolist())

@@ -2,11 +2,11 @@
 
 ``build`` and the few functions beside it are the only code that calls map / flat_map /
 map_batches and sets resources. The jobs in ``raychunk.jobs`` start or join Ray (``init_ray``), read
-their inputs (``read_files``), call ``build`` and consume what it returns: the run job writes it, the
-price job reduces it on the workers (``price_partials``, ``compare_chunk_ids``), the eval job scores
-it. ``find_duplicates``, run before ``build``, names the byte-identical inputs that the parse stage
-then skips.
-"""
+their inputs (``read_blocks`` of a ``listing.InputPlan``; ``read_files`` for files listed in the
+driver), call ``build`` and consume what it returns: the run job writes it, the price job reduces it
+on the workers (``price_partials``, ``compare_chunk_ids``), the eval job scores it.
+``plan_duplicates`` / ``find_duplicates``, run before ``build``, name the byte-identical inputs that
+the parse stage then skips."""
 
 from __future__ import annotations
 
@@ -32,7 +32,10 @@ __all__ = [
     "init_ray",
     "locate_labels",
     "plan_embedding",
+    "hash_duplicates",
+    "plan_duplicates",
     "price_partials",
+    "read_blocks",
     "read_files",
     "task_memory",
 ]
@@ -314,26 +317,36 @@ def task_memory(cfg: RunConfig) -> int:
     return need
 
 
-def read_files(files: list, fs, cfg: RunConfig):
-    """The listed input files as a Ray Data dataset of ``(path, bytes, read_error)`` rows, in blocks
-    sized by expected parse cost (``raychunk.blocks``). Its tasks ask for what the CPU stage's do, so
-    Ray fuses reading into that stage: one task reads and processes a block."""
-    import ray
+def read_blocks(blocks, fs, cfg: RunConfig):
+    """Planned blocks (``listing.Block``) as a Ray Data dataset of ``(path, bytes, read_error)`` rows.
+    Its tasks ask for what the CPU stage's do, so Ray fuses reading into that stage: one task reads
+    and processes a block."""
     import ray.data
 
-    from raychunk.blocks import InputBlocks, plan_blocks
+    from raychunk.blocks import InputBlocks
+
+    args = cpu_task_args(cfg)
+    return ray.data.read_datasource(
+        InputBlocks(blocks, fs),
+        num_cpus=args["num_cpus"],
+        memory=args["memory"],
+        ray_remote_args={"max_retries": args["max_retries"]},
+        override_num_blocks=max(1, len(blocks)),
+    )
+
+
+def read_files(files: list, fs, cfg: RunConfig):
+    """Files listed in the driver (``io.list_inputs``), in blocks sized by expected parse cost
+    (``raychunk.blocks``), read as ``read_blocks`` reads a plan."""
+    import ray
+
+    from raychunk.blocks import plan_blocks
+    from raychunk.listing import blocks_of
 
     groups = plan_blocks(
         files, cpus=ray.cluster_resources().get("CPU", 1), max_files=cfg.resources.files_per_block
     )
-    args = cpu_task_args(cfg)
-    return ray.data.read_datasource(
-        InputBlocks(groups, fs),
-        num_cpus=args["num_cpus"],
-        memory=args["memory"],
-        ray_remote_args={"max_retries": args["max_retries"]},
-        override_num_blocks=max(1, len(groups)),
-    )
+    return read_blocks(blocks_of(groups), fs, cfg)
 
 
 def cpu_task_args(cfg: RunConfig) -> dict:
@@ -346,34 +359,66 @@ def cpu_task_args(cfg: RunConfig) -> dict:
 
 
 def find_duplicates(files: list, fs, scheme: str, cfg: RunConfig) -> dict[str, str]:
-    """``{duplicate source: kept source}`` for the byte-identical inputs. Only files whose listed sizes
-    collide are read: in the driver when they are few, else hashed in Ray read tasks that return 40
-    bytes per file, so the driver receives digests, never files or one Python object per file."""
-    import numpy as np
+    """``{duplicate source: kept source}`` for byte-identical files listed in the driver. Only files
+    whose listed sizes collide are read: here when they are few, else by ``hash_duplicates``."""
     import ray
-    import ray.data
 
-    from raychunk.blocks import InputDigests
-    from raychunk.dedupe import duplicates_from_digests, fits_driver, hash_in_driver, size_candidates
+    from raychunk.blocks import digest_runs
+    from raychunk.dedupe import fits_driver, hash_in_driver, size_candidates
+    from raychunk.listing import blocks_of
 
     candidates = size_candidates(files)
     if not candidates:
         return {}
     if fits_driver(candidates):
         return hash_in_driver(candidates, fs, scheme)
-    source = InputDigests(candidates, fs, cpus=ray.cluster_resources().get("CPU", 1))
+    runs = digest_runs(candidates, cpus=ray.cluster_resources().get("CPU", 1))
+    return hash_duplicates(blocks_of(runs), fs, scheme, cfg)
+
+
+def plan_duplicates(plan, cfg: RunConfig) -> dict[str, str]:
+    """The duplicates of a planned corpus (``listing.InputPlan``): the planner's own answer when it
+    hashed the few candidates, else ``hash_duplicates`` over its runs."""
+    if plan.duplicates is not None:
+        return plan.duplicates
+    return hash_duplicates(plan.digest_runs, plan.fs, plan.scheme, cfg)
+
+
+def hash_duplicates(runs, fs, scheme: str, cfg: RunConfig) -> dict[str, str]:
+    """Candidates hashed in Ray read tasks (``blocks.InputDigests``: a path and 32 bytes per file),
+    grouped by a task on the driver's node: the driver receives the ``{duplicate: kept}`` map only."""
+    import ray
+    import ray.data
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    from raychunk.blocks import InputDigests
+
+    source = InputDigests(runs, fs)
     ds = ray.data.read_datasource(
         source,
         num_cpus=cfg.resources.cpus_per_task,
         ray_remote_args={"max_retries": cfg.limits.task_retries},
-        override_num_blocks=source.num_blocks,
+        override_num_blocks=max(1, source.num_blocks),
     )
-    index, digests = [], []
-    for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
-        index.append(batch.column("index").to_numpy())
-        digests.append(b"".join(batch.column("digest").to_pylist()))
-    order = np.concatenate(index) if index else np.array([], np.int64)
-    return duplicates_from_digests(candidates, order, b"".join(digests), scheme)
+    refs = ds.materialize().to_arrow_refs()
+    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+    group = ray.remote(num_cpus=0, max_retries=0, scheduling_strategy=here)(_group_digests)
+    return ray.get(group.remote(refs, scheme))
+
+
+def _group_digests(refs: list, scheme: str) -> dict[str, str]:
+    import pyarrow as pa
+    import ray
+
+    from raychunk.dedupe import duplicates_from_digests
+
+    tables = [t for t in ray.get(refs) if t.num_rows]
+    if not tables:
+        return {}
+    table = pa.concat_tables(tables)
+    return duplicates_from_digests(
+        table.column("path").to_pylist(), b"".join(table.column("digest").to_pylist()), scheme
+    )
 
 
 def price_partials(ds, cfg: RunConfig, *, kept_sources: frozenset[str], rounds: int, seed: int = 0):

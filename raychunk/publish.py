@@ -310,9 +310,9 @@ def _concat(tables: list[pa.Table]) -> pa.Table:
     return pa.concat_tables(tables) if tables else DOCUMENT_SCHEMA.empty_table()
 
 
-def check_every_input_accounted(document_rows: int, files) -> None:
-    if document_rows != len(files):
-        raise RuntimeError(f"{len(files)} input files but {document_rows} document rows: refusing to publish")
+def check_every_input_accounted(document_rows: int, files: int) -> None:
+    if document_rows != files:
+        raise RuntimeError(f"{files} input files but {document_rows} document rows: refusing to publish")
 
 
 def check_unique_chunk_ids(fs: pafs.FileSystem, staging: str) -> None:

@@ -35,7 +35,14 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk.embed",
     ),
     ("raychunk.evaluation", "raychunk.stages"),
-    ("raychunk.pipeline", "raychunk.blocks", "raychunk.sink", "raychunk.publish", "raychunk.report"),
+    (
+        "raychunk.pipeline",
+        "raychunk.blocks",
+        "raychunk.listing",
+        "raychunk.sink",
+        "raychunk.publish",
+        "raychunk.report",
+    ),
     ("raychunk.jobs",),
     ("raychunk.cli", "raychunk.__main__"),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 
@@ -57,6 +58,17 @@ def test_max_files_caps_blocks_of_tiny_files_and_one_file_is_one_block():
     assert plan_blocks([], cpus=2, max_files=8) == []
 
 
+def test_a_huge_corpus_makes_at_most_max_blocks_blocks_of_more_files(monkeypatch):
+    import raychunk.blocks as blocks
+
+    monkeypatch.setattr(blocks, "MAX_BLOCKS", 50)
+    tiny = [InputFile(f"t/{i:05d}.txt", 10) for i in range(1000)]
+    groups = plan_blocks(tiny, cpus=2, max_files=8)  # 125 blocks of 8 without the cap
+    assert len(groups) == 50 and all(len(g) == 20 for g in groups)
+    assert sorted((f for g in groups for f in g), key=lambda f: f.path) == tiny
+    assert len(plan_blocks(tiny, cpus=32, max_files=8)) >= 125  # 4 blocks per CPU outrank the cap
+
+
 def test_a_file_that_cannot_be_read_is_a_row_with_its_reason(tmp_path):
     (table,) = _read_group(
         (str(SAMPLES / "billing-faq.txt"), str(tmp_path / "gone.txt")), pafs.LocalFileSystem()
@@ -70,17 +82,25 @@ def test_a_file_that_cannot_be_read_is_a_row_with_its_reason(tmp_path):
 @pytest.mark.slow
 def test_a_file_gone_between_listing_and_reading_is_a_failed_row(tmp_path, fresh_ray, monkeypatch):
     import pyarrow.parquet as pq
+    import ray
 
     import raychunk.jobs.run as job
     from raychunk.config import build_run_config, load_config
+    from raychunk.listing import Block, block_table
 
-    listed = job.list_inputs
+    planned = job.plan_inputs
 
-    def list_and_lose_one(*args, **kwargs):
-        fs, scheme, files = listed(*args, **kwargs)
-        return fs, scheme, [*files, InputFile(str(tmp_path / "deleted.md"), 120)]
+    def plan_and_lose_one(planner, **how):  # listed, then deleted before its block is read
+        plan = planned(planner, **how)
+        gone = InputFile(str(tmp_path / "deleted.md"), 120)
+        return dataclasses.replace(
+            plan,
+            files=plan.files + 1,
+            todo_files=plan.todo_files + 1,
+            blocks=(*plan.blocks, Block(ray.put(block_table([gone])), 1, 120)),
+        )
 
-    monkeypatch.setattr(job, "list_inputs", list_and_lose_one)
+    monkeypatch.setattr(job, "plan_inputs", plan_and_lose_one)
     cfg = build_run_config(
         load_config(),
         {

@@ -130,3 +130,29 @@ def test_unclosed_fence_keeps_the_rest_as_code():
 
 def test_deterministic():
     assert parse(DOC) == parse(DOC)
+
+
+def test_a_quote_inside_a_list_item_splits_the_item_in_source_order():
+    """From otel-metrics-sdk.md: a list item's paragraphs around a nested quote. The quote was a block
+    of its own emitted first, while the item's one block spanned the quote too."""
+    src = (
+        "* `attribute_keys`: an allow-list.\n\n"
+        "  If a key is both included and excluded, the SDK MAY fail fast.\n\n"
+        "  > [!NOTE]\n"
+        "  > A removed key may still be exported on Exemplars.\n\n"
+        "  SDK documentation SHOULD inform users.\n"
+        "* `aggregation`: the name of an aggregation.\n"
+    )
+    doc = parse(src)
+    assert_spans_match(doc, exact=False)
+    texts = [b.text for b in doc.blocks]
+    assert texts == [
+        "`attribute_keys`: an allow-list.\nIf a key is both included and excluded, the SDK MAY fail fast.",
+        "[!NOTE]\nA removed key may still be exported on Exemplars.",
+        "SDK documentation SHOULD inform users.",
+        "`aggregation`: the name of an aggregation.",
+    ]
+    starts = [b.char_start for b in doc.blocks]
+    assert starts == sorted(starts)
+    for a, b in zip(doc.blocks, doc.blocks[1:]):
+        assert a.char_end <= b.char_start  # no block's span holds another's text

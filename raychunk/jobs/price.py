@@ -11,15 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from raychunk.config import RunConfig, check_limits
-from raychunk.io import list_inputs, readable, resolve_output
-from raychunk.pipeline import build, compare_chunk_ids, find_duplicates, init_ray, price_partials, read_files
+from raychunk.io import resolve_output
+from raychunk.listing import InputPlanner
+from raychunk.pipeline import build, compare_chunk_ids, init_ray, plan_duplicates, price_partials, read_blocks
 from raychunk.pricing import (
     BOOTSTRAP_ROUNDS,
     IndexSpec,
     PricePartial,
     Rates,
     Setting,
-    in_sample,
     summarize_partial,
     vector_bytes,
 )
@@ -116,27 +116,29 @@ def measure_corpus(
     from parsing it. With ``previous`` (an earlier run's output) the chunk ids are compared with its
     ``chunks/`` on the cluster too."""
     chunks = previous_chunks(previous) if previous else None  # fail before parsing, not after
-    in_fs, scheme, files = list_inputs(
-        cfg.input, follow_symlinks=cfg.limits.follow_symlinks, max_file_mb=cfg.limits.max_file_mb
-    )
-    for f in files:
-        if f.refused:
-            log.warning("%s%s not priced: %s", scheme, f.path, f.refused[1])
-    chosen = [f for f in readable(files) if in_sample(scheme + f.path, sample)]
-    listing = {
-        "files": len(files),
-        "bytes": sum(f.size for f in files),
-        "sampled_files": len(chosen),
-        "sampled_bytes": sum(f.size for f in chosen),
-    }
-    if not chosen:
-        raise ValueError(f"--sample {sample} selects none of the {len(files)} files; use a larger fraction")
+    import ray
+
     init_ray(cfg)
-    duplicates = find_duplicates(chosen, in_fs, scheme, cfg)  # within the sample: it reads no more
+    planner = InputPlanner()  # lists and plans off the driver: its memory does not grow with the corpus
+    planner.list(cfg.input, follow_symlinks=cfg.limits.follow_symlinks, max_file_mb=cfg.limits.max_file_mb)
+    inputs = planner.plan(
+        cpus=ray.cluster_resources().get("CPU", 1), max_files=cfg.resources.files_per_block, sample=sample
+    )
+    for f in inputs.refused:
+        log.warning("%s%s not priced: %s", inputs.scheme, f.path, f.refused[1])
+    listing = {
+        "files": inputs.files,
+        "bytes": inputs.bytes,
+        "sampled_files": inputs.todo_files,
+        "sampled_bytes": inputs.todo_bytes,
+    }
+    if not inputs.todo_files:
+        raise ValueError(f"--sample {sample} selects none of the {inputs.files} files; use a larger fraction")
+    duplicates = plan_duplicates(inputs, cfg)  # within the sample: it reads no more
     ds = build(
-        read_files(chosen, in_fs, cfg),
+        read_blocks(inputs.blocks, inputs.fs, cfg),
         cfg,
-        scheme=scheme,
+        scheme=inputs.scheme,
         plan=None,
         settings=settings,
         measure=True,

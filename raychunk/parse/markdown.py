@@ -171,6 +171,8 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
                 item["start"] = start if item["start"] is None else item["start"]
                 item["end"] = end
             else:
+                if items:  # a quote or other container inside the item: the item's text so far comes first
+                    flush_item()
                 out.add("paragraph", body, start, end)
             i += 2
         elif kind in ("fence", "code_block"):
@@ -181,10 +183,14 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
             out.add("code", clean_text(tok.content.rstrip("\n")), start, end, language=language)
         elif kind == "html_block":
             body = _strip_tags(tok.content)
+            if body and items:
+                flush_item()
             if body:
                 start, end = line_span(tok.map[0], tok.map[1])
                 out.add("paragraph", body, start, end)
         elif kind == "table_open":
+            if items:
+                flush_item()
             table = {"rows": [], "header_rows": 0, "map": tok.map}
         elif kind == "tr_open" and table is not None:
             table["rows"].append([])
