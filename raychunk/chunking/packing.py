@@ -392,6 +392,9 @@ class Packer:
         ``nxt`` starts a block after dropped words, which is rare: the hot path pays one comparison."""
         if not current:
             return True
+        a, b = current[-1].source, nxt.source
+        if a is b or a is None or b is None or b.start - a.end < 2:
+            return True  # within one block, or blocks apart by at most a line break: most pieces
         gap = self.dropped(current[-1], nxt)
         if gap == 0:
             return True
