@@ -1,6 +1,7 @@
 """Fixed: token windows over the whole text, headings included as text, under the title as the only
 header; windows end at paragraph or speaker-turn ends, else at sentence ends, else at words, and the
-overlap is the previous window's last whole units."""
+overlap is the previous window's last whole units. A window also ends where going on would make its
+span claim more text the parser dropped between blocks than ``Packer.bridges`` allows."""
 
 from __future__ import annotations
 
@@ -24,6 +25,12 @@ class Fixed(PackingStrategy):
         current: list[Piece] = []
         size = 0
         for unit in _units(packer, blocks, budget):
+            if not packer.bridges(current, unit):
+                # Past the dropped text the chunk could claim: a new window, with no overlap from
+                # before the gap (it would claim it again).
+                if any(not p.overlap for p in current):
+                    packer.emit(current, (), parent)
+                current, size = [], 0
             n = unit.tokens + packer.join(current[-1] if current else None, unit)
             if current and size + n > budget:
                 packer.emit(current, (), parent)
@@ -62,12 +69,13 @@ def _units(packer: Packer, blocks: list[Block], budget: int) -> Iterator[Piece]:
 
 
 def _overlap(packer: Packer, previous: list[Piece], budget: int) -> list[Piece]:
-    """The last whole units of the previous window within ``budget`` tokens, marked as overlap."""
+    """The last whole units of the previous window within ``budget`` tokens, marked as overlap; never
+    from across dropped text between two blocks."""
     seed: list[Piece] = []
     total = 0
     for p in reversed(previous):
         n = p.tokens + packer.join(p, seed[0]) if seed else p.tokens
-        if p.overlap or total + n > budget:
+        if p.overlap or total + n > budget or (seed and packer.dropped(p, seed[0])):
             break
         seed.insert(0, dataclasses.replace(p, overlap=True, continuation=False))
         total += n

@@ -32,6 +32,9 @@ from raychunk.tokens import (
 )
 
 __all__ = [
+    "GAP_FLOOR",
+    "GAP_MAX",
+    "GAP_SHARE",
     "PROSE",
     "Draft",
     "Packer",
@@ -44,6 +47,9 @@ __all__ = [
 ]
 
 PROSE = ("paragraph", "list_item")
+# Dropped words a chunk's span may claim between its blocks: the span check allows a chunk
+# max(4, a quarter of its words) words its body lacks; a twelfth is left to cleanup inside blocks.
+GAP_FLOOR, GAP_SHARE, GAP_MAX = 4, 6, 16
 ELLIPSIS = "…"
 
 
@@ -268,6 +274,7 @@ class Packer:
             counter = self.counter = CachedCounter(counter)
         self.memo: dict = counter.memo
         self._joins: dict[tuple[str, str, str], int] = self.memo.setdefault("joins", {})
+        self._gaps: dict[tuple[int, int], int] = self.memo.setdefault("gaps", {})
 
     # -- headers and budgets ------------------------------------------------------------------
 
@@ -357,6 +364,47 @@ class Packer:
                 return both - n_a - n_b
             self._joins[key] = both - n_a - n_b
         return self._joins[key]
+
+    # -- dropped text between blocks -----------------------------------------------------------
+
+    def dropped(self, prev: Piece, nxt: Piece) -> int:
+        """Words of document text between the blocks of two consecutive pieces that neither block
+        holds (what the parser dropped: link definitions, page chrome, a code fence's info string),
+        counted as the span check counts them (tags, comments and entities are no words); 0 within
+        one block. Remembered per document."""
+        a, b = prev.source, nxt.source
+        if a is None or b is None or a is b or b.start - a.end < 2:
+            return 0
+        key = (a.end, b.start)
+        n = self._gaps.get(key)
+        if n is None:
+            gap = self.parsed.text[a.end : b.start]
+            if "<" in gap or "&" in gap:
+                gap = _GAP_MARKUP.sub(" ", gap)
+            n = self._gaps[key] = len(_WORD_CHARS.findall(gap))
+        return n
+
+    def bridges(self, current: list[Piece], nxt: Piece) -> bool:
+        """Whether ``nxt`` may join the chunk of ``current``. A chunk's span is contiguous, so one that
+        holds blocks with dropped text between them claims that text: it may claim at most
+        ``max(GAP_FLOOR, words // GAP_SHARE)`` such words, never over ``GAP_MAX`` (``words``: the
+        chunk's with ``nxt``), and a new chunk starts where it would claim more. Counted only where
+        ``nxt`` starts a block after dropped words, which is rare: the hot path pays one comparison."""
+        if not current:
+            return True
+        a, b = current[-1].source, nxt.source
+        if a is b or a is None or b is None or b.start - a.end < 2:
+            return True  # within one block, or blocks apart by at most a line break: most pieces
+        gap = self.dropped(current[-1], nxt)
+        if gap == 0:
+            return True
+        claimed = gap + sum(map(self.dropped, current, current[1:]))
+        if claimed <= GAP_FLOOR:
+            return True
+        if claimed > GAP_MAX:
+            return False
+        words = sum(len(_WORD_CHARS.findall(p.text)) for p in current) + len(_WORD_CHARS.findall(nxt.text))
+        return claimed <= words // GAP_SHARE
 
     # -- pieces ---------------------------------------------------------------------------------
 
@@ -766,6 +814,8 @@ class PackingStrategy(Strategy):
 
 
 _WORD = re.compile(r"\S+")
+_WORD_CHARS = re.compile(r"\w+")
+_GAP_MARKUP = re.compile(r"<!--.*?(?:-->|\Z)|<[^<>]*>|&#?\w+;", re.S)
 _MARKUP = {"html": "source", "markdown": "both"}  # where html tags may be, by format
 _EDGE = 100  # characters either side of a join that can hold the two words next to it
 _JOINS = 1 << 14  # join costs remembered per document

@@ -6,7 +6,6 @@ joins its next sibling under the same parent heading."""
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 
 from raychunk.chunking.packing import Packer, PackingStrategy, Piece
@@ -59,11 +58,7 @@ class Structure(PackingStrategy):
             current, size = ([seed], seed.tokens) if seed else ([], 0)
 
         pieces = packer.block_pieces(blocks)
-        previous: Block | None = None
         for block, piece in zip(blocks, pieces):
-            if previous is not None and _dropped_between(packer.parsed.text, previous, block):
-                flush(False)  # a chunk's span is contiguous: never stretch it over what the parser dropped
-            previous = block
             if block.kind == "table":
                 flush(False)
                 current, size = [], 0
@@ -82,6 +77,9 @@ class Structure(PackingStrategy):
                 else [piece]
             )
             for part in parts:
+                if not packer.bridges(current, part):
+                    # A chunk's span is contiguous: it never stretches over much that the parser dropped.
+                    flush(False)
                 n = part.tokens + packer.join(current[-1], part) if current else part.tokens
                 if current and size + n > budget:
                     if current[0].overlap and len(current) == 1:
@@ -94,22 +92,6 @@ class Structure(PackingStrategy):
                 current.append(part)
                 size += n
         flush(False)
-
-
-_GAP_WORDS = 30  # words of source between two blocks that neither holds: page chrome the parser dropped
-_TAG = re.compile(r"<[^<>]*>")
-
-
-def _dropped_between(text: str, a: Block, b: Block) -> bool:
-    """Whether the source between two consecutive blocks holds more than ``_GAP_WORDS`` words, so one
-    chunk spanning both would claim them (a navbox or a script an HTML parser skipped)."""
-    if b.char_start - a.char_end < 8 * _GAP_WORDS:
-        return False
-    gap = _TAG.sub(" ", text[a.char_end : b.char_start])
-    return sum(1 for _ in _WORDS.finditer(gap)) > _GAP_WORDS
-
-
-_WORDS = re.compile(r"\w+")
 
 
 def _sections(parsed: ParsedDocument) -> list[Section]:

@@ -6,7 +6,9 @@ checked against the document text:
 
 - its body (``text`` less the ``header`` line and the blank line after it) is found in the span as
   its words in order (words are ``\\w+`` runs, case-folded; markup such as ``- `` list markers, table
-  pipes, HTML tags, comments and boilerplate elements is no word);
+  pipes, HTML tags, comments and boilerplate elements is no word). Markup is dropped before entities
+  are decoded, and a tag from the body only where the span holds a tag of that name: an HTML
+  document's ``&lt;newline&gt;`` is the word ``newline`` in its span and in its parsed text alike;
 - the span is tight: it opens on the body's first word and closes on its last;
 - the span holds at most a few words the body lacks (what the parser's cleanup drops: a link target,
   an edit link): at most ``max(SKIP_FLOOR, SKIP_SHARE * body words)``. Without this bound a whole-
@@ -25,7 +27,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 __all__ = ["SKIP_FLOOR", "SKIP_SHARE", "BadSpan", "SpanCheck", "check_chunk", "check_spans", "words"]
@@ -126,20 +128,36 @@ class SpanCheck:
         }
 
 
-def words(text: str) -> list[str]:
-    """The words of ``text`` with markup removed: entities decoded, then HTML comments, boilerplate
-    elements and tags dropped; the same on a body and on its span, so both lose the same things.
+def words(text: str, *, only: Collection[str] | None = None, found: set[str] | None = None) -> list[str]:
+    """The words of ``text`` with markup removed: HTML comments, boilerplate elements and tags
+    dropped, then entities decoded (an escaped ``&lt;newline&gt;`` is the word ``newline``, as a
+    reader sees it). ``only``: drop just the tags of these names, lower case (a body's tags are
+    those its span holds as tags: an HTML document's parsed text is plain text, where ``<newline>``
+    is a word); ``found``: collects the names of the tags dropped. Names, not whole tags: a tag-like
+    run of text can cover several blocks, which the body joins with other whitespace and markers.
+    Comments and boilerplate elements are dropped wherever they are.
 
-    >>> words('<p class="x">Caf&eacute; - <a href="/m">menu</a> | 10</p>')
-    ['café', 'menu', '10']
+    >>> words('<p class="x">Caf&eacute; - <a href="/m">menu</a> | 10 &lt;br&gt;</p>')
+    ['café', 'menu', '10', 'br']
+    >>> words("a <b>x</b> <word> y", only={"b"})
+    ['a', 'x', 'word', 'y']
     """
-    if "&" in text:
-        text = html.unescape(text)
     if "<" in text:
+
+        def drop(m: re.Match) -> str:
+            name = m.group(1).lower()
+            if only is not None and name not in only:
+                return m.group(0)
+            if found is not None:
+                found.add(name)
+            return "" if name in _INLINE else " "
+
         text = _COMMENT.sub(" ", text)
         text = _DROPPED.sub(" ", text)
         text = _DROPPED_CLASS.sub(" ", text)
-        text = _TAG.sub(lambda m: "" if m.group(1).lower() in _INLINE else " ", text)
+        text = _TAG.sub(drop, text)
+    if "&" in text:
+        text = html.unescape(text)
     if "\x08" in text or _CONTROL.search(text):
         text = _CONTROL.sub("", text)
     return [w.casefold() for w in _WORD.findall(text)]
@@ -237,13 +255,14 @@ def check_chunk(document: str, chunk: Mapping) -> str | None:
         text = text[len(header) + 2 :]
     if end - start > _MAX_SPAN_RATIO * len(text) + _MAX_SPAN_SLACK:
         return f"a span of {end - start:,} characters for a body of {len(text):,}"
-    span = words(document[start:end])
-    body = words(text)
+    markup: set[str] = set()
+    span = words(document[start:end], found=markup)
+    body = words(text, only=markup)
     why = _match(body, span)
     if why is None:
         return None
     bare = _context_free(text)
-    if bare is not None and _match(words(bare), span) is None:
+    if bare is not None and _match(words(bare, only=markup), span) is None:
         return None
     if chunk.get("table_part") is not None and span:
         # A table piece may open on its header cells, run together (the baseline's text): try the
