@@ -10,13 +10,13 @@ import re
 import time
 
 from raychunk import publish
-from raychunk.config import RunConfig, check_limits, load_doc_types
+from raychunk.config import ConfigError, RunConfig, check_limits, load_doc_types
 from raychunk.io import list_inputs, readable, resolve_output
 from raychunk.pipeline import build, find_duplicates, init_ray, plan_embedding, read_files
 from raychunk.report import render_run_markdown
 from raychunk.sink import ShardSink
 
-__all__ = ["run", "run_report"]
+__all__ = ["fingerprint", "run", "run_report", "settings_fingerprint"]
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,15 @@ def run(cfg: RunConfig) -> dict:
     in_fs, scheme, files = list_inputs(
         cfg.input, follow_symlinks=limits.follow_symlinks, max_file_mb=limits.max_file_mb
     )
-    staging = publish.open_staging(out_fs, out_path, fingerprint(cfg), resume=cfg.output_files.resume)
+    t_ray = time.perf_counter()
+    where = init_ray(cfg)
+    ray_start = time.perf_counter() - t_ray
+    cluster = ray.cluster_resources()
+    plan = plan_embedding(cfg, cluster) if cfg.embedder.enabled else None
+    settings = settings_fingerprint(cfg, plan)
+    previous, unchanged = _previous(cfg, settings)
+    recorded = {**fingerprint(cfg), "previous_output": previous.identity if previous else None}
+    staging = publish.open_staging(out_fs, out_path, recorded, resume=cfg.output_files.resume)
     done = (
         publish.resume_state(out_fs, staging.path, cfg.output_files.compression) if staging.resumed else set()
     )
@@ -56,11 +64,6 @@ def run(cfg: RunConfig) -> dict:
         refused_rows(refused, scheme),
         cfg.output_files.compression,
     )
-    t_ray = time.perf_counter()
-    where = init_ray(cfg)
-    ray_start = time.perf_counter() - t_ray
-    cluster = ray.cluster_resources()
-    plan = plan_embedding(cfg, cluster) if cfg.embedder.enabled else None
     log.info("raychunk: %d files on %s Ray (%s); embedding: %s", len(files), where, cluster, plan)
     stats = ""
     if todo:
@@ -73,7 +76,15 @@ def run(cfg: RunConfig) -> dict:
             rows_per_shard=cfg.output_files.rows_per_shard,
             compression=cfg.output_files.compression,
         )
-        ds = build(read_files(todo, in_fs, cfg), cfg, scheme=scheme, plan=plan, duplicates=duplicates)
+        ds = build(
+            read_files(todo, in_fs, cfg),
+            cfg,
+            scheme=scheme,
+            plan=plan,
+            duplicates=duplicates,
+            previous=previous,
+            unchanged=unchanged,
+        )
         try:
             ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries, "num_cpus": 0})
         except BaseException:
@@ -90,7 +101,10 @@ def run(cfg: RunConfig) -> dict:
     report = run_report(
         cfg, docs, files, results, plan, stats, time.perf_counter() - t0, where, cluster, ray_start=ray_start
     )
+    report["settings"] = settings
     report["resumed"] = {"inputs_already_done": len(done)} if staging.resumed else None
+    if previous is not None:
+        report["incremental"] = _incremental_report(out_fs, staging, previous, results, unchanged, cfg)
     report["files"] = _on_this_node(
         publish.move_in, out_fs, staging, out_path, document_files, cfg.output_files.overwrite
     )  # its chunk-id check reads every id
@@ -98,6 +112,84 @@ def run(cfg: RunConfig) -> dict:
     publish.write_report(out_fs, out_path, "report.json", json.dumps(report, indent=2, ensure_ascii=False))
     publish.retire_old(out_fs, staging, out_path, report["files"])
     return report
+
+
+def _previous(cfg: RunConfig, settings: dict):
+    """With ``incremental.previous``: the earlier output, checked against these settings, and the
+    index of its documents that need no parse (None when the chunk settings changed)."""
+    from raychunk.incremental import check_reuse, open_previous, unchanged_documents
+
+    uri = cfg.incremental.previous
+    if not uri:
+        return None, None
+    if not cfg.embedder.enabled:
+        raise ConfigError(f"--previous {uri} reuses vectors: it needs the embedder (drop --no-embed)")
+    previous = open_previous(uri)
+    skip = check_reuse(previous.settings, settings, force=cfg.incremental.force_reuse, uri=uri)
+    unchanged = unchanged_documents(previous) if skip else None
+    log.info("--previous %s: %s documents need no parse", uri, len(unchanged) if unchanged else 0)
+    return previous, unchanged
+
+
+def _incremental_report(out_fs, staging, previous, results, unchanged, cfg) -> dict:
+    """What an incremental run reused and what changed: chunk ids unchanged / new / removed against
+    the previous output (counted as ``raychunk price --previous`` counts them), vectors embedded and
+    reused, and the delta's rows; the removed ids are written to ``delta/removed`` here."""
+    import pyarrow.fs as pafs
+
+    from raychunk.pipeline import diff_chunk_ids
+
+    chunk_files = sorted(
+        i.path
+        for i in out_fs.get_file_info(pafs.FileSelector(f"{staging.path}/chunks", allow_not_found=True))
+        if i.path.endswith(".parquet")
+    )
+    removed_to = f"{staging.path}/delta/removed"
+    if out_fs.get_file_info(removed_to).type != pafs.FileType.NotFound:
+        out_fs.delete_dir(removed_to)  # left by an attempt that stopped while writing it
+    counts = diff_chunk_ids(out_fs, chunk_files, previous, cfg, removed_to=removed_to)
+    total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
+    chunks = total("chunks")
+    return {
+        "previous": previous.uri,
+        "documents_reused": total("reused_documents"),
+        "documents_skip": unchanged is not None,
+        "chunks": counts,
+        "vectors_embedded": total("embedded"),
+        "vectors_reused": chunks - total("embedded"),
+        "delta": {"added": total("added"), "removed": counts["removed"]},
+    }
+
+
+def settings_fingerprint(cfg: RunConfig, plan) -> dict:
+    """What shapes an output's rows, in two parts recorded in its report: ``chunks`` (the doc types
+    file with its profiles, thresholds and overrides, the tokenizer, the parse options, raychunk's
+    version) and ``vectors`` (the embedder, its weights' version, backend, dimension, normalisation
+    and precision). ``--previous`` compares them (``incremental.check_reuse``)."""
+    import hashlib
+
+    from raychunk import __version__
+    from raychunk.embed import model_version
+
+    types = load_doc_types(cfg.chunk.doc_types_path)
+    chunks = {
+        "doc_types_sha256": hashlib.sha256(cfg.chunk.doc_types_path.read_bytes()).hexdigest()[:16],
+        "profiles": {t: p.key for t, p in sorted(types.profiles.items())},
+        "tokenizer": cfg.tokenizer_spec,
+        "parse": json.loads(json.dumps(dataclasses.asdict(cfg.parse), default=str)),
+        "raychunk": __version__,
+    }
+    vectors = None
+    if plan is not None:
+        vectors = {
+            "model": cfg.embedder.model,
+            "model_version": model_version(cfg.embedder.model),
+            "backend": cfg.embedder.backend,
+            "dim": plan.dim,
+            "normalize": cfg.embedder.normalize,
+            "precision": "fp16" if plan.gpus_per_actor > 0 and cfg.embedder.backend == "torch" else "fp32",
+        }
+    return {"chunks": chunks, "vectors": vectors}
 
 
 def _on_this_node(fn, *args):
