@@ -38,8 +38,9 @@ def doc_key(doc_id: str, fmt: str) -> bytes:
 
 
 class DocIndex:
-    """A sorted array of ``doc_key`` digests (16 bytes a document): what the parse tasks look up
-    before parsing. It pickles as one bytes object, so it travels to the workers once.
+    """``doc_key`` digests (16 bytes a document), held as two sorted ``uint64`` columns: what the parse
+    tasks look up before parsing. It pickles as one bytes object, so it travels to the workers once.
+    (Not numpy ``S16``: that drops a digest's trailing zero bytes.)
 
     >>> index = DocIndex([doc_key("ab", "markdown")])
     >>> doc_key("ab", "markdown") in index, doc_key("ab", "text") in index
@@ -49,27 +50,25 @@ class DocIndex:
     def __init__(self, keys):
         import numpy as np
 
-        self._keys = np.unique(np.array(list(keys), dtype="S16"))
+        words = np.frombuffer(b"".join(keys), dtype=">u8").reshape(-1, 2).astype(np.uint64)
+        words = words[np.lexsort((words[:, 1], words[:, 0]))]
+        self._hi, self._lo = np.ascontiguousarray(words[:, 0]), np.ascontiguousarray(words[:, 1])
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return len(self._hi)
 
     def __contains__(self, key: bytes) -> bool:
         import numpy as np
 
-        i = int(np.searchsorted(self._keys, np.bytes_(key)))
-        return i < len(self._keys) and self._keys[i] == key
+        hi, lo = np.frombuffer(key, dtype=">u8").astype(np.uint64)
+        i, j = np.searchsorted(self._hi, hi, "left"), np.searchsorted(self._hi, hi, "right")
+        return bool((self._lo[i:j] == lo).any())
 
     def __reduce__(self):
-        return (DocIndex._from_bytes, (self._keys.tobytes(),))
-
-    @staticmethod
-    def _from_bytes(data: bytes) -> DocIndex:
         import numpy as np
 
-        index = DocIndex(())
-        index._keys = np.frombuffer(data, dtype="S16")
-        return index
+        words = np.stack([self._hi, self._lo], axis=1).astype(">u8")
+        return (DocIndex, ([words.tobytes()],))
 
 
 @dataclass(frozen=True)
@@ -137,13 +136,17 @@ def check_reuse(previous: dict, current: dict, *, force: bool, uri: str = "") ->
     """Whether unchanged documents may skip parsing and chunking (the chunk settings are the same).
     A change in what shapes the vectors is refused always; one in what shapes the chunks unless
     ``force`` (then every document is chunked again, and only vectors are reused, by chunk id)."""
-    vectors = changed_fields(previous.get("vectors", {}), current["vectors"], "vectors.")
+    if not previous.get("vectors"):
+        raise ConfigError(
+            f"--previous {uri}: it was built without embedding (--no-embed): it has no vectors to reuse"
+        )
+    vectors = changed_fields(previous["vectors"], current["vectors"], "vectors.")
     if vectors:
         raise ConfigError(
             f"--previous {uri}: its vectors were made with other settings ({', '.join(vectors)} changed), "
             "so none can be reused; run without --previous for a full rebuild"
         )
-    chunks = changed_fields(previous.get("chunks", {}), current["chunks"], "chunks.")
+    chunks = changed_fields(previous.get("chunks") or {}, current["chunks"], "chunks.")
     if chunks and not force:
         raise ConfigError(
             f"--previous {uri}: the chunk settings changed ({', '.join(chunks)}); pass --force-reuse to "
