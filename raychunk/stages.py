@@ -34,8 +34,6 @@ __all__ = [
     "current_chunk_ids",
     "diff_chunk_id",
     "diff_counts",
-    "removed_ids",
-    "staged_chunk_ids",
     "failed_file",
     "isolated",
     "measure_settings",
@@ -45,6 +43,8 @@ __all__ = [
     "previous_chunk_rows",
     "previous_document_rows",
     "price_partial",
+    "removed_ids",
+    "staged_chunk_ids",
 ]
 
 log = logging.getLogger(__name__)
@@ -381,10 +381,10 @@ def merge_previous(group):
     kind = group.column("row_type").to_pylist()
     at = {k: [i for i, x in enumerate(kind) if x == k] for k in set(kind)}
     previous = at.get("previous_chunk", [])
-    prev_ids = group.column("chunk_id").to_pylist()
+    ids = group.column("chunk_id").to_pylist()
     sources = group.column("source").to_pylist()
     texts = group.column("text").to_pylist()
-    by_id = {prev_ids[i]: i for i in previous}
+    by_id = {ids[i]: i for i in previous}
     parts = []
     for r in at.get("reuse", []):
         ok = [
@@ -418,7 +418,7 @@ def merge_previous(group):
     new = sorted(at.get("document", []) + at.get("chunk", []))
     if new:
         rows = group.take(pa.array(new, pa.int64()))
-        match = [by_id.get(prev_ids[i]) if kind[i] == "chunk" else None for i in new]
+        match = [by_id.get(ids[i]) if kind[i] == "chunk" else None for i in new]
         same = [j is not None and texts[j] == texts[i] for i, j in zip(new, match)]
         reused = group.column("embedding").take(
             pa.array([j if s else None for j, s in zip(match, same)], pa.int64())

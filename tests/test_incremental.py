@@ -1,6 +1,6 @@
 """Incremental runs (``raychunk run --previous``) end to end on a real local Ray, read back with pyarrow.
 
-One corpus (a copy of samples/) is run in full; then one section of one document is edited, a file is
+One corpus (a copy of the text files of samples/) is run in full; then one section of one document is edited, a file is
 added, one deleted and one renamed. The incremental run over that must embed only the chunks whose
 ids are new, equal a full rebuild of the changed corpus, give a delta that turns the first output's
 table into the second's, count what ``raychunk price --previous`` counts, and resume to the same rows.
@@ -29,6 +29,7 @@ from raychunk.incremental import DocIndex, changed_fields, check_reuse, doc_key
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
+OFFICE = ("*.pdf", "*.docx", "*.pptx")  # their parsers' imports would only slow every run down
 # Every type chunked with one setting, so that a price grid row can equal the run's setting too.
 ONE_SETTING = {"strategy": "structure", "max_tokens": 200, "overlap": 0}
 
@@ -85,8 +86,8 @@ def runs(tmp_path_factory):
     shipped["types"] = {name: dict(ONE_SETTING) for name in shipped["types"]}
     doc_types.write_text(yaml.safe_dump(shipped))
     first_in, second_in = tmp / "v1", tmp / "v2"
-    shutil.copytree(SAMPLES, first_in)
-    shutil.copytree(SAMPLES, second_in)
+    shutil.copytree(SAMPLES, first_in, ignore=shutil.ignore_patterns(*OFFICE))
+    shutil.copytree(SAMPLES, second_in, ignore=shutil.ignore_patterns(*OFFICE))
     what = change(second_in)
     opts = {"chunk.doc_types": str(doc_types)}
     if ray.is_initialized():
@@ -198,6 +199,8 @@ def test_settings_are_recorded_and_a_change_is_refused_naming_it(runs):
     raw = dataclasses.replace(cfg, embedder=dataclasses.replace(cfg.embedder, normalize=False))
     with pytest.raises(ConfigError, match=r"vectors\.normalize changed"):
         check_reuse(recorded, settings_fingerprint(raw, plan), force=True)
+    with pytest.raises(ConfigError, match="without embedding"):
+        check_reuse({**recorded, "vectors": None}, settings_fingerprint(cfg, plan), force=True)
 
 
 def test_an_interrupted_incremental_run_resumes_to_the_same_rows(runs):
@@ -284,3 +287,55 @@ def test_previous_without_a_report_fails_before_anything_runs(tmp_path):
     (tmp_path / "chunks").mkdir()
     with pytest.raises(ConfigError, match="no report.json there"):
         open_previous(str(tmp_path))
+
+
+def _group(rows: list[dict], dim: int = 2) -> pa.Table:
+    """Rows of one doc_id in ``row_schema``, from dicts (missing keys null)."""
+    from raychunk.schema import row_schema
+
+    schema = row_schema(dim)
+    return pa.Table.from_pylist([{f.name: r.get(f.name) for f in schema} for r in rows], schema=schema)
+
+
+def _chunk(chunk_id, source, text, **more):
+    return {"chunk_id": chunk_id, "doc_id": "d", "source": source, "text": text, **more}
+
+
+def test_merge_reuses_vectors_by_chunk_id_and_marks_the_upserts():
+    """A document chunked again (as under --force-reuse): a chunk id the previous output holds keeps
+    its vector, a new one waits for the embedder, and an id no longer made is not written."""
+    from raychunk.stages import merge_previous
+
+    doc = json.dumps({"doc_id": "d", "source": "a", "status": "ok"})
+    group = _group(
+        [
+            {"row_type": "previous_document", "doc_id": "d", "source": "a", "document": doc},
+            {"row_type": "previous_chunk", **_chunk("c1", "a", "one"), "embedding": [1.0, 0.0]},
+            {"row_type": "previous_chunk", **_chunk("c2", "a", "two"), "embedding": [0.0, 1.0]},
+            {"row_type": "document", "doc_id": "d", "source": "a", "document": doc},
+            {"row_type": "chunk", **_chunk("c1", "a", "one")},
+            {"row_type": "chunk", **_chunk("c3", "a", "three")},
+        ]
+    )
+    out = {r["chunk_id"] or "doc": r for r in merge_previous(group).to_pylist()}
+    assert set(out) == {"doc", "c1", "c3"}
+    assert out["c1"]["embedding"] == [1.0, 0.0] and out["c1"]["changed"] is False
+    assert out["c3"]["embedding"] is None and out["c3"]["changed"] is True
+    assert out["doc"]["changed"] is None  # parsed in this run
+
+
+def test_merge_copies_an_unchanged_document_under_its_new_name():
+    from raychunk.stages import merge_previous
+
+    doc = {"doc_id": "d", "source": "old.md", "status": "ok", "title": "T"}
+    previous = [
+        {"row_type": "previous_document", "doc_id": "d", "source": "old.md", "document": json.dumps(doc)},
+        {"row_type": "previous_chunk", **_chunk("c1", "old.md", "one"), "embedding": [1.0, 0.0]},
+    ]
+    moved = merge_previous(_group([*previous, {"row_type": "reuse", "doc_id": "d", "source": "new.md"}]))
+    rows = moved.to_pylist()
+    assert [r["row_type"] for r in rows] == ["document", "chunk"]
+    assert {r["source"] for r in rows} == {"new.md"}
+    assert json.loads(rows[0]["document"]) == {**doc, "source": "new.md"} and rows[0]["changed"] is False
+    assert rows[1]["embedding"] == [1.0, 0.0] and rows[1]["changed"] is True  # upsert: its source moved
+    assert merge_previous(_group(previous)).num_rows == 0  # the file is gone: nothing written
