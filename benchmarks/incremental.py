@@ -5,11 +5,11 @@
 
     (default: ../shared/corpus/md and ../shared/corpus/html, else samples/; into out/incremental)
 
-The input folders are copied into ``WORK/v1``, and ``raychunk run`` builds ``WORK/full`` from them.
-``WORK/v2`` is a copy with about ``--change`` of the chunks changed: text files (Markdown, HTML,
-plain text) taken in a fixed order (a hash of their names) whose chunks in the full run add up to
-the share, each given one edited paragraph at its end. Then ``raychunk run --previous WORK/full``
-builds ``WORK/incremental`` from ``WORK/v2``. Each run is a subprocess with its own local Ray.
+The input folders are copied into ``WORK/input``, and ``raychunk run`` builds ``WORK/full`` from
+them. Then about ``--change`` of the chunks are changed in place: text files (Markdown, HTML, plain
+text) taken in a fixed order (a hash of their names) whose chunks in the full run add up to the
+share, each given one edited paragraph at its end; and ``raychunk run --previous WORK/full`` builds
+``WORK/incremental`` from the same folder. Each run is a subprocess with its own local Ray.
 
 Embedding time is the embed stage's summed task time from each run's report (``stages``: Ray Data's
 per-operator stats), which for the re-run includes copying the reused vectors through the stage;
@@ -113,18 +113,25 @@ def main(argv: list[str] | None = None) -> int:
     inputs = args.input or default_inputs()
     work = args.work.resolve()
     shutil.rmtree(work, ignore_errors=True)
-    v1, v2 = work / "v1", work / "v2"
+    corpus = work / "input"
     for folder in inputs:
-        shutil.copytree(folder, v1 / folder.name)
+        shutil.copytree(folder, corpus / folder.name)
     common = ["--backend", args.backend] + (["--num-cpus", str(args.num_cpus)] if args.num_cpus else [])
 
-    full, full_wall = raychunk_run(["--input", str(v1), "--output", str(work / "full"), *common])
-    shutil.copytree(v1, v2)
-    changed = pick_changes(work / "full", v1, args.change)
+    full, full_wall = raychunk_run(["--input", str(corpus), "--output", str(work / "full"), *common])
+    changed = pick_changes(work / "full", corpus, args.change)
     for i, rel in enumerate(changed):
-        edit(v2 / rel, i)
+        edit(corpus / rel, i)
     again, again_wall = raychunk_run(
-        ["--input", str(v2), "--output", str(work / "incremental"), "--previous", str(work / "full"), *common]
+        [
+            "--input",
+            str(corpus),
+            "--output",
+            str(work / "incremental"),
+            "--previous",
+            str(work / "full"),
+            *common,
+        ]
     )
 
     inc = again["incremental"]
