@@ -112,6 +112,7 @@ def runs(tmp_path_factory):
     }
 
 
+@pytest.mark.slow
 def test_the_second_run_embeds_only_the_new_chunks(runs):
     tmp = runs["tmp"]
     before = set(chunks_of(tmp / "first").column("chunk_id").to_pylist())
@@ -134,6 +135,7 @@ def test_the_second_run_embeds_only_the_new_chunks(runs):
     assert "## Incremental run" in (tmp / "second" / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_the_incremental_output_equals_a_full_rebuild(runs):
     tmp = runs["tmp"]
     second, full = chunks_of(tmp / "second"), chunks_of(tmp / "full")
@@ -145,6 +147,7 @@ def test_the_incremental_output_equals_a_full_rebuild(runs):
     assert "delta" not in runs["full"]["files"]
 
 
+@pytest.mark.slow
 def test_the_delta_turns_the_first_table_into_the_second(runs):
     tmp = runs["tmp"]
     first, second = chunks_of(tmp / "first"), chunks_of(tmp / "second")
@@ -169,6 +172,7 @@ def test_the_delta_turns_the_first_table_into_the_second(runs):
     assert files["delta/added"] and files["delta/removed"]
 
 
+@pytest.mark.slow
 def test_price_previous_counts_what_run_previous_does(runs):
     inc = runs["second"]["incremental"]["chunks"]
     priced = runs["priced"]
@@ -177,6 +181,7 @@ def test_price_previous_counts_what_run_previous_does(runs):
     assert priced["structure 128 o0"]["unchanged"] == 0  # another setting shares no chunk ids
 
 
+@pytest.mark.slow
 def test_settings_are_recorded_and_a_change_is_refused_naming_it(runs):
     from raychunk.jobs.run import settings_fingerprint
     from raychunk.pipeline import EmbedPlan
@@ -203,6 +208,7 @@ def test_settings_are_recorded_and_a_change_is_refused_naming_it(runs):
         check_reuse({**recorded, "vectors": None}, settings_fingerprint(cfg, plan), force=True)
 
 
+@pytest.mark.slow
 def test_an_interrupted_incremental_run_resumes_to_the_same_rows(runs):
     from raychunk.jobs.run import run
 
