@@ -31,6 +31,7 @@ BENCHMARKS = [
     ("end_to_end", "end_to_end", [], ["--limit", "8"]),
     ("end_to_end_onnx_int8", "end_to_end", ["--backend", "onnx-int8"], None),
     ("gpu_embed", "gpu_embed", [], ["--quick"]),
+    ("incremental", "incremental", [], ["--input", str(HERE.parent / "samples"), "--change", "0.05"]),
 ]
 
 

@@ -180,6 +180,19 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
         help="continue an interrupted run into the same --output: keep what it wrote, do the rest",
     )
     p.add_argument(
+        "--previous",
+        metavar="OUTPUT",
+        help="an earlier run's output (folder or URI): its unchanged documents and vectors are reused, only "
+        "new chunks are embedded, and delta/added + delta/removed are written for vector-store upserts",
+    )
+    p.add_argument(
+        "--force-reuse",
+        action="store_true",
+        default=None,
+        help="with --previous: reuse vectors by chunk id though the chunk settings changed (never across "
+        "embedder changes)",
+    )
+    p.add_argument(
         "--follow-symlinks",
         action="store_true",
         default=None,
@@ -229,6 +242,8 @@ _CONFIG_FLAGS = {
     "overwrite": "output_files.overwrite",
     "resume": "output_files.resume",
     "follow_symlinks": "limits.follow_symlinks",
+    "previous": "incremental.previous",
+    "force_reuse": "incremental.force_reuse",
     "batch_size": "embedder.batch_size",
     "device": "embedder.device",
     "backend": "embedder.backend",

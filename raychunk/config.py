@@ -253,6 +253,12 @@ class OutputConfig:
 
 
 @dataclasses.dataclass(frozen=True)
+class IncrementalConfig:
+    previous: str = ""  # an earlier run's output (folder or URI): reuse its unchanged documents and vectors
+    force_reuse: bool = False  # reuse vectors even though the chunk settings changed (never the vector ones)
+
+
+@dataclasses.dataclass(frozen=True)
 class ChunkConfig:
     doc_types: str = ""  # empty: configs/doc_types.yaml
     tokenizer: str = "embedder"  # the embedder's own tokenizer, tiktoken:cl100k_base, or words
@@ -272,6 +278,7 @@ class RunConfig:
     parse: ParseOptions = ParseOptions()
     chunk: ChunkConfig = ChunkConfig()
     limits: Limits = Limits()
+    incremental: IncrementalConfig = IncrementalConfig()
 
     @property
     def tokenizer_spec(self) -> str:
@@ -285,6 +292,7 @@ _SECTIONS = {
     "parse": ParseOptions,
     "chunk": ChunkConfig,
     "limits": Limits,
+    "incremental": IncrementalConfig,
 }
 # Keys that moved, with where they live now.
 _MOVED = {"parse.timeout_s": "limits.doc_timeout_s"}

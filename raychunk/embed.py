@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-__all__ = ["EmbedChunks", "SpareCores", "embedding_dim", "forward_batch"]
+__all__ = ["EmbedChunks", "SpareCores", "embedding_dim", "forward_batch", "model_version"]
 
 from raychunk.models import PACKAGED_MODEL, resolve_model
 
@@ -61,6 +61,23 @@ def embedding_dim(model: str) -> int:
                 return int(data["hidden_size"])
     st, _ = _load(model, "cpu")
     return int(st.get_embedding_dimension())
+
+
+def model_version(model: str) -> str:
+    """What identifies the model's weights without reading them: a hash of its folder's file names,
+    sizes and small config files. A hub name not on disk is its own version (sentence-transformers
+    would fetch it)."""
+    import hashlib
+
+    path = Path(resolve_model(model))
+    if not path.is_dir():
+        return model
+    h = hashlib.sha256()
+    for f in sorted(p for p in path.rglob("*") if p.is_file()):
+        h.update(f"{f.relative_to(path)}|{f.stat().st_size}\n".encode())
+        if f.suffix == ".json" and f.stat().st_size < 1 << 20:
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 class SpareCores:
@@ -171,8 +188,17 @@ class EmbedChunks:
 
         inject("embed")  # test-only faults; nothing unless RAYCHUNK_TEST_FAULTS is set
         is_chunk = pc.equal(batch.column("row_type"), "chunk").to_numpy(zero_copy_only=False)
-        rows = np.flatnonzero(is_chunk)
+        # An incremental run's rows arrive with ``embedding``: only the chunks still without one are
+        # embedded, and ``embedded`` says which, for the run report.
+        given = batch.column("embedding") if "embedding" in batch.column_names else None
+        todo = is_chunk & given.is_null().to_numpy(zero_copy_only=False) if given is not None else is_chunk
+        rows = np.flatnonzero(todo)
         vectors = np.zeros((batch.num_rows, self.dim), dtype=np.float32)
+        if given is not None:
+            kept = np.flatnonzero(is_chunk & ~todo)
+            if len(kept):
+                flat = given.combine_chunks().take(pa.array(kept)).flatten()
+                vectors[kept] = flat.to_numpy(zero_copy_only=False).reshape(len(kept), self.dim)
         texts = batch.column("text").take(pa.array(rows)).to_pylist() if len(rows) else []
         # Longest first over the whole batch (as sentence-transformers sorts), one forward pass at a
         # time, so the thread count follows the node between passes: the embedder grows into the cores
@@ -193,7 +219,10 @@ class EmbedChunks:
             )
         values = pa.array(vectors.reshape(-1), type=pa.float32())
         column = pa.FixedSizeListArray.from_arrays(values, self.dim, mask=pa.array(~is_chunk))
-        return batch.append_column("embedding", column)
+        if given is None:
+            return batch.append_column("embedding", column)
+        batch = batch.set_column(batch.schema.get_field_index("embedding"), "embedding", column)
+        return batch.append_column("embedded", pa.array(todo))
 
 
 _SAMPLE_TEXT = (

@@ -16,6 +16,7 @@ import warnings
 from dataclasses import dataclass
 
 from raychunk.config import ConfigError, RunConfig, load_doc_types
+from raychunk.incremental import DocIndex, Previous
 
 log = logging.getLogger(__name__)
 # Ray 2.60 bounds retries only through **ray_remote_args (deprecated for 2.64, no named successor yet).
@@ -28,6 +29,7 @@ __all__ = [
     "compare_chunk_ids",
     "cpu_steps",
     "cpu_task_args",
+    "diff_chunk_ids",
     "find_duplicates",
     "init_ray",
     "locate_labels",
@@ -183,14 +185,21 @@ def build(
     keep_ids: bool = False,
     duplicates: dict[str, str] | None = None,
     retrieval: Retrieval | None = None,
+    previous: Previous | None = None,
+    unchanged: DocIndex | None = None,
 ):
-    """The whole job on one screen: read → parse → classify → chunk → embed (→ retrieve).
+    """The whole job on one screen: read → parse → classify → chunk (→ join the previous output) →
+    embed (→ retrieve).
 
     With ``settings`` the chunk stage runs every setting over the same parse: ``measure`` keeps only
     their numbers (the price job, no embedding), otherwise their chunks (the eval job), and with
     ``retrieval`` each embedded block becomes its questions' top k and its small sums
     (``evaluation.partials``), so no text or vector reaches the driver.
-    ``duplicates`` (from ``find_duplicates``) become ``duplicate`` documents, not parsed."""
+    ``duplicates`` (from ``find_duplicates``) become ``duplicate`` documents, not parsed.
+    With ``previous`` (an incremental run, ``plan`` required) the files in ``unchanged`` are not
+    parsed, and every row is grouped with the previous output's rows of its ``doc_id`` on the
+    cluster (``merge_previous``): unchanged documents take their old rows, chunks whose ids the old
+    output holds take their old vectors, and the embedder embeds only the rest."""
     from ray.data import ActorPoolStrategy
 
     from raychunk.embed import EmbedChunks
@@ -210,9 +219,17 @@ def build(
     limits = cfg.limits
     ds = ds.flat_map(
         isolated,
-        fn_kwargs={"steps": steps, "limits": limits, "scheme": scheme},
+        fn_kwargs={
+            "steps": steps,
+            "limits": limits,
+            "scheme": scheme,
+            "unchanged": unchanged,
+            "duplicates": duplicates,
+        },
         **cpu_task_args(cfg),
     )
+    if previous is not None:
+        ds = _join_previous(ds, previous, cfg, plan.dim)
     if plan is not None:
         ds = ds.map_batches(
             EmbedChunks,
@@ -263,6 +280,81 @@ def locate_labels(ds, cfg: RunConfig, *, scheme: str, labelled: dict):
     return ds.flat_map(
         isolated, fn_kwargs={"steps": steps, "limits": cfg.limits, "scheme": scheme}, **cpu_task_args(cfg)
     )
+
+
+def _join_previous(ds, previous: Previous, cfg: RunConfig, dim: int):
+    """The chunk stage's rows and the previous output's, grouped by ``doc_id`` on the cluster and
+    merged per document (``stages.merge_previous``). Its partitions grow with the previous output."""
+    import ray.data
+
+    from raychunk.stages import as_rows, merge_previous, previous_chunk_rows, previous_document_rows
+
+    cpus = cfg.resources.cpus_per_task
+    rows = {"fn_kwargs": {"dim": dim}, "batch_size": None, "batch_format": "pyarrow", "num_cpus": cpus}
+    parts = [ds.map_batches(as_rows, **rows)]
+    for table, fn in (("chunks", previous_chunk_rows), ("documents", previous_document_rows)):
+        files = previous.files(table)
+        if files:
+            parts.append(ray.data.read_parquet(files, filesystem=previous.fs).map_batches(fn, **rows))
+    partitions = _partitions(previous)
+    return (
+        parts[0]
+        .union(*parts[1:])
+        .groupby("doc_id", num_partitions=partitions)
+        .map_groups(merge_previous, batch_format="pyarrow", num_cpus=cpus)
+    )
+
+
+def _partitions(previous: Previous) -> int:
+    """Shuffle partitions for a join with the previous output: two per shard of its chunks (a shard
+    holds ``rows_per_shard`` rows), so each partition stays a few tens of MB however large it is."""
+    return max(1, 2 * len(previous.files("chunks")))
+
+
+def diff_chunk_ids(
+    fs, chunk_files: list[str], previous: Previous, cfg: RunConfig, *, removed_to: str
+) -> dict:
+    """The new output's chunk ids (``chunk_files``) against the previous output's, grouped by id on
+    the cluster: ``{unchanged, new, removed}`` (as ``compare_chunk_ids`` counts them for the price
+    job), and the removed ids written as Parquet to ``removed_to``. The driver receives one count row
+    per partition."""
+    import ray.data
+
+    from raychunk.stages import diff_chunk_id, diff_counts, removed_ids, staged_chunk_ids
+
+    cpus = cfg.resources.cpus_per_task
+    batches = {"batch_size": None, "num_cpus": cpus}
+    sides = []
+    for files, filesystem, is_previous in (
+        (chunk_files, fs, False),
+        (previous.files("chunks"), previous.fs, True),
+    ):
+        if files:
+            sides.append(
+                ray.data.read_parquet(files, filesystem=filesystem)
+                .select_columns(["chunk_id"])
+                .map_batches(
+                    staged_chunk_ids, fn_kwargs={"previous": is_previous}, batch_format="pyarrow", **batches
+                )
+            )
+    counts = {"unchanged": 0, "new": 0, "removed": 0}
+    if not sides:
+        return counts
+    diffed = (
+        sides[0]
+        .union(*sides[1:])
+        .groupby("chunk_id", num_partitions=_partitions(previous))
+        .map_groups(diff_chunk_id, batch_format="numpy", num_cpus=cpus)
+        .materialize()
+    )
+    for row in diffed.map_batches(diff_counts, batch_format="numpy", **batches).iter_rows():
+        for key in counts:
+            counts[key] += int(row[key])
+    if counts["removed"]:
+        diffed.map_batches(removed_ids, batch_format="numpy", **batches).repartition(1).write_parquet(
+            removed_to, filesystem=fs
+        )
+    return counts
 
 
 def cpu_steps(

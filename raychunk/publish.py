@@ -49,6 +49,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _OUTPUTS = ("chunks", "documents")
+_DELTA = ("delta/added", "delta/removed")  # an incremental run's upserts and deleted ids
 COMPACT_MAX_BYTES = 16 * 2**20  # parts up to this are gathered into one sorted file, in the driver
 LISTED_DOCUMENTS = 20  # non-ok documents and warnings named in a report; the documents table has all
 _DOCUMENT_FIELDS = [c for c in DOCUMENT_SCHEMA.names if c != "text"]
@@ -130,7 +131,7 @@ def resume_state(fs: pafs.FileSystem, staging: str, compression: str) -> set[str
     so the resumed run can write those documents again."""
     manifests = _manifests(fs, staging)
     listed = {f"{staging}/{f}" for m in manifests.values() for f in m["files"]}
-    for sub in _OUTPUTS:
+    for sub in (*_OUTPUTS, *_DELTA):
         for info in fs.get_file_info(pafs.FileSelector(f"{staging}/{sub}", allow_not_found=True)):
             if info.type == pafs.FileType.File and info.path not in listed:
                 fs.delete_file(info.path)
@@ -164,7 +165,9 @@ def _drop_sources(
     tables = {}
     for f in manifest["files"]:
         t = pq.read_table(f"{staging}/{f}", filesystem=fs)
-        tables[f.split("/", 1)[0]] = t.filter(pc.invert(pc.is_in(t.column("source"), pa.array(sorted(drop)))))
+        tables[f.rsplit("/", 1)[0]] = t.filter(
+            pc.invert(pc.is_in(t.column("source"), pa.array(sorted(drop))))
+        )
     fs.delete_file(path)
     for f in manifest["files"]:
         fs.delete_file(f"{staging}/{f}")
@@ -181,9 +184,22 @@ def _drop_sources(
         doc_file = next(f for f in manifest["files"] if f.startswith("documents/"))
         pq.write_table(docs, f"{staging}/{doc_file}", filesystem=fs, compression=_codec(compression))
         doc_bytes = fs.get_file_info(f"{staging}/{doc_file}").size
+    added = tables.get("delta/added")
+    added_file = None
+    if added is not None and added.num_rows:
+        added_file = next(f for f in manifest["files"] if f.startswith("delta/added/"))
+        pq.write_table(added, f"{staging}/{added_file}", filesystem=fs, compression=_codec(compression))
     if chunks is None:
         chunks = pa.table({"source": pa.array([], pa.string())})
-    new = shard_manifest(chunk_file, doc_file, chunks, doc_rows, chunk_bytes, doc_bytes)
+    new = shard_manifest(
+        chunk_file, doc_file, chunks, doc_rows, chunk_bytes, doc_bytes, added_file=added_file
+    )
+    if "embedded_rows" in manifest:  # an incremental shard: what its kept rows embedded and upsert
+        new["embedded_rows"] = {k: n for k, n in manifest["embedded_rows"].items() if k not in drop}
+        new["result"]["embedded"] = sum(new["embedded_rows"].values())
+        new["reused"] = [k for k in manifest.get("reused", []) if k not in drop]
+        new["result"]["reused_documents"] = len(new["reused"])
+        new["result"]["added"] = added.num_rows if added is not None else 0
     if new["files"]:
         write_text(fs, path, json.dumps(new))
 
@@ -354,16 +370,18 @@ def move_in(
                 raise RuntimeError(
                     f"{out}/{name} appeared during the run; the new output stays in {staging.path}"
                 )
-    chunk_files = sorted(
-        i.path
-        for i in fs.get_file_info(pafs.FileSelector(f"{staging.path}/chunks", allow_not_found=True))
-        if i.path.endswith(".parquet")
-    )
+
+    def staged(name: str) -> list[str]:
+        folder = pafs.FileSelector(f"{staging.path}/{name}", allow_not_found=True)
+        return sorted(i.path for i in fs.get_file_info(folder) if i.path.endswith(".parquet"))
+
     files: dict[str, list[str]] = {}
-    for name, staged in (("chunks", chunk_files), ("documents", sorted(document_files))):
+    tables = [("chunks", staged("chunks")), ("documents", sorted(document_files))]
+    tables += [(name, found) for name in _DELTA if (found := staged(name))]
+    for name, staged_files in tables:
         fs.create_dir(f"{out}/{name}", recursive=True)
         files[name] = []
-        for path in staged:
+        for path in staged_files:
             rel = f"{name}/{path.rsplit('/', 1)[-1]}"
             fs.move(path, f"{out}/{rel}")  # a rename on local disks; copy + delete on object stores
             files[name].append(rel)
@@ -382,7 +400,7 @@ def write_report(fs: pafs.FileSystem, out: str, name: str, text: str) -> None:
 def retire_old(fs: pafs.FileSystem, staging: Staging, out: str, files: dict[str, list[str]]) -> None:
     """After the new ``report.json`` is written: remove the previous output's shards (whatever the
     new one does not name) and the staging folder."""
-    for name in _OUTPUTS:
+    for name in (*_OUTPUTS, *_DELTA):
         keep = set(files.get(name, ()))
         for info in fs.get_file_info(
             pafs.FileSelector(f"{out}/{name}", allow_not_found=True, recursive=True)
@@ -406,9 +424,12 @@ def shard_manifest(
     doc_rows: list[dict],
     chunk_bytes: int,
     doc_bytes: int,
+    *,
+    added_file: str | None = None,
 ) -> dict:
-    """What one shard holds: its files, each document's expected chunk count, the chunk rows per
-    source, and the totals the run report adds up."""
+    """What one shard holds: its files (``added_file``: its rows in an incremental run's
+    ``delta/added``), each document's expected chunk count, the chunk rows per source, and the
+    totals the run report adds up."""
     per_source = {}
     if chunks.num_rows:
         counts = pc.value_counts(chunks.column("source"))
@@ -429,7 +450,7 @@ def shard_manifest(
         result["text_bytes"] = int(pc.sum(pc.binary_length(chunks.column("text"))).as_py() or 0)
         result["over_limit"] = int(pc.sum(pc.cast(chunks.column("over_limit"), "int64")).as_py() or 0)
     return {
-        "files": [f for f in (chunk_file, doc_file) if f],
+        "files": [f for f in (chunk_file, doc_file, added_file) if f],
         "documents": {r["source"]: r["chunks"] for r in doc_rows},
         "chunk_rows": per_source,
         "result": result,

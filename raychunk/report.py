@@ -41,6 +41,7 @@ def render_run_text(r: dict) -> str:
         f"{r['throughput']['files_per_s']:.2f} files/s, "
         f"{r['throughput']['chunks_per_s']:.1f} chunks/s, {r['throughput']['tokens_per_s']:.0f} tokens/s",
     ]
+    lines += _incremental_lines(r)
     if r["embedder"]:
         e = r["embedder"]
         lines.append(
@@ -62,6 +63,20 @@ def render_run_text(r: dict) -> str:
         lines.append(f"  {d['status']:<11} {d['source']}: {d['reason']}")
     lines += _more(r, "not_ok", "documents not ok", "status != 'ok'")
     return "\n".join(lines)
+
+
+def _incremental_lines(r: dict) -> list[str]:
+    inc = r.get("incremental")
+    if not inc:
+        return []
+    c, d = inc["chunks"], inc["delta"]
+    return [
+        f"  previous   {inc['previous']}: {inc['documents_reused']} documents reused unparsed"
+        + ("" if inc["documents_skip"] else " (chunk settings changed: every document chunked again)"),
+        f"  chunk ids  {c['unchanged']:,} unchanged, {c['new']:,} new, {c['removed']:,} removed",
+        f"  vectors    {inc['vectors_embedded']:,} embedded, {inc['vectors_reused']:,} reused",
+        f"  delta      {d['added']:,} rows to upsert (delta/added), {d['removed']:,} ids to delete (delta/removed)",
+    ]
 
 
 def _duplicates_line(r: dict) -> list[str]:
@@ -110,6 +125,20 @@ def render_run_markdown(r: dict) -> str:
         f"| wall time | {r['throughput']['wall_seconds']:.1f} s |",
         f"| throughput | {r['throughput']['files_per_s']:.2f} files/s, {r['throughput']['tokens_per_s']:.0f} tokens/s |",
     ]
+    inc = r.get("incremental")
+    if inc:
+        c, d = inc["chunks"], inc["delta"]
+        out += [
+            "",
+            f"## Incremental run (previous output `{inc['previous']}`)",
+            "",
+            "| measure | value |",
+            "|---|---|",
+            f"| documents reused, not parsed | {inc['documents_reused']} |",
+            f"| chunk ids unchanged / new / removed | {c['unchanged']:,} / {c['new']:,} / {c['removed']:,} |",
+            f"| vectors embedded / reused | {inc['vectors_embedded']:,} / {inc['vectors_reused']:,} |",
+            f"| delta: rows to upsert / ids to delete | {d['added']:,} / {d['removed']:,} |",
+        ]
     if r["stages"]:
         out += ["", "## Stages (Ray Data stats)", "", "| stage | wall s | task s |", "|---|---|---|"]
         out += [

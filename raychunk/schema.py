@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-__all__ = ["DOCUMENT_SCHEMA", "chunk_schema", "documents_table"]
+__all__ = ["DOCUMENT_SCHEMA", "chunk_schema", "documents_table", "row_schema"]
 
 _CHUNK_FIELDS = [
     pa.field("chunk_id", pa.string(), nullable=False),
@@ -46,6 +46,15 @@ def chunk_schema(dim: int | None) -> pa.Schema:
     if dim:
         fields.append(pa.field("embedding", pa.list_(pa.float32(), dim)))
     return pa.schema(fields)
+
+
+def row_schema(dim: int) -> pa.Schema:
+    """The rows between the chunk stage and the writer in an incremental run: every field nullable,
+    ``row_type`` and ``document`` (a documents row as JSON) first, the chunk fields, ``embedding``
+    (null until reused or embedded) and ``changed`` (the row goes into ``delta/added``)."""
+    fields = [pa.field("row_type", pa.string()), pa.field("document", pa.large_string())]
+    fields += [f.with_nullable(True) for f in chunk_schema(dim)]
+    return pa.schema([*fields, pa.field("changed", pa.bool_())])
 
 
 DOCUMENT_SCHEMA = pa.schema(

@@ -62,16 +62,39 @@ class ShardSink(Datasink):
         name = f"part-{self.attempt}-{ctx.task_idx:05d}"
         chunk_file = doc_file = None
         chunk_bytes = doc_bytes = 0
+        embedded_rows = _per_source(chunks, "embedded") if "embedded" in chunks.column_names else None
+        added = (
+            chunks.filter(pc.fill_null(chunks.column("changed"), False))
+            if "changed" in chunks.column_names
+            else None
+        )
+        added_file = None
         if chunks.num_rows:
             schema = chunk_schema(self.dim)
-            chunks = chunks.select(CHUNK_COLUMNS + (["embedding"] if self.dim else [])).cast(schema)
+            columns = CHUNK_COLUMNS + (["embedding"] if self.dim else [])
+            chunks = chunks.select(columns).cast(schema)
             chunk_file = f"chunks/{name}.parquet"
             chunk_bytes = self._write(chunks, f"{self.staging}/{chunk_file}")
+            if added is not None and added.num_rows:  # an incremental run's upserts, beside the whole
+                added_file = f"delta/added/{name}.parquet"
+                self.filesystem.create_dir(f"{self.staging}/delta/added", recursive=True)
+                self._write(added.select(columns).cast(schema), f"{self.staging}/{added_file}")
         doc_rows = [json.loads(s) for s in docs.column("document").to_pylist()] if docs.num_rows else []
         if doc_rows:
             doc_file = f"documents/{name}.parquet"
             doc_bytes = self._write(documents_table(doc_rows), f"{self.staging}/{doc_file}")
-        manifest = shard_manifest(chunk_file, doc_file, chunks, doc_rows, chunk_bytes, doc_bytes)
+        manifest = shard_manifest(
+            chunk_file, doc_file, chunks, doc_rows, chunk_bytes, doc_bytes, added_file=added_file
+        )
+        if embedded_rows is not None:  # per source, so that a resume can drop a document's exactly
+            manifest["embedded_rows"] = embedded_rows
+            copied = docs.filter(pc.is_valid(docs.column("changed")))
+            manifest["reused"] = copied.column("source").to_pylist()
+            manifest["result"]["reused_documents"] = len(manifest["reused"])
+        manifest["result"]["embedded"] = (
+            (sum(embedded_rows.values()) if embedded_rows is not None else chunks.num_rows) if self.dim else 0
+        )
+        manifest["result"]["added"] = added.num_rows if added is not None else 0
         with self.filesystem.open_output_stream(f"{self.staging}/_done/{name}.json") as f:
             f.write(json.dumps(manifest).encode())
         return manifest["result"]
@@ -85,3 +108,12 @@ class ShardSink(Datasink):
             row_group_size=min(max(table.num_rows, 1), 10_000),
         )
         return self.filesystem.get_file_info(path).size
+
+
+def _per_source(table: pa.Table, flag: str) -> dict[str, int]:
+    """How many rows of each source have ``flag`` set."""
+    marked = table.filter(pc.fill_null(table.column(flag), False))
+    if not marked.num_rows:
+        return {}
+    counts = pc.value_counts(marked.column("source"))
+    return dict(zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True))

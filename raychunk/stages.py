@@ -17,6 +17,7 @@ from raychunk.classify import classify
 from raychunk.dedupe import duplicate_reason
 from raychunk.document import Document, ParsedDocument, content_hash
 from raychunk.faults import inject
+from raychunk.incremental import DocIndex, doc_key
 from raychunk.isolate import Limits, Sandbox, peak_rss_mb
 from raychunk.parse import ParseOptions, parse_document
 from raychunk.parse.detect import format_from_name
@@ -24,18 +25,26 @@ from raychunk.schema import CHUNK_COLUMNS
 
 __all__ = [
     "ROW_KEYS",
+    "as_rows",
     "chunk_rows",
     "chunk_settings",
     "classify_document",
     "compare_chunk_id",
     "count_comparison",
     "current_chunk_ids",
+    "diff_chunk_id",
+    "diff_counts",
     "failed_file",
     "isolated",
     "measure_settings",
+    "merge_previous",
     "parse_file",
     "previous_chunk_ids",
+    "previous_chunk_rows",
+    "previous_document_rows",
     "price_partial",
+    "removed_ids",
+    "staged_chunk_ids",
 ]
 
 log = logging.getLogger(__name__)
@@ -45,12 +54,31 @@ ROW_KEYS = ("row_type", "document", *CHUNK_COLUMNS)
 _SANDBOX: Sandbox | None = None
 
 
-def isolated(row: dict, *, steps: list[tuple[str, Callable]], limits: Limits, scheme: str = "") -> list[dict]:
+def isolated(
+    row: dict,
+    *,
+    steps: list[tuple[str, Callable]],
+    limits: Limits,
+    scheme: str = "",
+    unchanged: DocIndex | None = None,
+    duplicates: dict[str, str] | None = None,
+) -> list[dict]:
     """One input file through ``steps`` (parse → classify → chunk) in this worker's sandbox: a child
     process under ``limits``. A document that goes over a limit, crashes its worker or raises becomes
-    a ``failed`` document (the steps after parse then run here, on a document with no text)."""
+    a ``failed`` document (the steps after parse then run here, on a document with no text).
+    A file whose bytes and format are in ``unchanged`` (and that is not a byte-identical copy, in
+    ``duplicates``) is not parsed: it becomes one ``reuse`` row, replaced by the previous output's
+    rows in ``merge_previous``."""
     global _SANDBOX
     t = time.perf_counter()
+    if unchanged is not None and not row.get("read_error"):
+        source = scheme + row["path"]
+        doc_id = content_hash(bytes(row["bytes"]))
+        if (
+            source not in (duplicates or {})
+            and doc_key(doc_id, format_from_name(source) or "unknown") in unchanged
+        ):
+            return [{**dict.fromkeys(ROW_KEYS), "row_type": "reuse", "doc_id": doc_id, "source": source}]
     if row.get("read_error"):
         reason, peak = row["read_error"], None
     else:
@@ -292,3 +320,147 @@ def chunk_settings(
                 {**c, "row_type": "chunk", "setting": s.label, "document": None, "eval": json.dumps(mark)}
             )
     return out
+
+
+# -- incremental runs: the previous output's rows joined with the new ones by doc_id ----------------
+
+
+def as_rows(batch, *, dim: int):
+    """The chunk stage's rows (``ROW_KEYS``) → ``schema.row_schema``: embedding and changed null."""
+    import pyarrow as pa
+
+    from raychunk.schema import row_schema
+
+    schema = row_schema(dim)
+    n = batch.num_rows
+    columns = [
+        batch.column(f.name).cast(f.type) if f.name in batch.column_names else pa.nulls(n, f.type)
+        for f in schema
+    ]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def previous_chunk_rows(batch, *, dim: int):
+    """The previous output's ``chunks/`` rows → ``row_schema`` rows of type ``previous_chunk``."""
+    import pyarrow as pa
+
+    rows = as_rows(batch, dim=dim)
+    return rows.set_column(0, "row_type", pa.array(["previous_chunk"] * rows.num_rows, pa.string()))
+
+
+def previous_document_rows(batch, *, dim: int):
+    """The previous output's ``documents/`` rows → ``row_schema`` rows of type ``previous_document``,
+    the whole documents row as JSON in ``document``."""
+    import pyarrow as pa
+
+    docs = batch.to_pylist()
+    table = pa.table(
+        {
+            "row_type": pa.array(["previous_document"] * len(docs), pa.string()),
+            "document": pa.array([json.dumps(d, ensure_ascii=False) for d in docs], pa.large_string()),
+            "doc_id": pa.array([d["doc_id"] for d in docs], pa.string()),
+            "source": pa.array([d["source"] for d in docs], pa.string()),
+        }
+    )
+    return as_rows(table, dim=dim)
+
+
+def merge_previous(group):
+    """All rows of one ``doc_id``, new and previous (``row_schema``) → the rows to write.
+
+    A ``reuse`` row (the document's bytes are unchanged) becomes the previous output's documents and
+    chunk rows under its new source; rows the chunk stage made keep their own, and a chunk whose id
+    the previous output holds takes its vector from there. Previous rows of documents no longer in
+    the input are dropped. ``changed`` marks what a vector store must upsert: a chunk id the previous
+    output lacks, or a chunk whose source or text differs; on a documents row, false marks one
+    copied from the previous output (null: parsed in this run)."""
+    import pyarrow as pa
+
+    kind = group.column("row_type").to_pylist()
+    at = {k: [i for i, x in enumerate(kind) if x == k] for k in set(kind)}
+    previous = at.get("previous_chunk", [])
+    ids = group.column("chunk_id").to_pylist()
+    sources = group.column("source").to_pylist()
+    texts = group.column("text").to_pylist()
+    by_id = {ids[i]: i for i in previous}
+    parts = []
+    for r in at.get("reuse", []):
+        ok = [
+            i
+            for i in at.get("previous_document", [])
+            if json.loads(group["document"][i].as_py())["status"] == "ok"
+        ]
+        if not ok:
+            raise RuntimeError(
+                f"{sources[r]}: its document is not in the previous output, which the index said it was"
+            )
+        doc = json.loads(group["document"][ok[0]].as_py())
+        doc["source"] = sources[r]
+        rows = group.take(pa.array([ok[0], *previous], pa.int64()))
+        moved = [sources[i] != sources[r] for i in previous]
+        rows = rows.set_column(0, "row_type", pa.array(["document"] + ["chunk"] * len(previous), pa.string()))
+        rows = rows.set_column(
+            1,
+            "document",
+            pa.array([json.dumps(doc, ensure_ascii=False)] + [None] * len(previous), pa.large_string()),
+        )
+        rows = rows.set_column(
+            rows.schema.get_field_index("source"),
+            "source",
+            pa.array([sources[r]] * rows.num_rows, pa.string()),
+        )
+        rows = rows.set_column(
+            rows.schema.get_field_index("changed"), "changed", pa.array([False, *moved], pa.bool_())
+        )
+        parts.append(rows)
+    new = sorted(at.get("document", []) + at.get("chunk", []))
+    if new:
+        rows = group.take(pa.array(new, pa.int64()))
+        match = [by_id.get(ids[i]) if kind[i] == "chunk" else None for i in new]
+        same = [j is not None and texts[j] == texts[i] for i, j in zip(new, match)]
+        reused = group.column("embedding").take(
+            pa.array([j if s else None for j, s in zip(match, same)], pa.int64())
+        )
+        changed = [
+            None if kind[i] != "chunk" else not (s and sources[j] == sources[i])
+            for i, j, s in zip(new, match, same)
+        ]
+        rows = rows.set_column(rows.schema.get_field_index("embedding"), "embedding", reused)
+        rows = rows.set_column(
+            rows.schema.get_field_index("changed"), "changed", pa.array(changed, pa.bool_())
+        )
+        parts.append(rows)
+    return pa.concat_tables(parts) if parts else group.slice(0, 0)
+
+
+def staged_chunk_ids(batch, *, previous: bool):
+    """``chunk_id`` rows of a ``chunks/`` table → ``(chunk_id, previous)``: which run they are from."""
+    import pyarrow as pa
+
+    n = batch.num_rows
+    return pa.table({"chunk_id": batch.column("chunk_id"), "previous": pa.array([previous] * n, pa.bool_())})
+
+
+def diff_chunk_id(group: dict) -> dict:
+    """The rows of one chunk id from the new output and the previous one → one row: in which."""
+    import numpy as np
+
+    return {
+        "chunk_id": group["chunk_id"][:1],
+        "in_previous": np.array([bool(group["previous"].any())]),
+        "in_current": np.array([bool((~group["previous"]).any())]),
+    }
+
+
+def diff_counts(batch: dict) -> dict:
+    """``diff_chunk_id`` rows → one row: unchanged (in both), new (only in the new output), removed."""
+    import numpy as np
+
+    prev, cur = batch["in_previous"], batch["in_current"]
+    counts = {"unchanged": prev & cur, "new": cur & ~prev, "removed": prev & ~cur}
+    return {k: np.array([int(v.sum())], dtype=np.int64) for k, v in counts.items()}
+
+
+def removed_ids(batch: dict) -> dict:
+    """``diff_chunk_id`` rows → the ids only the previous output holds: ``delta/removed``."""
+    return {"chunk_id": batch["chunk_id"][batch["in_previous"] & ~batch["in_current"]]}

@@ -30,6 +30,7 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk.schema",
         "raychunk.io",
         "raychunk.dedupe",
+        "raychunk.incremental",
         "raychunk.pricing",
         "raychunk.projection",
         "raychunk.embed",

@@ -20,6 +20,7 @@ import logging
 import socket
 from pathlib import Path
 
+import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import pytest
@@ -191,3 +192,41 @@ def test_an_interrupted_s3_run_resumes_and_publishes_over_the_old_output(s3_serv
     keys = sorted(o["Key"] for o in listing if not o["Key"].endswith("/"))  # pyarrow's folder markers
     listed = sorted(f"again/{p}" for p in (*report["files"]["chunks"], *report["files"]["documents"]))
     assert keys == sorted([*listed, "again/report.json", "again/report.md"])
+
+
+def test_an_incremental_run_updates_an_s3_output_in_place(s3_server, local_ray):
+    """``--previous`` and ``--output`` the same S3 URI: one document edited, only its chunks embedded,
+    the delta published with the output, and no object left that report.json does not name."""
+    from raychunk.jobs.run import run
+
+    s3 = s3_server["client"]
+    texts = [n for n in s3_server["names"] if n.endswith((".md", ".txt", ".html", ".jsonl"))]
+    for name in texts:
+        s3.upload_file(str(SAMPLES / name), BUCKET, f"incdocs/{name}")
+    out = f"s3://{BUCKET}/live"
+
+    def cfg(**more):
+        return build_run_config({}, {"input": f"s3://{BUCKET}/incdocs", "output": out, **more})
+
+    first = run(cfg())
+    edited = "acme-cloud-admin-guide.md"
+    s3.put_object(
+        Bucket=BUCKET, Key=f"incdocs/{edited}", Body=(SAMPLES / edited).read_bytes() + b"\n\nEdited.\n"
+    )
+    report = run(cfg(**{"output_files.overwrite": True, "incremental.previous": out}))
+
+    fs, root = pafs.FileSystem.from_uri(out)
+    chunks = pq.read_table([f"{root}/{p}" for p in report["files"]["chunks"]], filesystem=fs)
+    before = set(pq.read_table(f"{root}/delta/removed", filesystem=fs).column("chunk_id").to_pylist())
+    new = chunks.filter(pc.equal(chunks.column("source"), f"s3://{BUCKET}/incdocs/{edited}"))
+    inc = report["incremental"]
+    assert inc["vectors_embedded"] == new.num_rows == inc["chunks"]["new"] == inc["delta"]["added"] > 0
+    assert inc["documents_reused"] == len(texts) - 1
+    assert inc["chunks"]["removed"] == len(before) and inc["chunks"]["unchanged"] == first["chunks"] - len(
+        before
+    )
+    assert chunks.column("embedding").null_count == 0
+    listing = s3.list_objects_v2(Bucket=BUCKET, Prefix="live/")["Contents"]
+    keys = sorted(o["Key"] for o in listing if not o["Key"].endswith("/"))
+    listed = sorted(f"live/{p}" for files in report["files"].values() for p in files)
+    assert keys == sorted([*listed, "live/report.json", "live/report.md"])

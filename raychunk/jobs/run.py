@@ -10,14 +10,14 @@ import re
 import time
 
 from raychunk import publish
-from raychunk.config import RunConfig, check_limits, load_doc_types
+from raychunk.config import ConfigError, RunConfig, check_limits, load_doc_types
 from raychunk.io import resolve_output
 from raychunk.listing import InputPlanner
 from raychunk.pipeline import build, init_ray, plan_duplicates, plan_embedding, read_blocks
 from raychunk.report import render_run_markdown
 from raychunk.sink import ShardSink
 
-__all__ = ["run", "run_report"]
+__all__ = ["fingerprint", "run", "run_report", "settings_fingerprint"]
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +44,12 @@ def run(cfg: RunConfig) -> dict:
     ray_start = time.perf_counter() - t_ray
     planner = InputPlanner()  # lists and plans off the driver: its memory does not grow with the corpus
     planner.list(cfg.input, follow_symlinks=limits.follow_symlinks, max_file_mb=limits.max_file_mb)
-    staging = publish.open_staging(out_fs, out_path, fingerprint(cfg), resume=cfg.output_files.resume)
     cluster = ray.cluster_resources()
+    plan = plan_embedding(cfg, cluster) if cfg.embedder.enabled else None
+    settings = settings_fingerprint(cfg, plan)
+    previous, unchanged = _previous(cfg, settings)
+    recorded = {**fingerprint(cfg), "previous_output": previous.identity if previous else None}
+    staging = publish.open_staging(out_fs, out_path, recorded, resume=cfg.output_files.resume)
     inputs = plan_inputs(
         planner,
         cpus=cluster.get("CPU", 1),
@@ -63,7 +67,6 @@ def run(cfg: RunConfig) -> dict:
         refused_rows(inputs.refused, inputs.scheme),
         cfg.output_files.compression,
     )
-    plan = plan_embedding(cfg, cluster) if cfg.embedder.enabled else None
     log.info("raychunk: %d files on %s Ray (%s); embedding: %s", inputs.files, where, cluster, plan)
     stats = ""
     if inputs.todo_files:
@@ -82,6 +85,8 @@ def run(cfg: RunConfig) -> dict:
             scheme=inputs.scheme,
             plan=plan,
             duplicates=duplicates,
+            previous=previous,
+            unchanged=unchanged,
         )
         try:
             ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries, "num_cpus": 0})
@@ -99,7 +104,10 @@ def run(cfg: RunConfig) -> dict:
     report = run_report(
         cfg, docs, inputs, results, plan, stats, time.perf_counter() - t0, where, cluster, ray_start=ray_start
     )
+    report["settings"] = settings
     report["resumed"] = {"inputs_already_done": inputs.done} if staging.resumed else None
+    if previous is not None:
+        report["incremental"] = _incremental_report(out_fs, staging, previous, results, unchanged, cfg)
     report["files"] = _on_this_node(
         publish.move_in, out_fs, staging, out_path, document_files, cfg.output_files.overwrite
     )  # its chunk-id check reads every id
@@ -112,6 +120,84 @@ def run(cfg: RunConfig) -> dict:
 def plan_inputs(planner: InputPlanner, **how):
     """The listed inputs in read blocks (a seam: tests add a file that vanishes before it is read)."""
     return planner.plan(**how)
+
+
+def _previous(cfg: RunConfig, settings: dict):
+    """With ``incremental.previous``: the earlier output, checked against these settings, and the
+    index of its documents that need no parse (None when the chunk settings changed)."""
+    from raychunk.incremental import check_reuse, open_previous, unchanged_documents
+
+    uri = cfg.incremental.previous
+    if not uri:
+        return None, None
+    if not cfg.embedder.enabled:
+        raise ConfigError(f"--previous {uri} reuses vectors: it needs the embedder (drop --no-embed)")
+    previous = open_previous(uri)
+    skip = check_reuse(previous.settings, settings, force=cfg.incremental.force_reuse, uri=uri)
+    unchanged = unchanged_documents(previous) if skip else None
+    log.info("--previous %s: %s documents need no parse", uri, len(unchanged) if unchanged else 0)
+    return previous, unchanged
+
+
+def _incremental_report(out_fs, staging, previous, results, unchanged, cfg) -> dict:
+    """What an incremental run reused and what changed: chunk ids unchanged / new / removed against
+    the previous output (counted as ``raychunk price --previous`` counts them), vectors embedded and
+    reused, and the delta's rows; the removed ids are written to ``delta/removed`` here."""
+    import pyarrow.fs as pafs
+
+    from raychunk.pipeline import diff_chunk_ids
+
+    chunk_files = sorted(
+        i.path
+        for i in out_fs.get_file_info(pafs.FileSelector(f"{staging.path}/chunks", allow_not_found=True))
+        if i.path.endswith(".parquet")
+    )
+    removed_to = f"{staging.path}/delta/removed"
+    if out_fs.get_file_info(removed_to).type != pafs.FileType.NotFound:
+        out_fs.delete_dir(removed_to)  # left by an attempt that stopped while writing it
+    counts = diff_chunk_ids(out_fs, chunk_files, previous, cfg, removed_to=removed_to)
+    total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
+    chunks = total("chunks")
+    return {
+        "previous": previous.uri,
+        "documents_reused": total("reused_documents"),
+        "documents_skip": unchanged is not None,
+        "chunks": counts,
+        "vectors_embedded": total("embedded"),
+        "vectors_reused": chunks - total("embedded"),
+        "delta": {"added": total("added"), "removed": counts["removed"]},
+    }
+
+
+def settings_fingerprint(cfg: RunConfig, plan) -> dict:
+    """What shapes an output's rows, in two parts recorded in its report: ``chunks`` (the doc types
+    file with its profiles, thresholds and overrides, the tokenizer, the parse options, raychunk's
+    version) and ``vectors`` (the embedder, its weights' version, backend, dimension, normalisation
+    and precision). ``--previous`` compares them (``incremental.check_reuse``)."""
+    import hashlib
+
+    from raychunk import __version__
+    from raychunk.embed import model_version
+
+    types = load_doc_types(cfg.chunk.doc_types_path)
+    chunks = {
+        "doc_types_sha256": hashlib.sha256(cfg.chunk.doc_types_path.read_bytes()).hexdigest()[:16],
+        "profiles": {t: p.key for t, p in sorted(types.profiles.items())},
+        "tokenizer": cfg.tokenizer_spec,
+        "parse": json.loads(json.dumps(dataclasses.asdict(cfg.parse), default=str)),
+        "raychunk": __version__,
+    }
+    vectors = None
+    if plan is not None:
+        vectors = {
+            "model": cfg.embedder.model,
+            "model_version": model_version(cfg.embedder.model),
+            "backend": cfg.embedder.backend,
+            "dim": plan.dim,
+            "normalize": cfg.embedder.normalize,
+            "precision": "fp16" if plan.gpus_per_actor > 0 and cfg.embedder.backend == "torch" else "fp32",
+        }
+    return {"chunks": chunks, "vectors": vectors}
 
 
 def _on_this_node(fn, *args):

@@ -1,0 +1,176 @@
+"""Incremental runs: what an earlier output lets a new run reuse.
+
+An output's ``report.json`` records its settings in two parts (``settings.chunks``: what shapes the
+chunks, ``settings.vectors``: what shapes the vectors) and names its files. A run with ``--previous``
+reads that report (never the old vectors: those are joined with the new rows on the cluster), checks
+the settings and builds a ``DocIndex`` of the documents it need not parse again: those whose bytes
+(``doc_id``) and format are unchanged, when the chunk settings are too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+
+import pyarrow.fs as pafs
+
+from raychunk.config import ConfigError
+
+__all__ = [
+    "DocIndex",
+    "Previous",
+    "changed_fields",
+    "check_reuse",
+    "doc_key",
+    "open_previous",
+    "unchanged_documents",
+]
+
+log = logging.getLogger(__name__)
+
+
+def doc_key(doc_id: str, fmt: str) -> bytes:
+    """16 bytes naming a document's bytes and the format its name gives it: a renamed file keeps its
+    key unless the rename changes its parser (``a.md`` → ``a.txt``)."""
+    return hashlib.sha256(f"{doc_id}|{fmt}".encode()).digest()[:16]
+
+
+class DocIndex:
+    """``doc_key`` digests (16 bytes a document), held as two sorted ``uint64`` columns: what the parse
+    tasks look up before parsing. It pickles as one bytes object, so it travels to the workers once.
+    (Not numpy ``S16``: that drops a digest's trailing zero bytes.)
+
+    >>> index = DocIndex([doc_key("ab", "markdown")])
+    >>> doc_key("ab", "markdown") in index, doc_key("ab", "text") in index
+    (True, False)
+    """
+
+    def __init__(self, keys):
+        import numpy as np
+
+        words = np.frombuffer(b"".join(keys), dtype=">u8").reshape(-1, 2).astype(np.uint64)
+        words = words[np.lexsort((words[:, 1], words[:, 0]))]
+        self._hi, self._lo = np.ascontiguousarray(words[:, 0]), np.ascontiguousarray(words[:, 1])
+
+    def __len__(self) -> int:
+        return len(self._hi)
+
+    def __contains__(self, key: bytes) -> bool:
+        import numpy as np
+
+        hi, lo = np.frombuffer(key, dtype=">u8").astype(np.uint64)
+        i, j = np.searchsorted(self._hi, hi, "left"), np.searchsorted(self._hi, hi, "right")
+        return bool((self._lo[i:j] == lo).any())
+
+    def __reduce__(self):
+        import numpy as np
+
+        words = np.stack([self._hi, self._lo], axis=1).astype(">u8")
+        return (DocIndex, ([words.tobytes()],))
+
+
+@dataclass(frozen=True)
+class Previous:
+    """An earlier run's output, as its ``report.json`` names it."""
+
+    uri: str
+    fs: pafs.FileSystem
+    path: str
+    report: dict
+
+    @property
+    def settings(self) -> dict:
+        return self.report.get("settings") or {}
+
+    def files(self, table: str) -> list[str]:
+        """Full paths of the output's ``chunks`` or ``documents`` files."""
+        return [f"{self.path}/{f}" for f in self.report["files"][table]]
+
+    @property
+    def identity(self) -> str:
+        """Names this exact output (a resumed run must reuse the same one)."""
+        return hashlib.sha256(json.dumps(self.report["files"], sort_keys=True).encode()).hexdigest()[:16]
+
+
+def open_previous(uri: str) -> Previous:
+    """The output at ``uri`` (a folder or object storage URI), checked to be a finished run."""
+    from raychunk.io import resolve_output
+
+    fs, path = resolve_output(uri)
+    try:
+        with fs.open_input_stream(f"{path}/report.json") as f:
+            report = json.loads(f.read())
+    except FileNotFoundError:
+        raise ConfigError(
+            f"--previous {uri}: no report.json there: point it at the output folder of a finished `raychunk run`"
+        ) from None
+    if not isinstance(report.get("files"), dict) or "chunks" not in report["files"]:
+        raise ConfigError(f"--previous {uri}: its report.json names no files; is it a `raychunk run` output?")
+    if not report.get("settings"):
+        raise ConfigError(
+            f"--previous {uri}: its report.json records no settings (written before incremental runs); "
+            "run it once in full with this version, then use it as --previous"
+        )
+    return Previous(uri, fs, path, report)
+
+
+def changed_fields(old: dict, new: dict, prefix: str = "") -> list[str]:
+    """Dotted names of the leaves that differ between two nested settings dicts.
+
+    >>> changed_fields({"a": {"b": 1, "c": 2}}, {"a": {"b": 1, "c": 3}, "d": 0})
+    ['a.c', 'd']
+    """
+    out = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += changed_fields(a, b, f"{prefix}{key}.")
+        elif a != b:
+            out.append(f"{prefix}{key}")
+    return out
+
+
+def check_reuse(previous: dict, current: dict, *, force: bool, uri: str = "") -> bool:
+    """Whether unchanged documents may skip parsing and chunking (the chunk settings are the same).
+    A change in what shapes the vectors is refused always; one in what shapes the chunks unless
+    ``force`` (then every document is chunked again, and only vectors are reused, by chunk id)."""
+    if not previous.get("vectors"):
+        raise ConfigError(
+            f"--previous {uri}: it was built without embedding (--no-embed): it has no vectors to reuse"
+        )
+    vectors = changed_fields(previous["vectors"], current["vectors"], "vectors.")
+    if vectors:
+        raise ConfigError(
+            f"--previous {uri}: its vectors were made with other settings ({', '.join(vectors)} changed), "
+            "so none can be reused; run without --previous for a full rebuild"
+        )
+    chunks = changed_fields(previous.get("chunks") or {}, current["chunks"], "chunks.")
+    if chunks and not force:
+        raise ConfigError(
+            f"--previous {uri}: the chunk settings changed ({', '.join(chunks)}); pass --force-reuse to "
+            "chunk every document again and reuse the vectors of the chunks whose ids did not change, "
+            "or run without --previous"
+        )
+    if chunks:
+        log.warning("--force-reuse: %s changed; every document is chunked again", ", ".join(chunks))
+    return not chunks
+
+
+def unchanged_documents(prev: Previous) -> DocIndex:
+    """The previous output's ``ok`` documents as a ``DocIndex``, read a batch at a time (three short
+    columns, 16 bytes a document kept)."""
+    import pyarrow.parquet as pq
+
+    keys = []
+    for path in prev.files("documents"):
+        with prev.fs.open_input_file(path) as f:
+            for batch in pq.ParquetFile(f).iter_batches(
+                batch_size=65536, columns=["doc_id", "format", "status"]
+            ):
+                d = batch.to_pydict()
+                keys += [
+                    doc_key(i, fmt) for i, fmt, s in zip(d["doc_id"], d["format"], d["status"]) if s == "ok"
+                ]
+    return DocIndex(keys)
