@@ -254,7 +254,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--doc-types", type=Path, default=DEFAULT_TYPES, help="this worktree's, by default")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--setting", action="append", default=[], help="profile | STRATEGY:MAX[:k=v,...]")
-    ap.add_argument("--compare", action="append", default=[], help="A,B: paired differences A - B")
+    ap.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        help="A,B (or A;B when a setting holds a comma): paired differences A - B",
+    )
     ap.add_argument("--against", type=Path, help="an earlier --save: pair each setting with its own")
     ap.add_argument("--save", type=Path, help="write per-question results (JSON) here")
     ap.add_argument("--k", type=int, default=5)
@@ -317,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"--- #{c.chunk_index} {c.n_tokens} tok [{c.char_start}:{c.char_end}]\n{c.text}")
     report(results, ids, tags, subset_docs)
     for pair in args.compare:
-        a, b = pair.split(",")
+        a, b = pair.split(";") if ";" in pair else pair.split(",")
         compare(a, results[a], b, results[b], tags)
     if args.against:
         before = json.loads(args.against.read_text())
