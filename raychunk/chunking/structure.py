@@ -1,7 +1,8 @@
 """Structure-first: a section per heading, its blocks packed in order up to the cap, an over-cap block
 split at sentence ends, overlap carried between the chunks of a section. A table is one chunk up to
 its own cap, else split by rows with its header rows repeated. With ``min_tokens``, a tiny section
-joins its next sibling under the same parent heading."""
+joins its next sibling under the same parent heading. A section's last chunk is not left tiny: it
+takes whole pieces from the chunk before it (``_balance_tail``)."""
 
 from __future__ import annotations
 
