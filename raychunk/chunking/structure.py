@@ -1,10 +1,12 @@
 """Structure-first: a section per heading, its blocks packed in order up to the cap, an over-cap block
 split at sentence ends, overlap carried between the chunks of a section. A table is one chunk up to
 its own cap, else split by rows with its header rows repeated. With ``min_tokens``, a tiny section
-joins its next sibling under the same parent heading."""
+joins its next sibling under the same parent heading. A section's last chunk is not left tiny: it
+takes whole pieces from the chunk before it (``_balance_tail``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 
@@ -57,6 +59,7 @@ class Structure(PackingStrategy):
             seed = packer.tail(current[-1], overlap_budget) if split else None
             current, size = ([seed], seed.tokens) if seed else ([], 0)
 
+        first = len(packer.drafts)
         pieces = packer.block_pieces(blocks)
         for block, piece in zip(blocks, pieces):
             if block.kind == "table":
@@ -92,6 +95,45 @@ class Structure(PackingStrategy):
                 current.append(part)
                 size += n
         flush(False)
+        _balance_tail(packer, first, budget)
+
+
+def _balance_tail(packer: Packer, first: int, budget: int) -> None:
+    """A section's last chunk under a quarter of its budget takes whole pieces from the end of the
+    chunk before it while that evens the two out: a section's tail is not left as a one-line chunk
+    (a transcript's last turn, a list's last item) that ranks for every question, and the chunk
+    count is unchanged. Not across a table, overlap, or source the parser dropped between the two."""
+    drafts = packer.drafts
+    if len(drafts) - first < 2:
+        return
+    a, b = drafts[-2], drafts[-1]
+    if a.table_id or b.table_id or len(a.pieces) < 2 or any(p.overlap for p in (*a.pieces, *b.pieces)):
+        return
+
+    def size(pieces: list[Piece]) -> int:
+        return sum(p.tokens for p in pieces) + sum(packer.join(x, y) for x, y in zip(pieces, pieces[1:]))
+
+    left, right = list(a.pieces), list(b.pieces)
+    n_left, n_right = size(left), size(right)
+    if n_right * 4 >= budget or _gap(packer.parsed.text, left[-1].end, right[0].start):
+        return
+    while len(left) > 1:
+        k = len(left) - 1
+        moved = [*left[k:], *right]
+        n_moved, n_kept = size(moved), size(left[:k])
+        if n_moved > budget or max(n_moved, n_kept) >= max(n_left, n_right):
+            break
+        left, right, n_left, n_right = left[:k], moved, n_kept, n_moved
+    if len(right) > len(b.pieces):
+        drafts[-2] = dataclasses.replace(a, pieces=left)
+        drafts[-1] = dataclasses.replace(b, pieces=right)
+
+
+def _gap(text: str, end: int, start: int) -> bool:
+    """``_dropped_between`` for two offsets: more than ``_GAP_WORDS`` words of source between them."""
+    if start - end < 8 * _GAP_WORDS:
+        return False
+    return sum(1 for _ in _WORDS.finditer(_TAG.sub(" ", text[end:start]))) > _GAP_WORDS
 
 
 def _sections(parsed: ParsedDocument) -> list[Section]:
