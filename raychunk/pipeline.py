@@ -285,7 +285,6 @@ def locate_labels(ds, cfg: RunConfig, *, scheme: str, labelled: dict):
 def _join_previous(ds, previous: Previous, cfg: RunConfig, dim: int):
     """The chunk stage's rows and the previous output's, grouped by ``doc_id`` on the cluster and
     merged per document (``stages.merge_previous``). Its partitions grow with the previous output."""
-    import ray.data
 
     from raychunk.stages import as_rows, merge_previous, previous_chunk_rows, previous_document_rows
 
@@ -295,7 +294,7 @@ def _join_previous(ds, previous: Previous, cfg: RunConfig, dim: int):
     for table, fn in (("chunks", previous_chunk_rows), ("documents", previous_document_rows)):
         files = previous.files(table)
         if files:
-            parts.append(ray.data.read_parquet(files, filesystem=previous.fs).map_batches(fn, **rows))
+            parts.append(read_parquet(files, filesystem=previous.fs).map_batches(fn, **rows))
     partitions = _partitions(previous)
     return (
         parts[0]
@@ -318,7 +317,6 @@ def diff_chunk_ids(
     the cluster: ``{unchanged, new, removed}`` (as ``compare_chunk_ids`` counts them for the price
     job), and the removed ids written as Parquet to ``removed_to``. The driver receives one count row
     per partition."""
-    import ray.data
 
     from raychunk.stages import diff_chunk_id, diff_counts, removed_ids, staged_chunk_ids
 
@@ -331,7 +329,7 @@ def diff_chunk_ids(
     ):
         if files:
             sides.append(
-                ray.data.read_parquet(files, filesystem=filesystem)
+                read_parquet(files, filesystem=filesystem)
                 .select_columns(["chunk_id"])
                 .map_batches(
                     staged_chunk_ids, fn_kwargs={"previous": is_previous}, batch_format="pyarrow", **batches
@@ -441,6 +439,22 @@ def read_files(files: list, fs, cfg: RunConfig):
     return read_blocks(blocks_of(groups), fs, cfg)
 
 
+def read_parquet(paths, *, filesystem):
+    """``ray.data.read_parquet``, safe from a race in Ray 2.60: its file indexer resolves many paths in
+    threads, each asking whether the filesystem is fsspec's HTTP one by importing
+    ``fsspec.implementations.http``. Without aiohttp that import fails, and a thread that meets
+    another's half-imported module gets an ImportError Ray does not catch (a ModuleNotFoundError it
+    does). Marking the module missing up front makes every thread get the one Ray catches."""
+    import importlib.util
+    import sys
+
+    import ray.data
+
+    if importlib.util.find_spec("aiohttp") is None:
+        sys.modules.setdefault("fsspec.implementations.http", None)
+    return ray.data.read_parquet(paths, filesystem=filesystem)
+
+
 def cpu_task_args(cfg: RunConfig) -> dict:
     """Ray resources of the parse → classify → chunk tasks (and of the reads fused into them)."""
     return {
@@ -533,7 +547,6 @@ def compare_chunk_ids(measured, fs, chunks_path: str, labels: list[str], cfg: Ru
     ``chunks/`` table: both grouped by chunk id on the cluster, counted per block, and only those
     per-setting counts reach the driver. Returns ``{label: {unchanged, new, removed,
     tokens_to_embed}}`` and how many count rows the driver received."""
-    import ray.data
 
     from raychunk.stages import compare_chunk_id, count_comparison, current_chunk_ids, previous_chunk_ids
 
@@ -543,7 +556,7 @@ def compare_chunk_ids(measured, fs, chunks_path: str, labels: list[str], cfg: Ru
         current_chunk_ids, fn_kwargs={"labels": labels}, batch_format="pyarrow", **batches
     )
     previous = (
-        ray.data.read_parquet(chunks_path, filesystem=fs)
+        read_parquet(chunks_path, filesystem=fs)
         .select_columns(["chunk_id"])
         .map_batches(previous_chunk_ids, batch_format="pyarrow", **batches)
     )

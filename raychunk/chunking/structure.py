@@ -115,10 +115,12 @@ def _balance_tail(packer: Packer, first: int, budget: int) -> None:
 
     left, right = list(a.pieces), list(b.pieces)
     n_left, n_right = size(left), size(right)
-    if n_right * 4 >= budget or _gap(packer.parsed.text, left[-1].end, right[0].start):
+    if n_right * 4 >= budget:
         return
     while len(left) > 1:
         k = len(left) - 1
+        if packer.dropped(left[k], right[0]):  # a moved piece must not make its new chunk bridge a gap
+            break
         moved = [*left[k:], *right]
         n_moved, n_kept = size(moved), size(left[:k])
         if n_moved > budget or max(n_moved, n_kept) >= max(n_left, n_right):
@@ -127,13 +129,6 @@ def _balance_tail(packer: Packer, first: int, budget: int) -> None:
     if len(right) > len(b.pieces):
         drafts[-2] = dataclasses.replace(a, pieces=left)
         drafts[-1] = dataclasses.replace(b, pieces=right)
-
-
-def _gap(text: str, end: int, start: int) -> bool:
-    """``_dropped_between`` for two offsets: more than ``_GAP_WORDS`` words of source between them."""
-    if start - end < 8 * _GAP_WORDS:
-        return False
-    return sum(1 for _ in _WORDS.finditer(_TAG.sub(" ", text[end:start]))) > _GAP_WORDS
 
 
 def _sections(parsed: ParsedDocument) -> list[Section]:
