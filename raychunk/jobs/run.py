@@ -98,7 +98,9 @@ def run(cfg: RunConfig) -> dict:
             raise
         stats = _stage_stats(ds)
     document_files = _on_this_node(publish.compact_documents, out_fs, staging, cfg.output_files.compression)
-    docs = publish.documents_summary(out_fs, document_files)
+    # In a task too: Arrow's default allocator (mimalloc) keeps what streaming 200,000 rows touched,
+    # +73 MB at 200,000 documents where the system allocator keeps 18.
+    docs = _on_this_node(publish.documents_summary, out_fs, document_files)
     publish.check_every_input_accounted(docs["rows"], inputs.files)
     results = _on_this_node(publish.shard_results, out_fs, staging.path)  # manifests name every document
     report = run_report(
