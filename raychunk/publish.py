@@ -197,6 +197,9 @@ def _drop_sources(
     if "embedded_rows" in manifest:  # an incremental shard: what its kept rows embedded and upsert
         new["embedded_rows"] = {k: n for k, n in manifest["embedded_rows"].items() if k not in drop}
         new["result"]["embedded"] = sum(new["embedded_rows"].values())
+        if "embedded_tokens" in manifest:
+            new["embedded_tokens"] = {k: n for k, n in manifest["embedded_tokens"].items() if k not in drop}
+            new["result"]["tokens_embedded"] = sum(new["embedded_tokens"].values())
         new["reused"] = [k for k in manifest.get("reused", []) if k not in drop]
         new["result"]["reused_documents"] = len(new["reused"])
         new["result"]["added"] = added.num_rows if added is not None else 0

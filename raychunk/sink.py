@@ -63,6 +63,9 @@ class ShardSink(Datasink):
         chunk_file = doc_file = None
         chunk_bytes = doc_bytes = 0
         embedded_rows = _per_source(chunks, "embedded") if "embedded" in chunks.column_names else None
+        embedded_tokens = (
+            _per_source(chunks, "embedded", tokens=True) if "embedded" in chunks.column_names else None
+        )
         added = (
             chunks.filter(pc.fill_null(chunks.column("changed"), False))
             if "changed" in chunks.column_names
@@ -88,11 +91,17 @@ class ShardSink(Datasink):
         )
         if embedded_rows is not None:  # per source, so that a resume can drop a document's exactly
             manifest["embedded_rows"] = embedded_rows
+            manifest["embedded_tokens"] = embedded_tokens
             copied = docs.filter(pc.is_valid(docs.column("changed")))
             manifest["reused"] = copied.column("source").to_pylist()
             manifest["result"]["reused_documents"] = len(manifest["reused"])
         manifest["result"]["embedded"] = (
             (sum(embedded_rows.values()) if embedded_rows is not None else chunks.num_rows) if self.dim else 0
+        )
+        manifest["result"]["tokens_embedded"] = (
+            (sum(embedded_tokens.values()) if embedded_tokens is not None else manifest["result"]["tokens"])
+            if self.dim
+            else 0
         )
         manifest["result"]["added"] = added.num_rows if added is not None else 0
         with self.filesystem.open_output_stream(f"{self.staging}/_done/{name}.json") as f:
@@ -110,10 +119,15 @@ class ShardSink(Datasink):
         return self.filesystem.get_file_info(path).size
 
 
-def _per_source(table: pa.Table, flag: str) -> dict[str, int]:
-    """How many rows of each source have ``flag`` set."""
+def _per_source(table: pa.Table, flag: str, *, tokens: bool = False) -> dict[str, int]:
+    """How many rows of each source have ``flag`` set (with ``tokens``: their ``n_tokens`` summed)."""
     marked = table.filter(pc.fill_null(table.column(flag), False))
     if not marked.num_rows:
         return {}
+    if tokens:
+        sums = marked.group_by("source").aggregate([("n_tokens", "sum")])
+        return dict(
+            zip(sums.column("source").to_pylist(), sums.column("n_tokens_sum").to_pylist(), strict=True)
+        )
     counts = pc.value_counts(marked.column("source"))
     return dict(zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True))

@@ -120,6 +120,9 @@ def test_the_second_run_embeds_only_the_new_chunks(runs):
     new = [i for i in after.column("chunk_id").to_pylist() if i not in before]
     inc = runs["second"]["incremental"]
     assert inc["vectors_embedded"] == len(new) == inc["chunks"]["new"] > 0
+    new_tokens = pc.sum(after.filter(pc.is_in(after.column("chunk_id"), pa.array(new))).column("n_tokens"))
+    assert runs["second"]["tokens_embedded"] == new_tokens.as_py() < runs["second"]["tokens_chunked"]
+    assert runs["first"]["tokens_embedded"] == runs["first"]["tokens_chunked"]  # a full run embeds all
     assert inc["vectors_reused"] == after.num_rows - len(new) == inc["chunks"]["unchanged"] > len(new)
     assert inc["chunks"]["removed"] == len(before - set(after.column("chunk_id").to_pylist())) > 0
     # Only the edited and the added document were parsed; the renamed one was reused unparsed.

@@ -317,7 +317,8 @@ def run_report(cfg, docs: dict, inputs, results, plan, stats, wall, where, clust
         "duplicates": docs["duplicates"],
         "chunks": chunks,
         "vectors": vectors,
-        "tokens_embedded": tokens if plan else 0,
+        # what this run embedded: an incremental run's reused vectors cost nothing
+        "tokens_embedded": sum(r.get("tokens_embedded", r.get("tokens", 0)) for r in results) if plan else 0,
         "tokens_chunked": tokens,
         "over_embedder_limit": total("over_limit"),
         "storage_bytes": {
