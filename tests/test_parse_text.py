@@ -40,6 +40,23 @@ def test_numbered_steps_are_not_headings():
     assert [b.kind for b in doc.blocks] == ["paragraph"] * 3
 
 
+def test_a_reference_list_is_not_headings_but_numbered_sections_are():
+    """From norwich-city.txt (a Wikipedia article as text): its numbered references were 25 headings,
+    one of them the title in every chunk's header line."""
+    src = (
+        "1.1 Early career\n\nHe signed for Watford.\n\n"
+        "1. Hugman, Barry J., ed. (2005). The PFA Footballers' Who's Who\n\n"
+        "(2005-2006). Queen Anne Press.\n\n"
+        "47. Roberts 2004, pp. 62-63\n\n"
+        "51. Foster 2015, p. 212\n\n"
+        '10. Rowson, Matt (16 September 2014). "Iwan Roberts scored his first\n\n'
+        "2. Thrussell, Andrea (23 April 2005). In focus (https://www.edp24.co.uk)\n"
+    )
+    doc = parse(src)
+    assert [b.text for b in doc.blocks if b.kind == "heading"] == ["1.1 Early career"]
+    assert doc.document.title == "1.1 Early career"
+
+
 def test_bullets_become_list_items():
     doc = parse("Shopping:\n\n- milk\n- bread\n  - rye\n")
     assert [(b.kind, b.text, b.level) for b in doc.blocks] == [

@@ -20,6 +20,9 @@ _BLANK = re.compile(r"\n[ \t\f\v\r]*\n")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
 _UNDERLINE_LEVEL = {"=": 1, "#": 1, "*": 1, "-": 2, "~": 3, "^": 4}
 _NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+([A-Z\u00c0-\u024f].{0,80})$")
+# A numbered line that cites rather than titles: a reference list's entries ("1. Hugman, Barry J.,
+# ed. (2005). The PFA ...", "47. Roberts 2004, pp. 62-63") are no section headings.
+_CITATION = re.compile(r'"|://|\(\d{4}\)|\(\d{1,2} \w+ \d{4}\)|\bpp?\. ?\d|\b(?:ed|eds|et al)\.')
 _BULLET = re.compile(r"^(\s*)(?:[-*•‣◦▪]|\d{1,3}[.)])\s+\S")
 _SPEAKER = re.compile(r"^[A-Z][\w.'()\- ]{0,40}:\s+\S")
 _QUESTION = re.compile(r"^\s*(?:Q|Question)\s*[:.)]\s*\S", re.I)
@@ -87,7 +90,7 @@ def _split_line_runs(text: str, paragraphs: list) -> list:
 
 def _numbered_heading(m: re.Match, text: str, paragraphs: list, idx: int) -> bool:
     title = m.group(2)
-    if title.rstrip()[-1:] in ".,;:" or len(title.split()) > 12:
+    if title.rstrip()[-1:] in ".,;:" or len(title.split()) > 12 or _CITATION.search(title):
         return False
     if "." in m.group(1):
         return True
