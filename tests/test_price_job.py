@@ -92,7 +92,10 @@ def test_price_grid_writes_table_files_and_chart(tmp_path, fresh_ray, capsys):
         assert s["embed_usd"] == pytest.approx(s["tokens"] / 1000 / 3600 * 2)
         assert sum(t["chunks"] for t in s["by_type"].values()) == s["chunks"]
     fixed = {s["setting"]: s for s in report["settings"]}
-    assert fixed["fixed 128 o0.2"]["vectors"] > fixed["fixed 128 o0"]["vectors"]  # overlap costs vectors
+    # Overlap costs tokens; on 12 small samples, whose windows also end where a parser dropped text,
+    # it need not cost a whole extra window.
+    assert fixed["fixed 128 o0.2"]["tokens"] > fixed["fixed 128 o0"]["tokens"]
+    assert fixed["fixed 128 o0.2"]["vectors"] >= fixed["fixed 128 o0"]["vectors"]
     assert fixed["fixed 128 o0.2"]["overlap_share"] > 0 == fixed["fixed 128 o0"]["overlap_share"]
 
     delta = report["settings"][0]["delta"]
