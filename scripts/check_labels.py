@@ -8,14 +8,13 @@ Each document is parsed once with raychunk's own parser (``raychunk.parse.parse_
 parse options the jobs use), and each quote is reported as one of:
 
 - ``exact``: a substring of the parsed text;
-- ``whitespace``: found once whitespace runs are treated as equal (what ``locate_quote`` does today);
-- ``tolerant``: only in the text as a viewer shows it (markup, table cell separators, soft hyphens,
-  page breaks removed: the blocks' visible text, or PyMuPDF's ``page.get_text()`` for a PDF), so a
-  locator that tolerates extraction changes must find it;
-- ``missing``: in neither, a label error.
+- ``whitespace``: found once whitespace runs are treated as equal;
+- ``tolerant``: found only by the word passes of ``raychunk.evaluation.locate.find_quote`` (markup,
+  table cell separators, hyphenation, running headers), as ``raychunk eval`` locates it;
+- ``missing``: not found, a label error.
 
-A quote found more than once (after whitespace normalisation) is flagged ``ambiguous``: the locator
-takes the first occurrence, which must be the intended passage.
+A quote found more than once is flagged ``ambiguous``: the locator takes the first occurrence, which
+must be the intended passage.
 
 Exit status 1 on a missing quote, a source that names no file or several, or a tag target not met.
 """
@@ -24,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -41,11 +39,6 @@ TARGETS = {"heading": 0.40, "table": 0.20, "list": 0.15}
 MIN_QUESTIONS, MIN_DOCUMENTS = 150, 15
 MIN_WEAK_QUESTIONS, MIN_WEAK_DOCUMENTS = 30, 3
 
-_SPACES = re.compile(r"\s+")
-_MARKUP = re.compile(r"[*_`|#>\\]+")  # markdown emphasis, code, pipes, headings, quotes, escapes
-_TAGS = re.compile(r"<[^>]+>")
-_HYPHEN_BREAK = re.compile(r"(\w)-\s*\n\s*(\w)")
-
 
 @dataclass(frozen=True, slots=True)
 class QuoteCheck:
@@ -53,22 +46,7 @@ class QuoteCheck:
     source: str
     quote: str
     status: str  # exact | whitespace | tolerant | missing
-    occurrences: int  # after whitespace normalisation (0 when only found tolerantly)
-
-
-def squash(s: str) -> str:
-    return _SPACES.sub(" ", s).strip()
-
-
-def loose(s: str) -> str:
-    """The text a viewer shows, reduced for comparison: tags and markdown markup dropped, words
-    broken by a hyphen at a line end joined, whitespace collapsed."""
-    import html
-
-    s = _HYPHEN_BREAK.sub(r"\1\2", s)
-    s = html.unescape(_TAGS.sub(" ", s))
-    s = _MARKUP.sub(" ", s)
-    return squash(s.replace("\u00ad", ""))
+    occurrences: int  # as the locator counts them (0 when missing)
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -94,27 +72,15 @@ def match(source: str, files: list[str]) -> list[str]:
     return [f for f in files if f == source or f.endswith("/" + source)]
 
 
-def viewer_texts(path: Path, parsed) -> list[str]:
-    """The document as a viewer shows it: the parsed text, the blocks' visible text, and for a PDF
-    PyMuPDF's own page text."""
-    texts = [parsed.text, "\n".join(b.text for b in parsed.blocks)]
-    if path.suffix.lower() == ".pdf":
-        import pymupdf
-
-        with pymupdf.open(path) as doc:
-            texts.append("\n".join(page.get_text() for page in doc))
-    return texts
-
-
 def check(queries: Path, corpus: Path) -> tuple[list[QuoteCheck], list[str], list[dict]]:
     """Every quote's status, the label errors found, and the rows as read."""
-    from raychunk.evaluation.labels import locate_quote
+    from raychunk.evaluation.locate import TextWords, find_quote
     from raychunk.parse import parse_path
 
     rows = read_rows(queries)
     files = corpus_files(corpus)
     errors: list[str] = []
-    parsed: dict[str, tuple[str, list[str]]] = {}
+    parsed: dict[str, tuple[str, TextWords]] = {}
     out: list[QuoteCheck] = []
     for row in rows:
         qid, source = row.get("id", f"line {row['_line']}"), row["source"]
@@ -127,21 +93,17 @@ def check(queries: Path, corpus: Path) -> tuple[list[QuoteCheck], list[str], lis
             doc = parse_path(corpus / rel)
             if doc.document.status != "ok":
                 errors.append(f"{qid}: {rel} did not parse ({doc.document.status}: {doc.document.reason})")
-            parsed[rel] = (doc.text, [loose(t) for t in viewer_texts(corpus / rel, doc)])
-        text, views = parsed[rel]
-        norm = squash(text)
+            parsed[rel] = (doc.text, TextWords(doc.text))
+        text, words = parsed[rel]
         for p in row["passages"]:
             quote = p["quote"]
-            count = norm.count(squash(quote))
-            if quote in text:
-                status = "exact"
-            elif locate_quote(text, quote) is not None:
-                status = "whitespace"
-            elif any(loose(quote) in v for v in views):
-                status = "tolerant"
-            else:
-                status = "missing"
+            m = find_quote(text, quote, words)
+            if m is None:
+                status, count = "missing", 0
                 errors.append(f"{qid}: quote not in {rel}: {quote[:90]!r}")
+            else:
+                status = m.how if m.how in ("exact", "whitespace") else "tolerant"
+                count = m.occurrences
             out.append(QuoteCheck(qid, rel, quote, status, count))
     return out, errors, rows
 
