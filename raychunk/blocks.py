@@ -21,7 +21,14 @@ from ray.data.datasource import Datasource, ReadTask
 from raychunk.io import InputFile
 from raychunk.parse.detect import format_from_name
 
-__all__ = ["InputBlocks", "InputDigests", "digest_runs", "estimated_seconds", "plan_blocks"]
+__all__ = [
+    "InputBlocks",
+    "InputDigests",
+    "digest_runs",
+    "duplicate_check",
+    "estimated_seconds",
+    "plan_blocks",
+]
 
 # Seconds of parse + classify + chunk per MB on one core, measured per format over ../shared/corpus;
 # only their ratios matter here.
@@ -155,6 +162,19 @@ def digest_runs(files: list[InputFile], *, cpus: float) -> list[list[InputFile]]
     if start < len(files):
         runs.append(files[start:])
     return runs
+
+
+def duplicate_check(
+    files: list[InputFile], fs: pafs.FileSystem, scheme: str, *, cpus: float
+) -> tuple[dict[str, str] | None, list[list[InputFile]]]:
+    """Byte-identical files among ``files``: only those whose listed sizes collide can be. Few are
+    hashed here (``{duplicate: kept}``, no runs); else the runs to hash in Ray tasks (None, runs)."""
+    from raychunk.dedupe import fits_driver, hash_in_driver, size_candidates
+
+    candidates = size_candidates(files)
+    if fits_driver(candidates):
+        return hash_in_driver(candidates, fs, scheme), []
+    return None, digest_runs(candidates, cpus=cpus)
 
 
 def _digest_block(ref, fs: pafs.FileSystem) -> Iterator[pa.Table]:

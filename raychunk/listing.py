@@ -60,7 +60,8 @@ def block_table(files) -> pa.Table:
 
 
 def blocks_of(groups: list[list[InputFile]]) -> list[Block]:
-    """Blocks for groups planned in the driver (the eval job's, tests'): put from here."""
+    """Blocks for planned groups, put into the object store by the caller (the planner, or the
+    driver for the eval job's and tests' own listings), which owns them."""
     import ray
 
     return [Block(ray.put(block_table(g)), len(g), sum(f.size for f in g)) for g in groups]
@@ -88,11 +89,8 @@ class _Planner:
         }
 
     def plan(self, *, cpus: float, max_files: int, sample: float, resume) -> dict:
-        import ray
-
         from raychunk import publish
-        from raychunk.blocks import digest_runs, plan_blocks
-        from raychunk.dedupe import fits_driver, hash_in_driver, size_candidates
+        from raychunk.blocks import duplicate_check, plan_blocks
         from raychunk.pricing import in_sample
 
         fs, scheme, files = self._listing
@@ -102,26 +100,15 @@ class _Planner:
         pool = [f for f in files if f.refused is None and in_sample(scheme + f.path, sample)]
         todo = [f for f in pool if scheme + f.path not in done]
         del files
-        blocks = [
-            Block(ray.put(block_table(g)), len(g), sum(f.size for f in g))
-            for g in plan_blocks(todo, cpus=cpus, max_files=max_files)
-        ]
-        candidates = size_candidates(pool) if todo else []
-        duplicates, runs = None, []
-        if fits_driver(candidates):
-            duplicates = hash_in_driver(candidates, fs, scheme)
-        else:
-            runs = [
-                Block(ray.put(block_table(run)), len(run), sum(f.size for f in run))
-                for run in digest_runs(candidates, cpus=cpus)
-            ]
+        blocks = blocks_of(plan_blocks(todo, cpus=cpus, max_files=max_files))
+        duplicates, runs = duplicate_check(pool, fs, scheme, cpus=cpus) if todo else ({}, [])
         return {
             "refused": refused,
             "todo_files": len(todo),
             "todo_bytes": sum(f.size for f in todo),
             "done": len(done),
             "blocks": tuple(blocks),
-            "digest_runs": tuple(runs),
+            "digest_runs": tuple(blocks_of(runs)),
             "duplicates": duplicates,
         }
 

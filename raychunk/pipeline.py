@@ -469,16 +469,12 @@ def find_duplicates(files: list, fs, scheme: str, cfg: RunConfig) -> dict[str, s
     whose listed sizes collide are read: here when they are few, else by ``hash_duplicates``."""
     import ray
 
-    from raychunk.blocks import digest_runs
-    from raychunk.dedupe import fits_driver, hash_in_driver, size_candidates
+    from raychunk.blocks import duplicate_check
     from raychunk.listing import blocks_of
 
-    candidates = size_candidates(files)
-    if not candidates:
-        return {}
-    if fits_driver(candidates):
-        return hash_in_driver(candidates, fs, scheme)
-    runs = digest_runs(candidates, cpus=ray.cluster_resources().get("CPU", 1))
+    duplicates, runs = duplicate_check(files, fs, scheme, cpus=ray.cluster_resources().get("CPU", 1))
+    if duplicates is not None:
+        return duplicates
     return hash_duplicates(blocks_of(runs), fs, scheme, cfg)
 
 
