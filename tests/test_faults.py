@@ -8,9 +8,6 @@ embed actor that dies mid-batch; a driver SIGKILLed mid-run and resumed.
 import json
 import os
 import shutil
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from raychunk.config import build_run_config, load_config
+from tests.drivers import kill_run_after_shards
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 ROOT = SAMPLES.parent
@@ -132,23 +130,9 @@ def test_a_killed_driver_resumes_to_the_same_rows(tmp_path, fresh_ray):
     out = tmp_path / "out"
     flags = ["--no-embed", "--set", "output_files.rows_per_shard=1", "--set", "resources.files_per_block=1"]
     env = dict(os.environ, RAYCHUNK_TEST_FAULTS="slow:/", RAY_ADDRESS="")  # every document takes 2 s
-    driver = subprocess.Popen(
-        [sys.executable, "-m", "raychunk", "run", "--input", str(src), "--output", str(out), *flags],
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    kill_run_after_shards(
+        ["--input", str(src), "--output", str(out), *flags], out, shards=3, seconds=120, env=env
     )
-    try:
-        deadline = time.monotonic() + 120
-        while len(list(out.glob("_staging/*/_done/*.json"))) < 3:
-            assert driver.poll() is None, "the run ended before it could be killed"
-            assert time.monotonic() < deadline, "no shard was written in 2 minutes"
-            time.sleep(0.2)
-    finally:
-        os.killpg(driver.pid, signal.SIGKILL)  # the driver and the local Ray it started
-        driver.wait()
     staged = len(list(out.glob("_staging/*/_done/*.json")))
     assert not (out / "report.json").exists()
 

@@ -10,10 +10,6 @@ import dataclasses
 import json
 import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +22,7 @@ import yaml
 
 from raychunk.config import ConfigError, build_run_config, load_config
 from raychunk.incremental import DocIndex, changed_fields, check_reuse, doc_key
+from tests.drivers import kill_run_after_shards
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -221,33 +218,8 @@ def test_an_interrupted_incremental_run_resumes_to_the_same_rows(runs):
     flags += ["--set", "output_files.rows_per_shard=1", "--batch-size", "1"]
     # Every embed batch (4 rows at --batch-size 1) takes 2 s, so the run is killed with part of it written.
     env = dict(os.environ, RAYCHUNK_TEST_FAULTS="slow:embed", RAY_ADDRESS="")
-    driver = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "raychunk",
-            "run",
-            "--input",
-            str(runs["inputs"]),
-            "--output",
-            str(out),
-            *flags,
-        ],
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 240
-        while len(list(out.glob("_staging/*/_done/*.json"))) < 2:
-            assert driver.poll() is None, "the run ended before it could be killed"
-            assert time.monotonic() < deadline, "no shard was written in 4 minutes"
-            time.sleep(0.2)
-    finally:
-        os.killpg(driver.pid, signal.SIGKILL)  # the driver and the local Ray it started
-        driver.wait()
+    args = ["--input", str(runs["inputs"]), "--output", str(out), *flags]
+    kill_run_after_shards(args, out, shards=2, seconds=240, env=env)
     assert not (out / "report.json").exists()
 
     cfg = config(runs["inputs"], out, **runs["opts"], **{"embedder.batch_size": 1})

@@ -1,0 +1,32 @@
+"""A `raychunk run` driver killed mid-run, for the resume tests."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def kill_run_after_shards(args: list[str], out: Path, *, shards: int, seconds: float, env: dict) -> None:
+    """Start ``raychunk run ARGS`` in a process group of its own and SIGKILL the group (the driver
+    and the local Ray it started) once ``shards`` shard manifests are staged under ``out``."""
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "raychunk", "run", *args],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + seconds
+        while len(list(out.glob("_staging/*/_done/*.json"))) < shards:
+            assert driver.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, f"no shard was written in {seconds:g} s"
+            time.sleep(0.2)
+    finally:
+        os.killpg(driver.pid, signal.SIGKILL)
+        driver.wait()
