@@ -187,6 +187,7 @@ def build(
     retrieval: Retrieval | None = None,
     previous: Previous | None = None,
     unchanged: DocIndex | None = None,
+    known: DocIndex | None = None,
 ):
     """The whole job on one screen: read → parse → classify → chunk (→ join the previous output) →
     embed (→ retrieve).
@@ -196,10 +197,11 @@ def build(
     ``retrieval`` each embedded block becomes its questions' top k and its small sums
     (``evaluation.partials``), so no text or vector reaches the driver.
     ``duplicates`` (from ``find_duplicates``) become ``duplicate`` documents, not parsed.
-    With ``previous`` (an incremental run, ``plan`` required) the files in ``unchanged`` are not
-    parsed, and every row is grouped with the previous output's rows of its ``doc_id`` on the
-    cluster (``merge_previous``): unchanged documents take their old rows, chunks whose ids the old
-    output holds take their old vectors, and the embedder embeds only the rest."""
+    With ``previous`` (an incremental run, ``plan`` and ``known`` required: the previous output's
+    documents) the files in ``unchanged`` are not parsed, and every row is grouped on the cluster
+    with the previous output's rows of its bytes (``doc_id``) or, when its bytes are new, of its
+    source (``merge_previous``): unchanged documents take their old rows, chunks whose id or text
+    the old output holds there take their old vectors, and the embedder embeds only the rest."""
     from ray.data import ActorPoolStrategy
 
     from raychunk.embed import EmbedChunks
@@ -229,7 +231,7 @@ def build(
         **cpu_task_args(cfg),
     )
     if previous is not None:
-        ds = _join_previous(ds, previous, cfg, plan.dim)
+        ds = _join_previous(ds, previous, known, cfg, plan.dim)
     if plan is not None:
         ds = ds.map_batches(
             EmbedChunks,
@@ -282,15 +284,17 @@ def locate_labels(ds, cfg: RunConfig, *, scheme: str, labelled: dict):
     )
 
 
-def _join_previous(ds, previous: Previous, cfg: RunConfig, dim: int):
-    """The chunk stage's rows and the previous output's, grouped by ``doc_id`` on the cluster and
-    merged per document (``stages.merge_previous``). Its partitions grow with the previous output."""
+def _join_previous(ds, previous: Previous, known: DocIndex, cfg: RunConfig, dim: int):
+    """The chunk stage's rows and the previous output's, grouped on the cluster and merged per group
+    (``stages.merge_previous``): the previous rows of a doc_id meet the new rows of the same bytes
+    (``known``: the previous output's documents), and its chunks' texts and vectors meet the new rows
+    of their source. Its partitions grow with the previous output."""
 
-    from raychunk.stages import as_rows, merge_previous, previous_chunk_rows, previous_document_rows
+    from raychunk.stages import merge_previous, new_rows, previous_chunk_rows, previous_document_rows
 
     cpus = cfg.resources.cpus_per_task
     rows = {"fn_kwargs": {"dim": dim}, "batch_size": None, "batch_format": "pyarrow", "num_cpus": cpus}
-    parts = [ds.map_batches(as_rows, **rows)]
+    parts = [ds.map_batches(new_rows, **{**rows, "fn_kwargs": {"dim": dim, "known": known}})]
     for table, fn in (("chunks", previous_chunk_rows), ("documents", previous_document_rows)):
         files = previous.files(table)
         if files:
@@ -299,7 +303,7 @@ def _join_previous(ds, previous: Previous, cfg: RunConfig, dim: int):
     return (
         parts[0]
         .union(*parts[1:])
-        .groupby("doc_id", num_partitions=partitions)
+        .groupby("group", num_partitions=partitions)
         .map_groups(merge_previous, batch_format="pyarrow", num_cpus=cpus)
     )
 

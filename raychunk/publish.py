@@ -200,6 +200,11 @@ def _drop_sources(
         if "embedded_tokens" in manifest:
             new["embedded_tokens"] = {k: n for k, n in manifest["embedded_tokens"].items() if k not in drop}
             new["result"]["tokens_embedded"] = sum(new["embedded_tokens"].values())
+        if "reused_by_text_rows" in manifest:
+            new["reused_by_text_rows"] = {
+                k: n for k, n in manifest["reused_by_text_rows"].items() if k not in drop
+            }
+            new["result"]["reused_by_text"] = sum(new["reused_by_text_rows"].values())
         new["reused"] = [k for k in manifest.get("reused", []) if k not in drop]
         new["result"]["reused_documents"] = len(new["reused"])
         new["result"]["added"] = added.num_rows if added is not None else 0

@@ -65,6 +65,12 @@ def render_run_text(r: dict) -> str:
     return "\n".join(lines)
 
 
+def _reused_how(inc: dict) -> str:
+    if "vectors_reused_by_text" not in inc:  # a report written before reuse by text
+        return ""
+    return f" ({inc['vectors_reused_by_id']:,} by chunk id, {inc['vectors_reused_by_text']:,} by text)"
+
+
 def _incremental_lines(r: dict) -> list[str]:
     inc = r.get("incremental")
     if not inc:
@@ -74,7 +80,8 @@ def _incremental_lines(r: dict) -> list[str]:
         f"  previous   {inc['previous']}: {inc['documents_reused']} documents reused unparsed"
         + ("" if inc["documents_skip"] else " (chunk settings changed: every document chunked again)"),
         f"  chunk ids  {c['unchanged']:,} unchanged, {c['new']:,} new, {c['removed']:,} removed",
-        f"  vectors    {inc['vectors_embedded']:,} embedded, {inc['vectors_reused']:,} reused",
+        f"  vectors    {inc['vectors_embedded']:,} embedded, {inc['vectors_reused']:,} reused"
+        + _reused_how(inc),
         f"  delta      {d['added']:,} rows to upsert (delta/added), {d['removed']:,} ids to delete (delta/removed)",
     ]
 
@@ -136,7 +143,8 @@ def render_run_markdown(r: dict) -> str:
             "|---|---|",
             f"| documents reused, not parsed | {inc['documents_reused']} |",
             f"| chunk ids unchanged / new / removed | {c['unchanged']:,} / {c['new']:,} / {c['removed']:,} |",
-            f"| vectors embedded / reused | {inc['vectors_embedded']:,} / {inc['vectors_reused']:,} |",
+            f"| vectors embedded / reused | {inc['vectors_embedded']:,} / {inc['vectors_reused']:,}"
+            f"{_reused_how(inc)} |",
             f"| delta: rows to upsert / ids to delete | {d['added']:,} / {d['removed']:,} |",
         ]
     if r["stages"]:

@@ -51,10 +51,20 @@ def chunk_schema(dim: int | None) -> pa.Schema:
 def row_schema(dim: int) -> pa.Schema:
     """The rows between the chunk stage and the writer in an incremental run: every field nullable,
     ``row_type`` and ``document`` (a documents row as JSON) first, the chunk fields, ``embedding``
-    (null until reused or embedded) and ``changed`` (the row goes into ``delta/added``)."""
+    (null until reused or embedded), ``changed`` (the row goes into ``delta/added``), ``group``
+    (the shuffle key: ``id:`` and a doc_id, or ``src:`` and a source), ``text_sha256`` (of a
+    previous chunk's text) and ``reused`` (``id`` or ``text``: how a chunk got its old vector)."""
     fields = [pa.field("row_type", pa.string()), pa.field("document", pa.large_string())]
     fields += [f.with_nullable(True) for f in chunk_schema(dim)]
-    return pa.schema([*fields, pa.field("changed", pa.bool_())])
+    return pa.schema(
+        [
+            *fields,
+            pa.field("changed", pa.bool_()),
+            pa.field("group", pa.string()),
+            pa.field("text_sha256", pa.binary(32)),
+            pa.field("reused", pa.string()),
+        ]
+    )
 
 
 DOCUMENT_SCHEMA = pa.schema(

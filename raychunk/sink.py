@@ -66,6 +66,11 @@ class ShardSink(Datasink):
         embedded_tokens = (
             _per_source(chunks, "embedded", tokens=True) if "embedded" in chunks.column_names else None
         )
+        by_text = (
+            _per_source(chunks.append_column("by_text", pc.equal(chunks.column("reused"), "text")), "by_text")
+            if "reused" in chunks.column_names
+            else None
+        )
         added = (
             chunks.filter(pc.fill_null(chunks.column("changed"), False))
             if "changed" in chunks.column_names
@@ -92,6 +97,8 @@ class ShardSink(Datasink):
         if embedded_rows is not None:  # per source, so that a resume can drop a document's exactly
             manifest["embedded_rows"] = embedded_rows
             manifest["embedded_tokens"] = embedded_tokens
+            manifest["reused_by_text_rows"] = by_text or {}
+            manifest["result"]["reused_by_text"] = sum((by_text or {}).values())
             copied = docs.filter(pc.is_valid(docs.column("changed")))
             manifest["reused"] = copied.column("source").to_pylist()
             manifest["result"]["reused_documents"] = len(manifest["reused"])

@@ -38,6 +38,7 @@ __all__ = [
     "isolated",
     "measure_settings",
     "merge_previous",
+    "new_rows",
     "parse_file",
     "previous_chunk_ids",
     "previous_chunk_rows",
@@ -45,6 +46,7 @@ __all__ = [
     "price_partial",
     "removed_ids",
     "staged_chunk_ids",
+    "text_sha256",
 ]
 
 log = logging.getLogger(__name__)
@@ -322,7 +324,14 @@ def chunk_settings(
     return out
 
 
-# -- incremental runs: the previous output's rows joined with the new ones by doc_id ----------------
+# -- incremental runs: the previous output's rows joined with the new ones ---------------------------
+#
+# Each row travels under one ``group`` key. The previous output's documents and chunks go under
+# ``id:`` + their doc_id, and each previous chunk once more, as a short ``previous_text`` row (its
+# id, source, text hash and vector), under ``src:`` + its source. A new row goes under ``id:`` when
+# its bytes are a document of the previous output (a ``reuse`` row; or, under --force-reuse, a
+# document chunked again), else under ``src:``: a file whose bytes changed meets the vectors of what
+# its path held before.
 
 
 def as_rows(batch, *, dim: int):
@@ -340,17 +349,64 @@ def as_rows(batch, *, dim: int):
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def previous_chunk_rows(batch, *, dim: int):
-    """The previous output's ``chunks/`` rows → ``row_schema`` rows of type ``previous_chunk``."""
+def new_rows(batch, *, dim: int, known: DocIndex):
+    """The chunk stage's rows → ``row_schema`` rows keyed for the join: ``id:`` + doc_id for a
+    ``reuse`` row and for a document whose bytes and format ``known`` (the previous output's ``ok``
+    documents) holds, ``src:`` + source for the rest."""
     import pyarrow as pa
 
     rows = as_rows(batch, dim=dim)
-    return rows.set_column(0, "row_type", pa.array(["previous_chunk"] * rows.num_rows, pa.string()))
+    keys = []
+    seen: dict[tuple, str] = {}
+    for kind, doc_id, source in zip(
+        rows.column("row_type").to_pylist(),
+        rows.column("doc_id").to_pylist(),
+        rows.column("source").to_pylist(),
+        strict=True,
+    ):
+        if (doc_id, source) not in seen:
+            fmt = format_from_name(source or "") or "unknown"
+            by_id = doc_id is not None and (kind == "reuse" or doc_key(doc_id, fmt) in known)
+            seen[doc_id, source] = f"id:{doc_id}" if by_id else f"src:{source}"
+        keys.append(seen[doc_id, source])
+    return rows.set_column(rows.schema.get_field_index("group"), "group", pa.array(keys, pa.string()))
+
+
+def text_sha256(texts) -> list[bytes | None]:
+    """SHA-256 of each text's UTF-8 bytes (what decides that a new chunk's text is an old one's)."""
+    import hashlib
+
+    return [None if t is None else hashlib.sha256(t.encode()).digest() for t in texts]
+
+
+def previous_chunk_rows(batch, *, dim: int):
+    """The previous output's ``chunks/`` rows → ``row_schema`` rows: each whole, as ``previous_chunk``
+    under its doc_id, and again as ``previous_text`` (id, source, text hash, vector) under its source."""
+    import pyarrow as pa
+
+    rows = as_rows(batch, dim=dim)
+    n = rows.num_rows
+    digests = pa.array(text_sha256(rows.column("text").to_pylist()), pa.binary(32))
+    ids, sources = rows.column("doc_id"), rows.column("source")
+    whole = rows.set_column(0, "row_type", pa.array(["previous_chunk"] * n, pa.string()))
+    whole = whole.set_column(
+        whole.schema.get_field_index("group"), "group", pa.array([f"id:{d}" for d in ids.to_pylist()])
+    )
+    whole = whole.set_column(whole.schema.get_field_index("text_sha256"), "text_sha256", digests)
+    short = {
+        "row_type": pa.array(["previous_text"] * n, pa.string()),
+        "chunk_id": rows.column("chunk_id"),
+        "source": sources,
+        "embedding": rows.column("embedding"),
+        "group": pa.array([f"src:{s}" for s in sources.to_pylist()], pa.string()),
+        "text_sha256": digests,
+    }
+    return pa.concat_tables([whole, as_rows(pa.table(short), dim=dim)])
 
 
 def previous_document_rows(batch, *, dim: int):
-    """The previous output's ``documents/`` rows → ``row_schema`` rows of type ``previous_document``,
-    the whole documents row as JSON in ``document``."""
+    """The previous output's ``documents/`` rows → ``row_schema`` rows of type ``previous_document``
+    under their doc_id, the whole documents row as JSON in ``document``."""
     import pyarrow as pa
 
     docs = batch.to_pylist()
@@ -360,20 +416,23 @@ def previous_document_rows(batch, *, dim: int):
             "document": pa.array([json.dumps(d, ensure_ascii=False) for d in docs], pa.large_string()),
             "doc_id": pa.array([d["doc_id"] for d in docs], pa.string()),
             "source": pa.array([d["source"] for d in docs], pa.string()),
+            "group": pa.array([f"id:{d['doc_id']}" for d in docs], pa.string()),
         }
     )
     return as_rows(table, dim=dim)
 
 
 def merge_previous(group):
-    """All rows of one ``doc_id``, new and previous (``row_schema``) → the rows to write.
+    """All rows of one ``group`` key, new and previous (``row_schema``) → the rows to write.
 
     A ``reuse`` row (the document's bytes are unchanged) becomes the previous output's documents and
-    chunk rows under its new source; rows the chunk stage made keep their own, and a chunk whose id
-    the previous output holds takes its vector from there. Previous rows of documents no longer in
-    the input are dropped. ``changed`` marks what a vector store must upsert: a chunk id the previous
-    output lacks, or a chunk whose source or text differs; on a documents row, false marks one
-    copied from the previous output (null: parsed in this run)."""
+    chunk rows under its new source. Rows the chunk stage made keep their own, and a chunk takes the
+    vector of a previous chunk of the group with the same id and text (``reused`` = ``id``), else of
+    one with the same text (``text``: the same source, or the same bytes chunked again), else waits
+    for the embedder. Previous rows no new row asked for are dropped. ``changed`` marks what a
+    vector store must upsert: a chunk id the previous output lacks, or a chunk whose source or text
+    differs; on a documents row, false marks one copied from the previous output (null: parsed in
+    this run)."""
     import pyarrow as pa
 
     kind = group.column("row_type").to_pylist()
@@ -381,8 +440,7 @@ def merge_previous(group):
     previous = at.get("previous_chunk", [])
     ids = group.column("chunk_id").to_pylist()
     sources = group.column("source").to_pylist()
-    texts = group.column("text").to_pylist()
-    by_id = {ids[i]: i for i in previous}
+    digests = group.column("text_sha256").to_pylist()
     parts = []
     for r in at.get("reuse", []):
         ok = [
@@ -412,23 +470,40 @@ def merge_previous(group):
         rows = rows.set_column(
             rows.schema.get_field_index("changed"), "changed", pa.array([False, *moved], pa.bool_())
         )
+        rows = rows.set_column(
+            rows.schema.get_field_index("reused"),
+            "reused",
+            pa.array([None] + ["id"] * len(previous), pa.string()),
+        )
         parts.append(rows)
     new = sorted(at.get("document", []) + at.get("chunk", []))
     if new:
+        old = previous + at.get("previous_text", [])
+        by_id = {ids[j]: j for j in old}
+        by_text: dict[bytes, int] = {}
+        for j in old:
+            by_text.setdefault(digests[j], j)
+        mine = text_sha256(group.column("text").take(pa.array(new, pa.int64())).to_pylist())
+        match, how, changed = [], [], []
+        for i, digest in zip(new, mine, strict=True):
+            j = by_id.get(ids[i])
+            if kind[i] != "chunk":
+                j, reused, upsert = None, None, None
+            elif j is not None and digests[j] == digest:
+                reused, upsert = "id", sources[j] != sources[i]
+            else:
+                j = by_text.get(digest)
+                reused, upsert = (None if j is None else "text"), True
+            match.append(j)
+            how.append(reused)
+            changed.append(upsert)
         rows = group.take(pa.array(new, pa.int64()))
-        match = [by_id.get(ids[i]) if kind[i] == "chunk" else None for i in new]
-        same = [j is not None and texts[j] == texts[i] for i, j in zip(new, match)]
-        reused = group.column("embedding").take(
-            pa.array([j if s else None for j, s in zip(match, same)], pa.int64())
-        )
-        changed = [
-            None if kind[i] != "chunk" else not (s and sources[j] == sources[i])
-            for i, j, s in zip(new, match, same)
-        ]
+        reused = group.column("embedding").take(pa.array(match, pa.int64()))
         rows = rows.set_column(rows.schema.get_field_index("embedding"), "embedding", reused)
         rows = rows.set_column(
             rows.schema.get_field_index("changed"), "changed", pa.array(changed, pa.bool_())
         )
+        rows = rows.set_column(rows.schema.get_field_index("reused"), "reused", pa.array(how, pa.string()))
         parts.append(rows)
     return pa.concat_tables(parts) if parts else group.slice(0, 0)
 

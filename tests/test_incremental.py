@@ -1,9 +1,11 @@
 """Incremental runs (``raychunk run --previous``) end to end on a real local Ray, read back with pyarrow.
 
-One corpus (a copy of the text files of samples/) is run in full; then one section of one document is edited, a file is
-added, one deleted and one renamed. The incremental run over that must embed only the chunks whose
-ids are new, equal a full rebuild of the changed corpus, give a delta that turns the first output's
-table into the second's, count what ``raychunk price --previous`` counts, and resume to the same rows.
+One corpus (a copy of the text files of samples/) is run in full; then, in place, one section of one
+document is edited, a file is added, one deleted and one renamed. The incremental run over that must
+embed only the chunks whose texts are new to their source, equal a full rebuild of the changed
+corpus, give a delta that turns the first output's table into the second's, count what
+``raychunk price --previous`` counts, and resume to the same rows. A run with one type's
+max_tokens changed is refused without --force-reuse, and with it equals a full rebuild.
 """
 
 import dataclasses
@@ -29,6 +31,7 @@ SAMPLES = ROOT / "samples"
 OFFICE = ("*.pdf", "*.docx", "*.pptx")  # their parsers' imports would only slow every run down
 # Every type chunked with one setting, so that a price grid row can equal the run's setting too.
 ONE_SETTING = {"strategy": "structure", "max_tokens": 200, "overlap": 0}
+RESIZED = "manual"  # the edited document's type; its max_tokens changes for the --force-reuse run
 
 
 def config(inputs, out, **overrides):
@@ -78,24 +81,34 @@ def runs(tmp_path_factory):
     from raychunk.pricing import Setting, grid
 
     tmp = tmp_path_factory.mktemp("incremental")
-    doc_types = tmp / "doc_types.yaml"
+    doc_types, resized = tmp / "doc_types.yaml", tmp / "resized.yaml"
     shipped = yaml.safe_load((ROOT / "configs" / "doc_types.yaml").read_text())
     shipped["types"] = {name: dict(ONE_SETTING) for name in shipped["types"]}
     doc_types.write_text(yaml.safe_dump(shipped))
-    first_in, second_in = tmp / "v1", tmp / "v2"
-    shutil.copytree(SAMPLES, first_in, ignore=shutil.ignore_patterns(*OFFICE))
-    shutil.copytree(SAMPLES, second_in, ignore=shutil.ignore_patterns(*OFFICE))
-    what = change(second_in)
+    shipped["types"][RESIZED] = {**ONE_SETTING, "max_tokens": 120}
+    resized.write_text(yaml.safe_dump(shipped))
+    inputs = tmp / "corpus"  # changed in place after the first run: sources keep their paths
+    shutil.copytree(SAMPLES, inputs, ignore=shutil.ignore_patterns(*OFFICE))
     opts = {"chunk.doc_types": str(doc_types)}
     if ray.is_initialized():
         ray.shutdown()
     from raychunk.jobs.run import run
 
-    first = run(config(first_in, tmp / "first", **opts))
-    second = run(config(second_in, tmp / "second", **opts, **{"incremental.previous": str(tmp / "first")}))
-    full = run(config(second_in, tmp / "full", **opts))
+    first = run(config(inputs, tmp / "first", **opts))
+    what = change(inputs)
+    second = run(config(inputs, tmp / "second", **opts, **{"incremental.previous": str(tmp / "first")}))
+    full = run(config(inputs, tmp / "full", **opts))
     settings = [Setting("per-type profile"), *grid([200, 128], [0], ["structure"])]
-    priced = measure_corpus(config(second_in, tmp / "price", **opts), settings, previous=str(tmp / "first"))
+    priced = measure_corpus(config(inputs, tmp / "price", **opts), settings, previous=str(tmp / "first"))
+    # The changed corpus again, with one type's max_tokens changed since the first run.
+    other = {"chunk.doc_types": str(resized), "incremental.previous": str(tmp / "first")}
+    try:
+        run(config(inputs, tmp / "refused", **other))
+        refused = None
+    except ConfigError as e:
+        refused = str(e)
+    forced = run(config(inputs, tmp / "forced", **other, **{"incremental.force_reuse": True}))
+    forced_full = run(config(inputs, tmp / "forced-full", **{"chunk.doc_types": str(resized)}))
     ray.shutdown()
     yield {
         "tmp": tmp,
@@ -105,34 +118,73 @@ def runs(tmp_path_factory):
         "second": second,
         "full": full,
         "priced": priced.delta,
-        "inputs": second_in,
+        "inputs": inputs,
+        "refused": refused,
+        "forced": forced,
+        "forced_full": forced_full,
     }
 
 
+def old_texts(before: pa.Table, after: pa.Table) -> np.ndarray:
+    """Which of ``after``'s chunks have a text that a chunk of ``before`` had at the same source or
+    in the same bytes (doc_id): those whose vectors an incremental run reuses."""
+    seen = set(zip(before.column("source").to_pylist(), before.column("text").to_pylist()))
+    seen |= set(zip(before.column("doc_id").to_pylist(), before.column("text").to_pylist()))
+    text = after.column("text").to_pylist()
+    return np.array(
+        [
+            (s, t) in seen or (d, t) in seen
+            for s, d, t in zip(after.column("source").to_pylist(), after.column("doc_id").to_pylist(), text)
+        ]
+    )
+
+
+def embedded_by(run: dict, before: pa.Table, after: pa.Table) -> pa.Table:
+    """The chunks of ``after`` that an incremental run over ``before`` must embed, checked against
+    what its report says it embedded and reused."""
+    inc = run["incremental"]
+    ids = set(before.column("chunk_id").to_pylist())
+    old = old_texts(before, after)
+    by_id = np.array([i in ids for i in after.column("chunk_id").to_pylist()])
+    assert not (by_id & ~old).any()  # a known chunk id always has its old text
+    todo = after.filter(pa.array(~old))
+    assert inc["vectors_embedded"] == todo.num_rows
+    assert run["tokens_embedded"] == pc.sum(todo.column("n_tokens")).as_py()
+    assert inc["vectors_reused_by_id"] == int(by_id.sum())
+    assert inc["vectors_reused_by_text"] == int((old & ~by_id).sum())
+    assert inc["vectors_reused"] == after.num_rows - todo.num_rows
+    return todo
+
+
 @pytest.mark.slow
-def test_the_second_run_embeds_only_the_new_chunks(runs):
+def test_the_second_run_embeds_only_the_new_texts(runs):
     tmp = runs["tmp"]
-    before = set(chunks_of(tmp / "first").column("chunk_id").to_pylist())
+    first = chunks_of(tmp / "first")
+    before = set(first.column("chunk_id").to_pylist())
     after = chunks_of(tmp / "second")
-    new = [i for i in after.column("chunk_id").to_pylist() if i not in before]
+    new = after.filter(pc.invert(pc.is_in(after.column("chunk_id"), pa.array(sorted(before)))))
     inc = runs["second"]["incremental"]
-    assert inc["vectors_embedded"] == len(new) == inc["chunks"]["new"] > 0
-    new_tokens = pc.sum(after.filter(pc.is_in(after.column("chunk_id"), pa.array(new))).column("n_tokens"))
-    assert runs["second"]["tokens_embedded"] == new_tokens.as_py() < runs["second"]["tokens_chunked"]
-    assert runs["first"]["tokens_embedded"] == runs["first"]["tokens_chunked"]  # a full run embeds all
-    assert inc["vectors_reused"] == after.num_rows - len(new) == inc["chunks"]["unchanged"] > len(new)
+    assert inc["chunks"]["new"] == new.num_rows > 0
+    assert inc["chunks"]["unchanged"] == after.num_rows - new.num_rows > new.num_rows
     assert inc["chunks"]["removed"] == len(before - set(after.column("chunk_id").to_pylist())) > 0
+    todo = embedded_by(runs["second"], first, after)
+    assert 0 < todo.num_rows < new.num_rows
+    assert runs["second"]["tokens_embedded"] < runs["second"]["tokens_chunked"]
+    assert runs["first"]["tokens_embedded"] == runs["first"]["tokens_chunked"]  # a full run embeds all
     # Only the edited and the added document were parsed; the renamed one was reused unparsed.
     n_inputs = len(list(runs["inputs"].iterdir()))
     assert inc["documents_reused"] == n_inputs - 2
-    # An edit changes the document's bytes, so every chunk of it is new; no other document's is.
-    new_sources = set(
-        after.filter(pc.is_in(after.column("chunk_id"), pa.array(new))).column("source").to_pylist()
-    )
-    assert {Path(s).name for s in new_sources} == {runs["what"]["edited"], runs["what"]["added"]}
+    # An edit changes the document's bytes, so every chunk id of it is new; no other document's is.
+    sources = lambda t: {Path(s).name for s in t.column("source").to_pylist()}  # noqa: E731
+    assert sources(new) == {runs["what"]["edited"], runs["what"]["added"]}
+    # Of the edited document only the chunks under the edited heading are embedded again.
+    edited = pc.match_substring(new.column("source"), runs["what"]["edited"])
+    edited_todo = pc.match_substring(todo.column("source"), runs["what"]["edited"])
+    assert 0 < pc.sum(edited_todo).as_py() < pc.sum(edited).as_py()
+    assert all("Edited: " in t for t in todo.filter(edited_todo).column("text").to_pylist())
     saved = json.loads((tmp / "second" / "report.json").read_text())
     assert saved["incremental"] == inc
-    assert "## Incremental run" in (tmp / "second" / "report.md").read_text()
+    assert "by text" in (tmp / "second" / "report.md").read_text()
 
 
 @pytest.mark.slow
@@ -179,6 +231,42 @@ def test_price_previous_counts_what_run_previous_does(runs):
     for label in ("per-type profile", "structure 200 o0"):  # the run's setting, as profile and grid row
         assert {k: priced[label][k] for k in ("unchanged", "new", "removed")} == inc, label
     assert priced["structure 128 o0"]["unchanged"] == 0  # another setting shares no chunk ids
+
+
+@pytest.mark.slow
+def test_force_reuse_chunks_again_and_reuses_vectors_by_text(runs):
+    """One type's max_tokens changed since the first run: without --force-reuse the run is refused,
+    naming the field; with it every document is chunked again, the chunks of that type that kept
+    their text keep their vectors, and the output equals a full rebuild with the new setting."""
+    tmp = runs["tmp"]
+    assert runs["refused"] and f"chunks.profiles.{RESIZED}" in runs["refused"]
+    assert "--force-reuse" in runs["refused"] and not (tmp / "refused").exists()
+    forced, full = chunks_of(tmp / "forced"), chunks_of(tmp / "forced-full")
+    assert without_vectors(forced).equals(without_vectors(full))
+    np.testing.assert_allclose(vectors(forced), vectors(full), atol=1e-5)
+    assert documents_of(tmp / "forced").equals(documents_of(tmp / "forced-full"))
+    inc = runs["forced"]["incremental"]
+    assert inc["documents_reused"] == 0 and inc["documents_skip"] is False
+    first = chunks_of(tmp / "first")
+    todo = embedded_by(runs["forced"], first, forced)
+    assert inc["vectors_reused_by_text"] > 0 and inc["vectors_reused_by_id"] > 0
+    assert todo.num_rows < inc["chunks"]["new"]
+    # The resized type's chunks have new ids; those whose text is unchanged were not embedded again.
+    resized = forced.filter(pc.equal(forced.column("doc_type"), RESIZED))
+    assert resized.num_rows and not set(resized.column("chunk_id").to_pylist()) & set(
+        first.column("chunk_id").to_pylist()
+    )
+    assert old_texts(first, resized).any()
+    # A reused vector is the previous output's, byte for byte (one of them, if a text repeats).
+    old: dict[tuple, list] = {}
+    for row in first.select(["source", "doc_id", "text", "embedding"]).to_pylist():
+        for key in ((row["source"], row["text"]), (row["doc_id"], row["text"])):
+            old.setdefault(key, []).append(row["embedding"])
+    reused = forced.filter(pa.array(old_texts(first, forced))).to_pylist()
+    assert len(reused) == forced.num_rows - todo.num_rows
+    for row in reused:
+        candidates = old.get((row["source"], row["text"]), []) + old.get((row["doc_id"], row["text"]), [])
+        assert row["embedding"] in candidates, row["chunk_id"]
 
 
 @pytest.mark.slow
@@ -270,53 +358,122 @@ def test_previous_without_a_report_fails_before_anything_runs(tmp_path):
         open_previous(str(tmp_path))
 
 
-def _group(rows: list[dict], dim: int = 2) -> pa.Table:
-    """Rows of one doc_id in ``row_schema``, from dicts (missing keys null)."""
-    from raychunk.schema import row_schema
+def _join(previous: list[dict], new: list[dict], *, known=(), dim: int = 2) -> list[dict]:
+    """The pipeline's join without Ray: the previous output's chunks and documents rows and the chunk
+    stage's rows (dicts, missing keys null) keyed as ``_join_previous`` keys them, grouped by key and
+    merged; ``known`` the previous output's documents as ``(doc_id, format)``."""
+    from raychunk.stages import (
+        ROW_KEYS,
+        merge_previous,
+        new_rows,
+        previous_chunk_rows,
+        previous_document_rows,
+    )
 
-    schema = row_schema(dim)
-    return pa.Table.from_pylist([{f.name: r.get(f.name) for f in schema} for r in rows], schema=schema)
+    def table(rows, keys):
+        return pa.Table.from_pylist([{k: r.get(k) for k in keys} for r in rows])
+
+    chunk_keys = [*ROW_KEYS[2:], "embedding"]
+    docs = [r for r in previous if "chunk_id" not in r]
+    rows = pa.concat_tables(
+        [
+            new_rows(table(new, ROW_KEYS), dim=dim, known=DocIndex([doc_key(*k) for k in known])),
+            previous_chunk_rows(table([r for r in previous if "chunk_id" in r], chunk_keys), dim=dim),
+            previous_document_rows(pa.Table.from_pylist(docs), dim=dim),
+        ]
+    )
+    out = []
+    for key in sorted(set(rows.column("group").to_pylist())):
+        out += merge_previous(rows.filter(pc.equal(rows.column("group"), key))).to_pylist()
+    return out
 
 
-def _chunk(chunk_id, source, text, **more):
-    return {"chunk_id": chunk_id, "doc_id": "d", "source": source, "text": text, **more}
+def _chunk(chunk_id, source, text, doc_id="d", **more):
+    return {"chunk_id": chunk_id, "doc_id": doc_id, "source": source, "text": text, **more}
+
+
+def _doc(doc_id, source):
+    return {"doc_id": doc_id, "source": source, "format": "markdown", "status": "ok"}
+
+
+def _new_doc(doc_id, source):
+    return {
+        "row_type": "document",
+        "doc_id": doc_id,
+        "source": source,
+        "document": json.dumps(_doc(doc_id, source)),
+    }
 
 
 def test_merge_reuses_vectors_by_chunk_id_and_marks_the_upserts():
     """A document chunked again (as under --force-reuse): a chunk id the previous output holds keeps
     its vector, a new one waits for the embedder, and an id no longer made is not written."""
-    from raychunk.stages import merge_previous
-
-    doc = json.dumps({"doc_id": "d", "source": "a", "status": "ok"})
-    group = _group(
-        [
-            {"row_type": "previous_document", "doc_id": "d", "source": "a", "document": doc},
-            {"row_type": "previous_chunk", **_chunk("c1", "a", "one"), "embedding": [1.0, 0.0]},
-            {"row_type": "previous_chunk", **_chunk("c2", "a", "two"), "embedding": [0.0, 1.0]},
-            {"row_type": "document", "doc_id": "d", "source": "a", "document": doc},
-            {"row_type": "chunk", **_chunk("c1", "a", "one")},
-            {"row_type": "chunk", **_chunk("c3", "a", "three")},
-        ]
-    )
-    out = {r["chunk_id"] or "doc": r for r in merge_previous(group).to_pylist()}
+    previous = [
+        _doc("d", "a.md"),
+        _chunk("c1", "a.md", "one", embedding=[1.0, 0.0]),
+        _chunk("c2", "a.md", "two", embedding=[0.0, 1.0]),
+    ]
+    new = [
+        _new_doc("d", "a.md"),
+        {"row_type": "chunk", **_chunk("c1", "a.md", "one")},
+        {"row_type": "chunk", **_chunk("c3", "a.md", "three")},
+    ]
+    out = {r["chunk_id"] or "doc": r for r in _join(previous, new, known=[("d", "markdown")])}
     assert set(out) == {"doc", "c1", "c3"}
     assert out["c1"]["embedding"] == [1.0, 0.0] and out["c1"]["changed"] is False
-    assert out["c3"]["embedding"] is None and out["c3"]["changed"] is True
+    assert out["c1"]["reused"] == "id"
+    assert out["c3"]["embedding"] is None and out["c3"]["changed"] is True and out["c3"]["reused"] is None
     assert out["doc"]["changed"] is None  # parsed in this run
 
 
-def test_merge_copies_an_unchanged_document_under_its_new_name():
-    from raychunk.stages import merge_previous
-
-    doc = {"doc_id": "d", "source": "old.md", "status": "ok", "title": "T"}
+def test_an_edited_document_takes_the_vectors_of_its_unchanged_texts_from_its_source():
+    """New bytes at a.md (a new doc_id, so every chunk id is new): a chunk whose text a chunk of
+    a.md's previous version had takes that vector (and is still upserted, under its new id); a text
+    only another source had, or a changed one, waits for the embedder."""
     previous = [
-        {"row_type": "previous_document", "doc_id": "d", "source": "old.md", "document": json.dumps(doc)},
-        {"row_type": "previous_chunk", **_chunk("c1", "old.md", "one"), "embedding": [1.0, 0.0]},
+        _doc("d1", "a.md"),
+        _chunk("c1", "a.md", "# A\n\none", "d1", embedding=[1.0, 0.0]),
+        _chunk("c2", "a.md", "# A\n\ntwo", "d1", embedding=[0.0, 1.0]),
+        _doc("d9", "b.md"),
+        _chunk("c9", "b.md", "# A\n\ntwo, edited", "d9", embedding=[0.5, 0.5]),
     ]
-    moved = merge_previous(_group([*previous, {"row_type": "reuse", "doc_id": "d", "source": "new.md"}]))
-    rows = moved.to_pylist()
+    new = [
+        _new_doc("d2", "a.md"),
+        {"row_type": "chunk", **_chunk("n1", "a.md", "# A\n\none", "d2")},
+        {"row_type": "chunk", **_chunk("n2", "a.md", "# A\n\ntwo, edited", "d2")},
+        {"row_type": "chunk", **_chunk("n3", "a.md", "# A\n\none ", "d2")},  # one space more
+    ]
+    out = {
+        r["chunk_id"] or "doc": r
+        for r in _join(previous, new, known=[("d1", "markdown"), ("d9", "markdown")])
+    }
+    assert set(out) == {"doc", "n1", "n2", "n3"}  # b.md is not in the input: nothing of it is written
+    assert out["n1"]["embedding"] == [1.0, 0.0] and out["n1"]["reused"] == "text"
+    assert out["n1"]["changed"] is True  # a new chunk id: the vector store still upserts it
+    for key in ("n2", "n3"):
+        assert out[key]["embedding"] is None and out[key]["reused"] is None and out[key]["changed"] is True
+
+
+def test_a_renamed_document_chunked_again_keeps_its_vectors_by_id():
+    """Under --force-reuse a renamed file is parsed again; its bytes (doc_id) still meet their
+    previous chunks, so unchanged chunk ids keep their vectors, upserted for the new source."""
+    previous = [_doc("d", "old.md"), _chunk("c1", "old.md", "one", embedding=[1.0, 0.0])]
+    new = [_new_doc("d", "new.md"), {"row_type": "chunk", **_chunk("c1", "new.md", "one")}]
+    out = {r["chunk_id"] or "doc": r for r in _join(previous, new, known=[("d", "markdown")])}
+    assert out["c1"]["embedding"] == [1.0, 0.0] and out["c1"]["reused"] == "id"
+    assert out["c1"]["changed"] is True and out["c1"]["source"] == "new.md"
+    # Without the index (bytes the previous output lacks) the rows meet only what new.md held: none.
+    alone = {r["chunk_id"] or "doc": r for r in _join(previous, new)}
+    assert alone["c1"]["embedding"] is None
+
+
+def test_merge_copies_an_unchanged_document_under_its_new_name():
+    doc = {"doc_id": "d", "source": "old.md", "format": "markdown", "status": "ok", "title": "T"}
+    previous = [doc, _chunk("c1", "old.md", "one", embedding=[1.0, 0.0])]
+    rows = _join(previous, [{"row_type": "reuse", "doc_id": "d", "source": "new.md"}])
     assert [r["row_type"] for r in rows] == ["document", "chunk"]
     assert {r["source"] for r in rows} == {"new.md"}
     assert json.loads(rows[0]["document"]) == {**doc, "source": "new.md"} and rows[0]["changed"] is False
     assert rows[1]["embedding"] == [1.0, 0.0] and rows[1]["changed"] is True  # upsert: its source moved
-    assert merge_previous(_group(previous)).num_rows == 0  # the file is gone: nothing written
+    assert rows[1]["reused"] == "id"
+    assert _join(previous, []) == []  # the file is gone: nothing written

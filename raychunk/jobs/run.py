@@ -47,7 +47,7 @@ def run(cfg: RunConfig) -> dict:
     cluster = ray.cluster_resources()
     plan = plan_embedding(cfg, cluster) if cfg.embedder.enabled else None
     settings = settings_fingerprint(cfg, plan)
-    previous, unchanged = _previous(cfg, settings)
+    previous, known, unchanged = _previous(cfg, settings)
     recorded = {**fingerprint(cfg), "previous_output": previous.identity if previous else None}
     staging = publish.open_staging(out_fs, out_path, recorded, resume=cfg.output_files.resume)
     inputs = plan_inputs(
@@ -87,6 +87,7 @@ def run(cfg: RunConfig) -> dict:
             duplicates=duplicates,
             previous=previous,
             unchanged=unchanged,
+            known=known,
         )
         try:
             ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries, "num_cpus": 0})
@@ -125,20 +126,22 @@ def plan_inputs(planner: InputPlanner, **how):
 
 
 def _previous(cfg: RunConfig, settings: dict):
-    """With ``incremental.previous``: the earlier output, checked against these settings, and the
-    index of its documents that need no parse (None when the chunk settings changed)."""
+    """With ``incremental.previous``: the earlier output, checked against these settings, the index
+    of its ``ok`` documents, and the same index as the documents that need no parse (None when the
+    chunk settings changed: every document is chunked again)."""
     from raychunk.incremental import check_reuse, open_previous, unchanged_documents
 
     uri = cfg.incremental.previous
     if not uri:
-        return None, None
+        return None, None, None
     if not cfg.embedder.enabled:
         raise ConfigError(f"--previous {uri} reuses vectors: it needs the embedder (drop --no-embed)")
     previous = open_previous(uri)
     skip = check_reuse(previous.settings, settings, force=cfg.incremental.force_reuse, uri=uri)
-    unchanged = unchanged_documents(previous) if skip else None
+    known = unchanged_documents(previous)
+    unchanged = known if skip else None
     log.info("--previous %s: %s documents need no parse", uri, len(unchanged) if unchanged else 0)
-    return previous, unchanged
+    return previous, known, unchanged
 
 
 def _incremental_report(out_fs, staging, previous, results, unchanged, cfg) -> dict:
@@ -167,6 +170,8 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, cfg) -> d
         "chunks": counts,
         "vectors_embedded": total("embedded"),
         "vectors_reused": chunks - total("embedded"),
+        "vectors_reused_by_id": chunks - total("embedded") - total("reused_by_text"),
+        "vectors_reused_by_text": total("reused_by_text"),
         "delta": {"added": total("added"), "removed": counts["removed"]},
     }
 
