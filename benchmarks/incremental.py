@@ -4,7 +4,7 @@
                                      [--backend torch|onnx|onnx-int8] [--work DIR] [--json PATH]
                                      [--keep-full]
 
-    (default: ../shared/corpus/md and ../shared/corpus/html, else samples/; into out/incremental)
+    (default: every folder of ../shared/corpus, else samples/; into out/incremental)
 
 The input folders are copied into ``WORK/input``, and ``raychunk run`` builds ``WORK/full`` from
 them. Then about ``--change`` of the chunks are changed in place: text files (Markdown, HTML, plain
@@ -50,8 +50,8 @@ TARGET = 0.05
 
 
 def default_inputs() -> list[Path]:
-    found = [CORPUS / "md", CORPUS / "html"]
-    return [p for p in found if p.is_dir()] or [ROOT / "samples"]
+    found = sorted(p for p in CORPUS.glob("*") if p.is_dir() and not p.name.startswith("_"))
+    return found or [ROOT / "samples"]
 
 
 def raychunk_run(args: list[str]) -> tuple[dict, float]:
@@ -106,7 +106,7 @@ def edit(path: Path, n: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--input", nargs="+", type=Path, help="input folders (default: corpus md/ and html/)")
+    p.add_argument("--input", nargs="+", type=Path, help="input folders (default: the whole shared corpus)")
     p.add_argument("--change", type=float, default=0.01, help="share of chunks to change (default 0.01)")
     p.add_argument("--num-cpus", type=int, help="CPUs of each run's local Ray (default: all)")
     p.add_argument("--backend", choices=("torch", "onnx", "onnx-int8"), default="torch")
