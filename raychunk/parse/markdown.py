@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import types
 from html.parser import HTMLParser
 
@@ -146,7 +147,7 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
         elif kind == "heading_open":
             inline = tokens[i + 1]
             start, end = content_span(tok.map[0], tok.map[1], inline.content)
-            out.heading(clean_text(inline.content), int(tok.tag[1]), start, end)
+            out.heading(_without_attributes(clean_text(inline.content)), int(tok.tag[1]), start, end)
             i += 2
         elif kind in ("bullet_list_open", "ordered_list_open"):
             if items:
@@ -222,6 +223,19 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
     if metadata.get("title"):
         changes["title"] = metadata["title"][:200]
     return finish(base, text, out.blocks, **changes)
+
+
+_ATTRIBUTES = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")
+
+
+def _without_attributes(title: str) -> str:
+    """A heading's title without its attribute list (``Install { #install }``, ``Usage {: .x }``:
+    Python-Markdown's attr_list, used by MkDocs sites), which names no topic.
+
+    >>> _without_attributes("Docker Cache { #docker-cache }"), _without_attributes("Set {a, b}")
+    ('Docker Cache', 'Set {a, b}')
+    """
+    return _ATTRIBUTES.sub("", title) or title
 
 
 def _has_wiki_headings(tokens) -> bool:
