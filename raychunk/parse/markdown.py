@@ -147,7 +147,12 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
         elif kind == "heading_open":
             inline = tokens[i + 1]
             start, end = content_span(tok.map[0], tok.map[1], inline.content)
-            out.heading(_without_attributes(clean_text(inline.content)), int(tok.tag[1]), start, end)
+            attributes = _ATTRIBUTES.search(text, start, end)
+            if attributes and attributes.end() == end and attributes.start() > start:
+                end = attributes.start()  # the title without its attribute list, spans included
+            out.heading(
+                clean_text(text[start:end] if attributes else inline.content), int(tok.tag[1]), start, end
+            )
             i += 2
         elif kind in ("bullet_list_open", "ordered_list_open"):
             if items:
@@ -225,17 +230,9 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
     return finish(base, text, out.blocks, **changes)
 
 
-_ATTRIBUTES = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")
-
-
-def _without_attributes(title: str) -> str:
-    """A heading's title without its attribute list (``Install { #install }``, ``Usage {: .x }``:
-    Python-Markdown's attr_list, used by MkDocs sites), which names no topic.
-
-    >>> _without_attributes("Docker Cache { #docker-cache }"), _without_attributes("Set {a, b}")
-    ('Docker Cache', 'Set {a, b}')
-    """
-    return _ATTRIBUTES.sub("", title) or title
+# A heading's attribute list (``Install { #install }``, ``Usage {: .x }``: Python-Markdown's
+# attr_list, used by MkDocs sites) names an anchor, not a topic.
+_ATTRIBUTES = re.compile(r"[ \t]*\{:?[ \t]*[#.][^{}\n]*\}[ \t]*$", re.MULTILINE)
 
 
 def _has_wiki_headings(tokens) -> bool:
