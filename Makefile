@@ -29,14 +29,16 @@ eval: $(STAMP)
 	$(VENV)/bin/raychunk eval --input samples --queries evals/samples.jsonl --output out/eval
 
 # The labelled corpus set (evals/README.md) over the documents it names in CORPUS, and nothing else
-# of it: structure against fixed at EVAL_SIZES, with the per-type profile, paired intervals and tags.
+# of it: structure (tables capped at EVAL_TABLE_CAP) against fixed at EVAL_SIZES, with the per-type
+# profile, paired intervals (at the same size, and at an equal vector count) and tags.
 CORPUS ?= ../shared/corpus
 EVAL_QUERIES ?= evals/corpus.jsonl
-EVAL_SIZES ?= 256
+EVAL_SIZES ?= 194,250
+EVAL_TABLE_CAP ?= 128
 EVAL_ARGS ?=
 eval-corpus: $(STAMP)
 	$(VENV)/bin/raychunk eval --queries $(EVAL_QUERIES) --sizes $(EVAL_SIZES) --overlaps 0 \
-		--strategies structure,fixed --output out/eval-corpus $(EVAL_ARGS) \
+		--strategies structure,fixed --table-max-tokens $(EVAL_TABLE_CAP) --output out/eval-corpus $(EVAL_ARGS) \
 		--input $$($(PY) scripts/labelled_files.py $(EVAL_QUERIES) $(CORPUS))
 
 test: $(STAMP)

@@ -154,6 +154,11 @@ def add_grid_flags(p: argparse.ArgumentParser, *, sizes: str, overlaps: str, str
         help="chunking strategies, comma-separated (fixed and unstructured_by_title are the baselines)",
     )
     p.add_argument(
+        "--table-max-tokens",
+        type=int,
+        help="the table cap of the grid's structure settings (default: max_tokens): a bigger table is split by rows",
+    )
+    p.add_argument(
         "--embedder", help="sentence-transformers model name or folder (default: all-MiniLM-L6-v2)"
     )
     p.add_argument("--dtype", choices=("float32", "float16", "int8", "binary"), default="float32")
@@ -295,7 +300,10 @@ def _settings(args, *, profile: bool) -> list:
 
     strategies = [x.strip() for x in args.strategies.split(",") if x.strip()]
     return ([Setting("per-type profile")] if profile else []) + grid(
-        _numbers(args.sizes, "sizes", int), _numbers(args.overlaps, "overlaps", float), strategies
+        _numbers(args.sizes, "sizes", int),
+        _numbers(args.overlaps, "overlaps", float),
+        strategies,
+        table_max_tokens=args.table_max_tokens,
     )
 
 

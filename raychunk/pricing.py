@@ -58,13 +58,23 @@ class Setting:
     profile: Profile | None = None
 
 
-def grid(sizes: list[int], overlaps: list[float], strategies: list[str]) -> list[Setting]:
+def grid(
+    sizes: list[int], overlaps: list[float], strategies: list[str], *, table_max_tokens: int | None = None
+) -> list[Setting]:
+    """Every strategy × size × overlap. ``table_max_tokens`` caps tables in the settings that keep
+    tables whole (``structure``; labelled ``t128``); fixed windows and the other baselines ignore it.
+
+    >>> [s.label for s in grid([250], [0], ["structure", "fixed"], table_max_tokens=128)]
+    ['structure 250 o0 t128', 'fixed 250 o0']
+    """
     out = []
     for strategy in strategies:
         for size in sizes:
             for overlap in overlaps:
-                p = Profile(strategy=strategy, max_tokens=size, overlap=overlap)
-                out.append(Setting(f"{strategy} {size} o{_fmt_overlap(overlap)}", p))
+                cap = table_max_tokens if strategy == "structure" else None
+                p = Profile(strategy=strategy, max_tokens=size, overlap=overlap, table_max_tokens=cap)
+                label = f"{strategy} {size} o{_fmt_overlap(overlap)}" + (f" t{cap}" if cap else "")
+                out.append(Setting(label, p))
     return out
 
 

@@ -426,3 +426,16 @@ def test_recommendation_says_what_the_cheaper_index_costs_the_reader():
     )
     assert "within 1,000 tokens read it reaches recall 0.80 against 0.90" in rec["reason"]
     assert rec["comparisons"][0]["budget_recall"] == 0.8
+
+
+def test_structure_is_paired_with_fixed_at_its_size_and_at_an_equal_index_cost():
+    from raychunk.evaluation.report import default_pairs
+
+    labels = ["per-type profile", "structure 250 o0 t128", "fixed 194 o0", "fixed 250 o0", "fixed 160 o0"]
+    vectors = {"structure 250 o0 t128": 1201, "fixed 194 o0": 1189, "fixed 250 o0": 901, "fixed 160 o0": 1478}
+    assert default_pairs(labels) == [("structure 250 o0 t128", "fixed 250 o0")]
+    # fixed 194 makes fewer vectors than structure: the cheapest fixed that makes as many is fixed 160
+    assert default_pairs(labels, vectors) == [
+        ("structure 250 o0 t128", "fixed 250 o0"),
+        ("structure 250 o0 t128", "fixed 160 o0"),
+    ]

@@ -156,3 +156,20 @@ def test_a_quote_inside_a_list_item_splits_the_item_in_source_order():
     assert starts == sorted(starts)
     for a, b in zip(doc.blocks, doc.blocks[1:]):
         assert a.char_end <= b.char_start  # no block's span holds another's text
+
+
+def test_heading_attribute_lists_are_not_part_of_the_title():
+    src = (
+        "# FastAPI in Containers { #fastapi-in-containers }\n\nIntro.\n\n"
+        "## Docker Cache {: #docker-cache .tip }\n\nCopy the requirements first.\n\n"
+        "## Sets {a, b}\n\nBraces that are no attribute list stay.\n"
+    )
+    doc = parse(src, "docker.md")
+    headings = [(b.text, b.heading_path) for b in doc.blocks if b.kind == "heading"]
+    assert headings == [
+        ("FastAPI in Containers", ()),
+        ("Docker Cache", ("FastAPI in Containers",)),
+        ("Sets {a, b}", ("FastAPI in Containers",)),
+    ]
+    assert doc.document.title == "FastAPI in Containers"
+    assert_spans_match(doc)

@@ -696,3 +696,36 @@ def test_spans_always_match(paragraphs):
         y += 120
     doc = parse(pdf.tobytes())
     assert doc.document.status in ("ok", "empty")
+
+
+LIFT_CHART = [
+    ["Height", "LOAD RADIUS", "", "", "MAX REACH"],
+    ["", "7 ft END", "7 ft SIDE", "10 ft END", "REACH"],
+    ["+7 ft", "6,610 lb", "6,610 lb", "3,660 lb", "17 ft 3 in"],
+    ["Groundline", "4,160 lb", "4,160 lb", "5,920 lb", "17 ft 0 in"],
+    ["-3 ft", "6,870 lb", "5,770 lb", "5,890 lb", "15 ft 8 in"],
+]
+
+
+def test_header_rows_under_a_spanning_header_belong_to_the_header():
+    """A spec sheet's second header line (radius per column) leaves the row-label column empty; it
+    is header, so every part of a split table repeats it. Where most body rows leave the label
+    empty too, such a row is a body row."""
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    page.insert_text((72, 100), "Lift capacities, 6 ft arm.", fontsize=11)
+    _ruled_table(page, 40, 130, LIFT_CHART, col_w=100)
+    parts = [
+        ["Item", "Qty", "Note"],
+        ["", "2", "spare"],
+        ["Bolt", "4", "M8"],
+        ["", "4", "M8"],
+        ["", "8", "x"],
+    ]
+    _ruled_table(page, 40, 400, parts, col_w=100)
+    chart, listing = [b for b in parse(pdf.tobytes()).blocks if b.kind == "table"]
+    assert chart.rows[1][1] == "7 ft END"
+    assert chart.header_rows == 2
+    assert chart.text.splitlines()[2] == "|---|---|---|---|---|"
+    assert listing.rows[1] == ("", "2", "spare")
+    assert listing.header_rows == 1

@@ -199,3 +199,12 @@ def test_money_only_when_prices_are_given():
     assert priced["api_usd"] == pytest.approx(priced["tokens"] / 1e6 * 0.1)
     assert priced["storage_usd_month"] == pytest.approx(priced["total_bytes"] / 1e9 * 0.02)
     assert math.isclose(priced["tokens_mean"], priced["tokens"] / priced["chunks"])
+
+
+def test_a_grid_table_cap_applies_to_structure_only_and_names_it():
+    from raychunk.pricing import grid
+
+    settings = grid([250], [0], ["structure", "fixed"], table_max_tokens=128)
+    assert [s.label for s in settings] == ["structure 250 o0 t128", "fixed 250 o0"]
+    assert [s.profile.table_cap for s in settings] == [128, 250]
+    assert [s.label for s in grid([250], [0], ["structure"])] == ["structure 250 o0"]

@@ -10,6 +10,7 @@ from every text, chunk and vector in memory; both give the same report on the sa
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -243,17 +244,30 @@ def _scores(scored: dict, rounds: int, seed: int, budget: int, rows=None) -> dic
     }
 
 
-def default_pairs(labels: list[str]) -> list[tuple[str, str]]:
-    """Each ``structure X`` setting against ``fixed X`` (same size and overlap), when both ran.
+def default_pairs(labels: list[str], vectors: dict[str, int] | None = None) -> list[tuple[str, str]]:
+    """Each ``structure X`` setting (``X`` less its table cap ``tN``) against ``fixed X``, and, given
+    the settings' ``vectors``, against the fixed setting with the fewest vectors at or above its own:
+    the comparison at an equal index cost.
 
-    >>> default_pairs(["per-type profile", "structure 256 o0", "fixed 128 o0", "fixed 256 o0"])
-    [('structure 256 o0', 'fixed 256 o0')]
+    >>> labels = ["per-type profile", "structure 256 o0 t128", "fixed 128 o0", "fixed 256 o0"]
+    >>> default_pairs(labels)
+    [('structure 256 o0 t128', 'fixed 256 o0')]
+    >>> default_pairs(labels, {"structure 256 o0 t128": 900, "fixed 128 o0": 1500, "fixed 256 o0": 800})
+    [('structure 256 o0 t128', 'fixed 256 o0'), ('structure 256 o0 t128', 'fixed 128 o0')]
     """
-    return [
-        (a, "fixed" + a[len("structure") :])
-        for a in labels
-        if a.startswith("structure ") and "fixed" + a[len("structure") :] in labels
-    ]
+    out = []
+    fixed = sorted((n, lab) for lab, n in (vectors or {}).items() if lab.startswith("fixed "))
+    for a in labels:
+        if not a.startswith("structure "):
+            continue
+        same = "fixed" + re.sub(r" t\d+$", "", a[len("structure") :])
+        if same in labels:
+            out.append((a, same))
+        if vectors and a in vectors:
+            matched = next((lab for n, lab in fixed if n >= vectors[a]), None)
+            if matched and (a, matched) not in out:
+                out.append((a, matched))
+    return out
 
 
 def _pair(va: list, vb: list, idx, rounds: int, seed: int) -> dict:
@@ -343,7 +357,8 @@ def _report(
                 for label, scored in per_setting.items()
             },
         }
-    pairs = default_pairs([s.label for s in settings]) if opts.compare is None else opts.compare
+    vectors = {r["setting"]: r["vectors"] for r in rows}
+    pairs = default_pairs([s.label for s in settings], vectors) if opts.compare is None else opts.compare
     per_query = [
         {
             "id": q.qid,

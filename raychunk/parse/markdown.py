@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import types
 from html.parser import HTMLParser
 
@@ -146,7 +147,12 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
         elif kind == "heading_open":
             inline = tokens[i + 1]
             start, end = content_span(tok.map[0], tok.map[1], inline.content)
-            out.heading(clean_text(inline.content), int(tok.tag[1]), start, end)
+            attributes = _ATTRIBUTES.search(text, start, end)
+            if attributes and attributes.end() == end and attributes.start() > start:
+                end = attributes.start()  # the title without its attribute list, spans included
+            out.heading(
+                clean_text(text[start:end] if attributes else inline.content), int(tok.tag[1]), start, end
+            )
             i += 2
         elif kind in ("bullet_list_open", "ordered_list_open"):
             if items:
@@ -222,6 +228,11 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
     if metadata.get("title"):
         changes["title"] = metadata["title"][:200]
     return finish(base, text, out.blocks, **changes)
+
+
+# A heading's attribute list (``Install { #install }``, ``Usage {: .x }``: Python-Markdown's
+# attr_list, used by MkDocs sites) names an anchor, not a topic.
+_ATTRIBUTES = re.compile(r"[ \t]*\{:?[ \t]*[#.][^{}\n]*\}[ \t]*$", re.MULTILINE)
 
 
 def _has_wiki_headings(tokens) -> bool:

@@ -578,7 +578,29 @@ def _table_of(found: Found) -> _Table | None:
     if header_rows is None:
         # the first row is the header unless it is all numbers (a data row)
         header_rows = 0 if all(re.fullmatch(r"[\d\s.,%+\-−()$€£]*", c) for c in rows[0]) else 1
+    header_rows = _header_depth(rows, header_rows)
     return _Table(tuple(tuple(r) for r in rows), header_rows, found.bbox)
+
+
+def _header_depth(rows: list[list[str]], header_rows: int) -> int:
+    """The header grown over the rows under it that leave the row-label column empty while the body
+    fills it (``| | 7 ft END SIDE | | 10 ft END SIDE |`` under ``| Height | LOAD RADIUS | |``): the
+    second and third lines of a header whose cells span columns, at most 3 rows in all.
+
+    >>> _header_depth([["h", "r", ""], ["", "5 ft", "10 ft"], ["1", "a", "b"], ["2", "c", "d"]], 1)
+    2
+    >>> _header_depth([["h", "r"], ["", "x"], ["", "y"], ["1", "a"]], 1)
+    1
+    """
+    if header_rows != 1:
+        return header_rows
+    depth = 1
+    while depth < min(3, len(rows) - 2) and not rows[depth][0] and any(rows[depth][1:]):
+        depth += 1
+    body = rows[depth:]
+    if depth == 1 or sum(bool(r[0]) for r in body) < 0.8 * len(body):
+        return 1
+    return depth
 
 
 # ---------------------------------------------------------------------------------------------------
