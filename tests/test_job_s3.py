@@ -195,8 +195,9 @@ def test_an_interrupted_s3_run_resumes_and_publishes_over_the_old_output(s3_serv
 
 
 def test_an_incremental_run_updates_an_s3_output_in_place(s3_server, local_ray):
-    """``--previous`` and ``--output`` the same S3 URI: one document edited, only its chunks embedded,
-    the delta published with the output, and no object left that report.json does not name."""
+    """``--previous`` and ``--output`` the same S3 URI: one document edited, its chunks upserted
+    and only those whose text is new embedded, the delta published with the output, and no object
+    left that report.json does not name."""
     from raychunk.jobs.run import run
 
     s3 = s3_server["client"]
@@ -210,17 +211,26 @@ def test_an_incremental_run_updates_an_s3_output_in_place(s3_server, local_ray):
 
     first = run(cfg())
     edited = "acme-cloud-admin-guide.md"
+    fs, root = pafs.FileSystem.from_uri(out)
+    old = pq.read_table([f"{root}/{p}" for p in first["files"]["chunks"]], filesystem=fs)
+    old_texts = set(
+        old.filter(pc.equal(old.column("source"), f"s3://{BUCKET}/incdocs/{edited}"))["text"].to_pylist()
+    )
     s3.put_object(
         Bucket=BUCKET, Key=f"incdocs/{edited}", Body=(SAMPLES / edited).read_bytes() + b"\n\nEdited.\n"
     )
     report = run(cfg(**{"output_files.overwrite": True, "incremental.previous": out}))
 
-    fs, root = pafs.FileSystem.from_uri(out)
     chunks = pq.read_table([f"{root}/{p}" for p in report["files"]["chunks"]], filesystem=fs)
     before = set(pq.read_table(f"{root}/delta/removed", filesystem=fs).column("chunk_id").to_pylist())
     new = chunks.filter(pc.equal(chunks.column("source"), f"s3://{BUCKET}/incdocs/{edited}"))
     inc = report["incremental"]
-    assert inc["vectors_embedded"] == new.num_rows == inc["chunks"]["new"] == inc["delta"]["added"] > 0
+    # every chunk of the edited file has a new id (ids hash the bytes) and is upserted; only the
+    # ones whose text the first output lacks (the edited end) are embedded, the rest reuse by text
+    assert new.num_rows == inc["chunks"]["new"] == inc["delta"]["added"] > 1
+    fresh = [t for t in new.column("text").to_pylist() if t not in old_texts]
+    assert inc["vectors_embedded"] == len(fresh) >= 1
+    assert inc["vectors_reused_by_text"] == new.num_rows - len(fresh)
     assert inc["documents_reused"] == len(texts) - 1
     assert inc["chunks"]["removed"] == len(before) and inc["chunks"]["unchanged"] == first["chunks"] - len(
         before
