@@ -2,6 +2,7 @@
 cluster launcher's config on the head) or ``resources.embed_actors_max``, and Ray Data adds actors
 when a node with a GPU joins a running job."""
 
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -82,6 +83,14 @@ def test_the_pool_grows_when_a_gpu_node_joins_mid_run(tmp_path, fresh_ray):
 
     from raychunk.jobs.run import run
 
+    # The samples and three edited copies of their text files: enough embedding to still be queued
+    # when the node has joined, however busy the machine (copies with the same bytes would be skipped).
+    inputs = tmp_path / "in"
+    shutil.copytree(SAMPLES, inputs)
+    for n in range(3):
+        for f in sorted(SAMPLES.glob("*")):
+            if f.suffix in (".md", ".txt"):
+                (inputs / f"copy{n}-{f.name}").write_text(f.read_text() + f"\n\nCopy {n}.\n")
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     joined = {}
     try:
@@ -92,6 +101,7 @@ def test_the_pool_grows_when_a_gpu_node_joins_mid_run(tmp_path, fresh_ray):
         cfg = config(
             tmp_path,
             **{
+                "input": [str(inputs)],
                 "resources.embed_actors_max": 2,
                 "embedder.batch_size": 2,  # many small batches: work stays queued while the node joins
             },
