@@ -19,7 +19,6 @@ embedding every sentence once more. Dropped.
 """
 
 import argparse
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -31,12 +30,9 @@ ap.add_argument("--max-tokens", type=int, default=250)
 ap.add_argument("--cut-from", type=float, default=0.75, help="the cut falls in this last share of a chunk")
 ARGS = ap.parse_args()
 
-spec = importlib.util.spec_from_file_location("tune", ROOT / "scripts" / "tune.py")
-tune = importlib.util.module_from_spec(spec)
-sys.modules["tune"] = tune
-spec.loader.exec_module(tune)
-
+sys.path.insert(0, str(ROOT / "scripts"))
 import numpy as np  # noqa: E402
+import tune  # noqa: E402
 
 from raychunk.chunking.sentences import sentence_spans  # noqa: E402
 from raychunk.config import load_doc_types  # noqa: E402

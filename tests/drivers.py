@@ -1,5 +1,7 @@
-"""A `raychunk run` driver killed mid-run, for the resume tests."""
+"""Test helpers that drive things from outside: a `raychunk run` driver killed mid-run (the resume
+tests), and a script of scripts/ loaded as a module."""
 
+import importlib.util
 import os
 import signal
 import subprocess
@@ -30,3 +32,13 @@ def kill_run_after_shards(args: list[str], out: Path, *, shards: int, seconds: f
     finally:
         os.killpg(driver.pid, signal.SIGKILL)
         driver.wait()
+
+
+def load_script(name: str):
+    """``scripts/NAME.py`` as the module ``NAME``, loaded once. It is registered before it runs:
+    a dataclass in it looks its own module up."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name]

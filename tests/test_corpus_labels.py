@@ -5,14 +5,13 @@ The schema and targets are checked on the file alone; what needs the documents i
 shared corpus is not beside the repo (a CI clone may not have it).
 """
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from raychunk.evaluation.labels import load_queries
+from tests.drivers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = ROOT / "evals" / "corpus.jsonl"
@@ -43,11 +42,7 @@ NEEDS_TOLERANT = {
 
 
 def _check_labels():
-    if "check_labels" not in sys.modules:  # registered first: its dataclass looks its module up
-        spec = importlib.util.spec_from_file_location("check_labels", ROOT / "scripts" / "check_labels.py")
-        sys.modules["check_labels"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules["check_labels"])
-    return sys.modules["check_labels"]
+    return load_script("check_labels")
 
 
 @pytest.fixture(scope="module")

@@ -1,23 +1,18 @@
 """``scripts/tune.py``: settings as written on its command line, and its embedding cache."""
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from raychunk.chunking import Profile
+from tests.drivers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _tune():
-    if "tune" not in sys.modules:  # registered first: its dataclass looks its module up
-        spec = importlib.util.spec_from_file_location("tune", ROOT / "scripts" / "tune.py")
-        sys.modules["tune"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules["tune"])
-    return sys.modules["tune"]
+    return load_script("tune")
 
 
 def test_a_setting_is_profile_or_a_profile_spelled_out():
