@@ -286,6 +286,19 @@ def test_link_menus_are_dropped():
     ]
 
 
+def test_a_list_of_links_in_a_table_cell_is_the_cells_data():
+    # An infobox's Products cell: a list of links that would pass for a menu anywhere else. Its table
+    # row spans the list, so dropping it would leave the span holding words the chunk lacks.
+    links = "<ul>" + "".join(f'<li><a href="/{i}">Product {i}</a></li>' for i in range(10)) + "</ul>"
+    rows = f"<tr><th>Products</th><td>{links}</td></tr><tr><th>Founded</th><td>1975</td></tr>"
+    menu = links.replace("Product", "Section")
+    doc = parse(f"<h1>T</h1><table>{rows}</table>{menu}")
+    assert [b.kind for b in doc.blocks] == ["heading", "table"]  # the menu outside the table is dropped
+    (table,) = [b for b in doc.blocks if b.kind == "table"]
+    assert table.rows[0] == ("Products", " ".join(f"Product {i}" for i in range(10)))
+    assert_spans(doc)
+
+
 def test_5000_levels_of_nesting_survive():
     depth = 5000
     text = (

@@ -470,7 +470,8 @@ class _Events(HTMLParser):
             f.ctx = ("code", 0, f.lang)
         elif tag in ("ul", "ol", "menu", "dir"):
             f.lists += 1
-            f.sink_mark = (self.sinks[-1], len(self.sinks[-1]))
+            if f.cell <= f.tbl:  # in a table cell, links are the cell's data (an infobox's products)
+                f.sink_mark = (self.sinks[-1], len(self.sinks[-1]))
         elif tag in _CONTENT:
             f.content = True
         elif tag == "table":
