@@ -38,7 +38,7 @@ DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
 DEFAULT_TYPES = ROOT / "configs" / "doc_types.yaml"
 DEFAULT_CACHE = ROOT / "out" / "tune-cache" / "embeddings.sqlite"
 MODEL = "all-MiniLM-L6-v2"
-SUBSETS = ("all", "structured", "weak", "heading", "table", "list", "prose")
+SUBSETS = ("all", "structured", "weak", "wiki", "heading", "table", "list", "prose")
 SHOWN = ("hit", "recall", "iou", "rr", "tokens")
 
 
