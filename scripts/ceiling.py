@@ -1,0 +1,127 @@
+"""How far chunking alone can move hit@k with this embedder on the labelled set: two upper bounds.
+
+    python scripts/ceiling.py                    # the default grid below, all-MiniLM-L6-v2, top 5
+    python scripts/ceiling.py --setting structure:250:table_max_tokens=128 --setting fixed:194 ...
+
+- **Best of N settings, per question.** A question counts as found if *any* of the settings finds it
+  in its top k. No single chunker can do better than picking, for every question, the setting that
+  happened to suit it, so this bounds every chunking in the grid and every mix of them.
+- **Passage oracle.** Each question's chunks that hold its passage are replaced by one ideal chunk:
+  the header line of the first of them (the heading path) and exactly the labelled passage, as if the
+  chunker had known the question. It is ranked against every other chunk of the best single setting.
+  ``either`` counts a question found by the oracle or by the best single setting.
+
+Both reuse ``scripts/tune.py`` (same parse, chunking, embedding cache and hit@k as ``raychunk eval``).
+The oracle's "holds" is the metric's span rule (the chunk covers 90% of the passage's characters).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import tune  # noqa: E402  (scripts/tune.py: this checkout's raychunk first on sys.path)
+
+GRID = (
+    ["profile"]
+    + [f"structure:{n}:table_max_tokens=128" for n in (128, 160, 194, 224, 250)]
+    + [f"fixed:{n}" for n in (128, 160, 176, 184, 194, 200, 208, 224, 240, 250)]
+)
+SUBSETS = ("all", "structured", "weak")
+
+
+def holds(chunk, source: str, start: int, end: int, share: float = 0.9) -> bool:
+    """The metric's span rule: the chunk covers ``share`` of the passage's characters."""
+    covered = max(0, min(chunk.char_end, end) - max(chunk.char_start, start))
+    return chunk.source == source and covered >= share * (end - start)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import json
+
+    import numpy as np
+
+    from raychunk.config import load_doc_types
+    from raychunk.evaluation.labels import match_source
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--queries", type=Path, default=tune.DEFAULT_QUERIES)
+    ap.add_argument("--corpus", type=Path, default=tune.DEFAULT_CORPUS)
+    ap.add_argument("--doc-types", type=Path, default=tune.DEFAULT_TYPES)
+    ap.add_argument("--cache", type=Path, default=tune.DEFAULT_CACHE)
+    ap.add_argument("--setting", action="append", default=[], help="as tune.py; default: a 16-setting grid")
+    ap.add_argument("--k", type=int, default=5)
+    args = ap.parse_args(argv)
+
+    types = load_doc_types(args.doc_types)
+    raw = [json.loads(x) for x in args.queries.read_text().splitlines() if x.strip()]
+    files = sorted(
+        p.relative_to(args.corpus).as_posix()
+        for p in args.corpus.rglob("*")
+        if p.is_file() and not p.relative_to(args.corpus).parts[0].startswith("_")
+    )
+    docs = tune.load_docs(args.corpus, sorted({match_source(r["source"], files) for r in raw}), types)
+    queries, tags, _ = tune.load_questions(args.queries, docs)
+    embed = tune.Embedder(args.cache)
+    qvecs = embed([q.query for q in queries])
+    subsets = {s: [i for i, t in enumerate(tags) if s == "all" or s in t] for s in SUBSETS}
+    subsets = {s: idx for s, idx in subsets.items() if idx}
+
+    hits, chunked = {}, {}
+    print(f"{'setting':<40} {'vectors':>7}  " + "  ".join(f"{s:>10}" for s in subsets))
+    for spec in args.setting or GRID:
+        chunks = tune.chunk_all(docs, tune.parse_setting(spec), types)
+        res = tune.score(docs, queries, qvecs, chunks, embed, k=args.k, parent_budget=512)
+        hits[spec] = np.array([r["hit"] for r in res["per_question"]], dtype=bool)
+        chunked[spec] = chunks
+        cells = "  ".join(f"{hits[spec][idx].mean():>10.3f}" for idx in subsets.values())
+        print(f"{spec:<40} {len(chunks):>7}  {cells}", flush=True)
+
+    grid = np.array(list(hits.values()))
+    structure = [i for i, s in enumerate(hits) if s.startswith(("structure", "profile"))]
+    print(f"\nhit@{args.k} upper bounds")
+    for s, idx in subsets.items():
+        best = max(hits, key=lambda spec: hits[spec][idx].mean())
+        line = f"  {s:<10} best single setting {hits[best][idx].mean():.3f} ({best});"
+        line += f" best of {len(hits)} per question {grid[:, idx].any(axis=0).mean():.3f}"
+        if structure:
+            line += f"; of the {len(structure)} structure settings {grid[structure][:, idx].any(axis=0).mean():.3f}"
+        print(line)
+
+    ranked_on = subsets.get("structured", subsets["all"])
+    best = max(hits, key=lambda spec: hits[spec][ranked_on].mean())
+    chunks = chunked[best]
+    vecs = embed([c.text for c in chunks])
+    sims = qvecs @ vecs.T
+    texts = {d.source: d.parsed.text for d in docs}
+    ideal, others = [], []
+    for q in queries:
+        p = q.passages[0]
+        held = [i for i, c in enumerate(chunks) if holds(c, q.source, p.start, p.end)]
+        header = chunks[held[0]].header if held else ""
+        ideal.append(
+            f"{header}\n\n{texts[q.source][p.start : p.end]}" if header else texts[q.source][p.start : p.end]
+        )
+        mask = np.ones(len(chunks), dtype=bool)
+        mask[held] = False
+        others.append(mask)
+    ivecs = embed(ideal)
+    found = np.array(
+        [
+            1 + int((sims[i][others[i]] > float(qvecs[i] @ ivecs[i])).sum()) <= args.k
+            for i in range(len(queries))
+        ]
+    )
+    print(f"\npassage oracle (heading path + exactly the passage), against {best}")
+    for s, idx in subsets.items():
+        print(
+            f"  {s:<10} oracle {found[idx].mean():.3f}; {best} {hits[best][idx].mean():.3f};"
+            f" either {(found | hits[best])[idx].mean():.3f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
