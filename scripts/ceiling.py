@@ -32,19 +32,19 @@ GRID = (
 SUBSETS = ("all", "structured", "weak")
 
 
-def holds(chunk, source: str, start: int, end: int, share: float = 0.9) -> bool:
-    """The metric's span rule: the chunk covers ``share`` of the passage's characters."""
+def holds(chunk, source: str, start: int, end: int, share: float | None = None) -> bool:
+    """The metric's span rule: the chunk covers ``HIT_SHARE`` of the passage's characters."""
+    from raychunk.evaluation.metrics import HIT_SHARE
+
+    share = HIT_SHARE if share is None else share
     covered = max(0, min(chunk.char_end, end) - max(chunk.char_start, start))
     return chunk.source == source and covered >= share * (end - start)
 
 
 def main(argv: list[str] | None = None) -> int:
-    import json
-
     import numpy as np
 
     from raychunk.config import load_doc_types
-    from raychunk.evaluation.labels import match_source
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--queries", type=Path, default=tune.DEFAULT_QUERIES)
@@ -56,13 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     types = load_doc_types(args.doc_types)
-    raw = [json.loads(x) for x in args.queries.read_text().splitlines() if x.strip()]
-    files = sorted(
-        p.relative_to(args.corpus).as_posix()
-        for p in args.corpus.rglob("*")
-        if p.is_file() and not p.relative_to(args.corpus).parts[0].startswith("_")
-    )
-    docs = tune.load_docs(args.corpus, sorted({match_source(r["source"], files) for r in raw}), types)
+    docs = tune.labelled_docs(args.queries, args.corpus, types)
     queries, tags, _ = tune.load_questions(args.queries, docs)
     embed = tune.Embedder(args.cache)
     qvecs = embed([q.query for q in queries])

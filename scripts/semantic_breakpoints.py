@@ -19,7 +19,6 @@ embedding every sentence once more. Dropped.
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -36,21 +35,12 @@ import tune  # noqa: E402
 
 from raychunk.chunking.sentences import sentence_spans  # noqa: E402
 from raychunk.config import load_doc_types  # noqa: E402
-from raychunk.evaluation.labels import match_source  # noqa: E402
 from raychunk.evaluation.metrics import as_indexed, score_corpus  # noqa: E402
 from raychunk.stats import bootstrap_interval, paired_difference  # noqa: E402
 
 MAX = ARGS.max_tokens
 types = load_doc_types(ROOT / "configs" / "doc_types.yaml")
-corpus = tune.DEFAULT_CORPUS
-raw = [json.loads(x) for x in (ROOT / "evals/corpus.jsonl").read_text().splitlines() if x.strip()]
-files = sorted(
-    p.relative_to(corpus).as_posix()
-    for p in corpus.rglob("*")
-    if p.is_file() and not p.relative_to(corpus).parts[0].startswith("_")
-)
-sources = sorted({match_source(r["source"], files) for r in raw})
-docs = tune.load_docs(corpus, sources, types)
+docs = tune.labelled_docs(ROOT / "evals/corpus.jsonl", tune.DEFAULT_CORPUS, types)
 queries, tags, _ = tune.load_questions(ROOT / "evals/corpus.jsonl", docs)
 weak_sources = {q.source for q, t in zip(queries, tags) if "weak" in t}
 embed = tune.Embedder(tune.DEFAULT_CACHE)

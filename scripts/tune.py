@@ -70,6 +70,19 @@ def parse_setting(spec: str):
         raise SystemExit(f"--setting {spec!r}: {e}") from e
 
 
+def labelled_docs(queries: Path, corpus: Path, types) -> list[Doc]:
+    """The documents a labelled set names (each ``source`` a path suffix of one corpus file), parsed."""
+    from raychunk.evaluation.labels import match_source
+
+    rows = [json.loads(x) for x in queries.read_text().splitlines() if x.strip()]
+    files = sorted(
+        p.relative_to(corpus).as_posix()
+        for p in corpus.rglob("*")
+        if p.is_file() and not p.relative_to(corpus).parts[0].startswith("_")
+    )
+    return load_docs(corpus, sorted({match_source(r["source"], files) for r in rows}), types)
+
+
 def load_docs(corpus: Path, sources: list[str], types) -> list[Doc]:
     from raychunk.classify import classify
     from raychunk.parse import parse_path
@@ -271,18 +284,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from raychunk.config import load_doc_types
-    from raychunk.evaluation.labels import match_source
 
     t0 = time.perf_counter()
     types = load_doc_types(args.doc_types)
-    raw = [json.loads(x) for x in args.queries.read_text().splitlines() if x.strip()]
-    files = sorted(
-        p.relative_to(args.corpus).as_posix()
-        for p in args.corpus.rglob("*")
-        if p.is_file() and not p.relative_to(args.corpus).parts[0].startswith("_")
-    )
-    sources = sorted({match_source(r["source"], files) for r in raw})
-    docs = load_docs(args.corpus, sources, types)
+    docs = labelled_docs(args.queries, args.corpus, types)
     queries, tags, skipped = load_questions(args.queries, docs)
     ids = [q.qid for q in queries]
     print(
