@@ -21,6 +21,7 @@ tables under any load.
 from __future__ import annotations
 
 import bisect
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -37,6 +38,10 @@ __all__ = [
 
 _SNAP = 3.0  # points: segments this close are one line, and lines this close meet (pymupdf's defaults)
 _MIN_LINE = 3.0
+# points: a stroke at least this tall and taller than wide is a dash of a vertical (dotted) line,
+# which joins into that line; shorter ones are points (pieces of curves, dots). Taken as points on
+# horizontal lines, a column of dashes chained every dotted row rule beside it into one rule.
+_DASH = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +112,8 @@ def rules(
     def seg(ax: float, ay: float, bx: float, by: float) -> None:
         if not upright:
             (ax, ay), (bx, by) = _apply(m, ax, ay), _apply(m, bx, by)
-        if abs(ay - by) <= _SNAP:
+        dx, dy = abs(ax - bx), abs(ay - by)
+        if dy <= _SNAP and (dx >= dy or dy < _DASH):
             hs.append(((ay + by) / 2, min(ax, bx), max(ax, bx)))
         elif abs(ax - bx) <= _SNAP:
             vs.append(((ax + bx) / 2, min(ay, by), max(ay, by)))
@@ -144,7 +150,7 @@ def rules(
                 if h <= _SNAP and h < w:
                     hs.append(((y0 + y1) / 2, x0, x1))
                 elif w <= _SNAP and w < h:
-                    if h <= _SNAP:  # as seg() takes it: a point
+                    if h < _DASH:  # as seg() takes it: a point
                         hs.append(((y0 + y1) / 2, (x0 + x1) / 2, (x0 + x1) / 2))
                     else:
                         vs.append(((x0 + x1) / 2, y0, y1))
@@ -240,22 +246,65 @@ def ruled_tables(hs, vs, words: list[Word], caps: Caps) -> list[Found]:
         if found:
             cells.append(found)
 
-    out = []
+    candidates = []
     for group in _cell_groups(cells):
         if len({c[0] for c in group}) < 2 or len({c[2] for c in group}) < 2:
             continue
-        rows = _fill(group, words)
-        if rows:
-            bbox = (
-                min(c[0] for c in group),
-                min(c[1] for c in group),
-                max(c[2] for c in group),
-                max(c[3] for c in group),
-            )
-            out.append(Found(rows, bbox))
-    out = [f for f in out if _tabular(f.rows) and _ruled_grid(f.rows)]
+        bands, rows = _fill(group, words)
+        # whether the grid is a table is judged on its ruled bands, as drawn; a grid of one band
+        # may still be the last row of the table above it (``_stacked``)
+        table = bool(rows) and _tabular(bands) and _ruled_grid(bands)
+        if table or len({c[1] for c in group}) == 1:
+            candidates.append((group, rows, table))
+    out = []
+    for group, rows in _stacked(candidates, words):
+        bbox = (
+            min(c[0] for c in group),
+            min(c[1] for c in group),
+            max(c[2] for c in group),
+            max(c[3] for c in group),
+        )
+        out.append(Found(rows, bbox))
     # a frame around the page body holding a real table is not a table itself
     return [f for f in out if not any(g is not f and _inside(g.bbox, f.bbox) for g in out)]
+
+
+_STACK_GAP = 24.0  # points: most space between a grid and one under it that continues it
+
+
+def _stacked(candidates: list[tuple[list, tuple, bool]], words: list[Word]) -> list[tuple[list, tuple]]:
+    """The tables among ``candidates`` (cells, rows, whether a table) with the grids that
+    continue them joined: a table or a grid of one row set just under a table (``_STACK_GAP``),
+    with no text between them, whose cells start and end on the table's column edges (a table's
+    next section after a blank band; its total row in a box of its own). Returns cells and rows."""
+    out: list[tuple[list, tuple]] = []
+    last_table = False
+    for g, rows, table in sorted(candidates, key=lambda t: min(c[1] for c in t[0])):
+        if out and last_table:
+            f = out[-1][0]
+            f_bottom, g_top = max(c[3] for c in f), min(c[1] for c in g)
+            starts = sorted({c[0] for c in f})
+            edges = sorted({c[0] for c in f} | {c[2] for c in f})
+            g_x0, g_x1 = min(c[0] for c in g), max(c[2] for c in g)
+            if (
+                0 <= g_top - f_bottom <= _STACK_GAP
+                and all(_near(starts, c[0], 1.0) and _near(edges, c[2], 1.0) for c in g)
+                and not any(
+                    f_bottom < (w.y0 + w.y1) / 2 < g_top and g_x0 <= (w.x0 + w.x1) / 2 <= g_x1 for w in words
+                )
+            ):
+                joined = f + g
+                out[-1] = (joined, _fill(joined, words)[1])
+                continue
+        last_table = table
+        if table:
+            out.append((g, rows))
+    return out
+
+
+def _near(sorted_values: list[float], v: float, tol: float) -> bool:
+    i = bisect.bisect_left(sorted_values, v - tol)
+    return i < len(sorted_values) and sorted_values[i] <= v + tol
 
 
 def without_pictures(found: list[Found], pictures, m) -> list[Found]:
@@ -382,10 +431,13 @@ def _cell_groups(cells: list[tuple]) -> list[list[tuple]]:
     return sorted(groups.values(), key=lambda g: min((c[1], c[0]) for c in g))
 
 
-def _fill(cells: list[tuple], words: list[Word]) -> tuple[tuple[str, ...], ...]:
-    """Cell texts as rows: one row per distinct cell top, one slot per distinct cell left edge (a
-    slot that a merged cell covers stays empty). Each word goes to the smallest cell holding its
-    centre."""
+def _fill(
+    cells: list[tuple], words: list[Word]
+) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
+    """Cell texts as ruled bands, and as rows: one band per distinct cell top, one slot per
+    distinct cell left edge (a slot that a merged cell covers stays empty), each word in the
+    smallest cell holding its centre; a band holding several rows of text lines is those rows
+    (``_band_rows``)."""
     xs = sorted({c[0] for c in cells})
     tops = sorted({c[1] for c in cells})
     texts: dict[tuple, list[Word]] = defaultdict(list)
@@ -407,11 +459,113 @@ def _fill(cells: list[tuple], words: list[Word]) -> tuple[tuple[str, ...], ...]:
                         best = (area, c)
         if best is not None:
             texts[best[1]].append(w)
-    rows = []
+    bands = []
     for top in tops:
         starts = {c[0]: c for c in by_top[top]}
-        rows.append(tuple(_join(texts.get(starts[x], ())) if x in starts else "" for x in xs))
-    return tuple(rows)
+        bands.append([texts.get(starts[x], []) if x in starts else [] for x in xs])
+    label = min((j for band in bands for j, ws in enumerate(band) if ws), default=0)
+    split = [_band_rows(band, label) for band in bands]
+    if len(split) >= 3 and len(split[0]) > 1:
+        # the top band is a header, one row, when its line count is not the body's (two lines of
+        # header over bands of three or one), or when it is words over a body of numbers
+        counts = [len(rows) for rows in split[1:]]
+        usual = max(sorted(set(counts)), key=counts.count)
+        if len(split[0]) != usual or _numeric(bands[0]) < 0.5 <= _numeric(
+            [ws for b in bands[1:] for ws in b]
+        ):
+            split[0] = [bands[0]]
+    texts_of = tuple(tuple(_join(ws) for ws in band) for band in bands)
+    return texts_of, tuple(tuple(_join(ws) for ws in row) for rows in split for row in rows)
+
+
+_NUMBER = re.compile(r"[-+\u2212(]?[$\u20ac\u00a3]?\d[\d.,]*%?\)?\*?")
+
+
+def _numeric(cells: list[list[Word]]) -> float:
+    """The share of the words of ``cells`` that are numbers (amounts, percentages, counts)."""
+    words = [w.text for ws in cells for w in ws]
+    return sum(1 for t in words if _NUMBER.fullmatch(t)) / len(words) if words else 0.0
+
+
+_FULL = 0.75  # share of a band's filled cells a text line must cross to be a row of its own
+
+
+def _band_rows(band: list[list[Word]], label: int) -> list[list[list[Word]]]:
+    """One ruled band (its words, slot by slot) as the table rows its text lines make.
+
+    A band ruled around several rows (a tax form draws a rule every third row) holds one text line
+    per row in every column, on shared baselines. Such a line, one that crosses at least 3 and
+    ``_FULL`` of the band's filled cells, the row-label cell (slot ``label``) among them, starts a
+    row; other lines (a cell's text wrapped onto more lines) stay in the row above. A cell that
+    wraps while its neighbours hold one line leaves no second full line, so the band stays one
+    row; so do lines that continue the line above across the band (mostly parentheticals, as a
+    metric conversion under each value, or lines ending in a hyphen), and lines of prose.
+    """
+    filled = [j for j, ws in enumerate(band) if ws]
+    if len(filled) < 3 or sum(len(ws) for ws in band) < 6:
+        return [band]
+    # the band's words in visual lines: vertical centres within half a word height
+    words = sorted((((w.y0 + w.y1) / 2, w.x0, j, w) for j, ws in enumerate(band) for w in ws), key=_first3)
+    lines: list[list[tuple[int, Word]]] = []
+    ref = -1e9
+    for cy, _, j, w in words:
+        if not lines or cy - ref > 0.5 * max(1.0, w.y1 - w.y0):
+            lines.append([])
+            ref = cy
+        lines[-1].append((j, w))
+    if len(lines) < 2:
+        return [band]
+    need = max(3, _FULL * len(filled))
+    full = [len({j for j, _ in ln}) >= need and any(j == label for j, _ in ln) for ln in lines]
+    for k in range(1, len(lines)):
+        if full[k] and full[k - 1] and _continues(_line_cells(lines[k - 1]), _line_cells(lines[k])):
+            full[k] = False
+    if sum(full) < 2:
+        return [band]
+    first = full.index(True)
+    rows: list[list[list[Word]]] = []
+    for k, ln in enumerate(lines):
+        if not rows or full[k] and k > first:  # lines above the first full one join its row
+            rows.append([[] for _ in band])
+        for j, w in ln:
+            rows[-1][j].append(w)
+    cells = sorted(len(ws) for row in rows for ws in row if ws)
+    if cells[len(cells) // 2] > 5:
+        return [band]  # lines of prose side by side, not rows of short values
+    order = {id(w): i for ws in band for i, w in enumerate(ws)}  # MuPDF's order, as _join reads it
+    for row in rows:
+        for ws in row:
+            ws.sort(key=lambda w: order[id(w)])
+    return rows
+
+
+def _first3(t: tuple) -> tuple:
+    return t[:3]
+
+
+_OPENS = "([{"
+_CARRIES = ("-", "\u2013", "\u2014", ",", "/", "&")
+
+
+def _continues(upper: list[list[Word]], lower: list[list[Word]]) -> bool:
+    """Whether text line ``lower`` (its cells' words, left to right) continues line ``upper``
+    across a table rather than starting a row: most of its cells open a parenthesis or start in
+    lower case (``(990 kg)*`` under ``2,170 lb*``), or most cells of ``upper`` end in a hyphen,
+    dash, comma, slash or ampersand (``$10,000 -`` over ``19,999``)."""
+    opens = sum(1 for ws in lower if ws[0].text[:1] in _OPENS or ws[0].text[:1].islower())
+    if 2 * opens >= len(lower):
+        return True
+    carries = sum(
+        1 for ws in upper if ws[-1].text.endswith(_CARRIES) and (len(ws) > 1 or len(ws[-1].text) > 1)
+    )
+    return 2 * carries >= len(upper)  # a lone dash is an empty value, not a carried line
+
+
+def _line_cells(line: list[tuple[int, Word]]) -> list[list[Word]]:
+    out: dict[int, list[Word]] = {}
+    for j, w in line:
+        out.setdefault(j, []).append(w)
+    return [sorted(ws, key=lambda w: w.x0) for _, ws in sorted(out.items())]
 
 
 def _join(words) -> str:
@@ -553,7 +707,15 @@ def aligned_tables(
         head = [rows[k] for k in inside if rows[k].y1 <= stack[1]] if len(stack) >= 3 else []
         grid = _grid(head, cuts) if head else []
         header = [" ".join(filter(None, col)) for col in zip(*grid)] if grid else []
-        cells = tuple(map(tuple, ([header] if header else []) + _grid(body, cuts)))
+        # a cell's second line: set closer than the rows, clear of the first column, one or two
+        # phrases in under half of the columns (a label or values set between two rows, as
+        # LaTeX's multirow centres them, are a row of their own)
+        wrapped = frozenset(
+            k
+            for k in _wrapped(body)
+            if body[k].phrases[0][0].x0 > cuts[0] and len(body[k].phrases) <= min(2, (len(cuts) + 1) // 2)
+        )
+        cells = tuple(map(tuple, ([header] if header else []) + _grid(body, cuts, wrapped, wrapped)))
         if _tabular(cells) and _filled(_trimmed(cells)) >= 0.5 and _not_a_list(_trimmed(cells)):
             used.update(inside)
             out.append(Found(cells, (a, top, b, bottom), 1 if header else None))
@@ -603,6 +765,7 @@ def aligned_tables(
             ):
                 run.insert(0, run[0] - 1)
                 loose.add(run[0])
+        _trim_top(run, loose, rows)
         wrapped = _wrapped([rows[i] for i in run])
         while run and run[-1] in loose and len(run) - 1 not in wrapped:
             run.pop()  # one-phrase rows after the last full row: text under the table
@@ -622,6 +785,24 @@ def aligned_tables(
         if ok and len(r.phrases) >= 2:
             run, anchor = [k], r
     return out
+
+
+def _trim_top(run: list[int], loose: set[int], rows: list[_Row]) -> None:
+    """Drop from the top of ``run`` a row of under 3 phrases that reaches outside the columns of
+    its rows of 3+ (a drawing's label on the line of a caption above the table), and the
+    one-phrase rows it brought in."""
+    core = [rows[i] for i in run if len(rows[i].phrases) >= 3]
+    if not core:
+        return
+    left = min(r.phrases[0][0].x0 for r in core)
+    right = max(r.phrases[-1][-1].x1 for r in core)
+    margin = 0.1 * (right - left)
+    while run and run[0] not in loose and len(rows[run[0]].phrases) < 3:
+        if not any(p[-1].x1 < left - margin or p[0].x0 > right + margin for p in rows[run[0]].phrases):
+            return
+        run.pop(0)
+        while run and run[0] in loose:
+            run.pop(0)
 
 
 def _header_columns(grid: list[list[str]]) -> list[list[str]]:
@@ -654,14 +835,30 @@ def _not_a_list(grid: list[list[str]]) -> bool:
 
 def _wrapped(rows: list[_Row]) -> set[int]:
     """Rows (by index) that continue the row above: set much closer to it than rows are to each
-    other (a gap under 0.6 of a line and under half the run's usual gap, its upper quartile)."""
+    other (a gap under 0.6 of a line and under half the run's usual gap, its upper quartile),
+    unless they line up as a row of their own (``_own_row``: rows grouped in threes by spacing)."""
     gaps = [b.y0 - a.y1 for a, b in zip(rows, rows[1:])]
     if not gaps:
         return set()
     usual = sorted(gaps)[(3 * (len(gaps) - 1)) // 4]
-    return {
-        j + 1 for j, g in enumerate(gaps) if g <= 0.6 * (rows[j + 1].y1 - rows[j + 1].y0) and g < 0.5 * usual
-    }
+    out: set[int] = set()
+    for j, g in enumerate(gaps):
+        # a row of its own only under a row of its own: a wrapped line ends a group
+        tight = g <= 0.6 * (rows[j + 1].y1 - rows[j + 1].y0) and g < 0.5 * usual
+        if tight and (j in out or not _own_row(rows[j], rows[j + 1])):
+            out.add(j + 1)
+    return out
+
+
+def _own_row(upper: _Row, lower: _Row) -> bool:
+    """Whether text row ``lower``, set tight under ``upper``, is a table row of its own (rows
+    grouped in threes by spacing): as many phrases as ``upper``, 3 or more, none over 4 words,
+    starting in ``upper``'s first column, and not continuing its line (``_continues``). Tight
+    rows of longer phrases are wrapped text (notation lists, prose beside formulas)."""
+    a, b = upper.phrases, lower.phrases
+    if len(b) != len(a) or len(b) < 3 or b[0][0].x0 >= a[1][0].x0 or max(map(len, b)) > 4:
+        return False
+    return not _continues(a, b)
 
 
 def _short_rules(bbox: tuple, hs) -> int:
