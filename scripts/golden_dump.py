@@ -54,6 +54,8 @@ TIMING_KEYS = {
     "throughput",
     "stages",
     "parse_seconds",
+    "ocr_seconds",
+    "cpu_seconds",
     "peak_rss_mb",
     "seconds",
     "wall_seconds",
@@ -61,7 +63,7 @@ TIMING_KEYS = {
     "written",
 }
 # Lines of printed text and markdown that report timings: their numbers are masked.
-TIMED_LINE = re.compile(r"wall|throughput|generated|/s\b|Ray start|located in|\bin [\d.]+ s\b")
+TIMED_LINE = re.compile(r"wall|throughput|generated|/s\b|Ray start|located in|\bin [\d.]+ s\b|CPU s\b")
 # Lines naming Ray Data's operators (named for the functions the job maps): left out.
 OPERATOR_LINE = re.compile(
     r"^\s*(\| )?stage\b|^\|?\s*`?(ReadInputFiles|MapBatches|FlatMap|HashShuffle|Write)"
