@@ -195,3 +195,54 @@ def test_a_run_on_ray_chunks_a_scan_and_marks_its_documents_row(tmp_path, origin
     saved = json.loads((tmp_path / "out" / "report.json").read_text())
     assert saved["ocr"]["pages"] == 2
     assert "read by OCR" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_the_projection_adds_the_measured_ocr_time_to_parsing():
+    from raychunk.projection import ClusterShape, Rate, StageRates, corpus_from_totals, project
+
+    r = lambda v, u="MB/s per core": Rate(v, u, "test")  # noqa: E731
+    rates = StageRates(
+        parse_mb_s={"all": r(1.0)},
+        pdf_pages_s=r(50, "pages/s per core"),
+        chunk_mb_s={"all": r(2.0)},
+        embed_tokens_s_gpu=r(1000, "tokens/s per GPU"),
+        embed_tokens_s_cpu=r(100, "tokens/s per CPU core"),
+    )
+    shape = ClusterShape.from_config(
+        {
+            "cluster_name": "toy",
+            "max_workers": 1,
+            "head_node_type": "head",
+            "available_node_types": {"head": {"resources": {"CPU": 10, "GPU": 0}, "node_config": {}}},
+        }
+    )
+    totals = {"documents": 10, "bytes": 20e6, "tokens": 1000, "vectors": 10}
+    plain = project(corpus_from_totals(totals), rates, shape)
+    scanned = corpus_from_totals({**totals, "ocr_pages": 400, "ocr_seconds": 200.0})
+    with_ocr = project(scanned, rates, shape)
+    # CPU-only: half the 10 CPUs embed, 5 parse; 200 s of OCR over 5 CPUs is 40 s more parsing
+    assert with_ocr.stage("parse").seconds == pytest.approx(plain.stage("parse").seconds + 200 / 5)
+    assert (
+        "400 pages read by OCR" in scanned.assumptions[0]
+        and "2.00 pages/s per core" in scanned.assumptions[0]
+    )
+
+
+@pytest.mark.slow
+def test_price_counts_ocr_pages_and_their_time(tmp_path, scan, fresh_ray, capsys):
+    from raychunk.cli import main
+
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "scan.pdf").write_bytes(scan)
+    (src / "notes.md").write_text("# Notes\n\nA text file beside the scan.\n")
+    out = tmp_path / "price"
+    assert (
+        main(["price", "--input", str(src), "--output", str(out), "--sizes", "256", "--overlaps", "0"]) == 0
+    )
+    report = json.loads((out / "report.json").read_text())
+    for row in report["settings"]:
+        assert (row["pages"], row["ocr_pages"]) == (2, 2) and row["ocr_seconds"] > 0
+    printed = capsys.readouterr().out
+    assert "2 of 2 pages were read by OCR" in printed
+    assert "pages read by OCR in" in printed  # the projection's inputs name the OCR time
