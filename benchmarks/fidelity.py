@@ -1,0 +1,335 @@
+"""Fidelity: does the parser hand the chunker what the author wrote? Known answers, section by section.
+
+    python benchmarks/fidelity.py                      # every section at full size
+    python benchmarks/fidelity.py --fast               # the CI size (seconds; tests/test_fidelity.py)
+    python benchmarks/fidelity.py --sections lists,quotes --json after.json
+    python benchmarks/fidelity.py --compare before.json   # these figures and their change since
+
+Every case is a document made here (or a hand-labelled real one) whose truth is known exactly: the
+tables' cells, the lists' items with their markers and depth, the block quotes. A case is parsed
+with ``parse_document`` as the job parses it and chunked by the structure strategy with room for a
+whole case in one chunk, so what is scored is what the parser gives and the chunk text carries.
+
+Figures (each ``ok / total``, per section and per format):
+- ``cells``: truth cells found with the same text at the same (row, column) of the table matched to
+  theirs (each found table matched once, to the truth table it shares most cells with); text is
+  compared with whitespace collapsed and ``;`` ignored (a line break in a cell may read as one);
+- ``rows``: truth rows whose every cell is right; ``header rows``: tables with the right count;
+- ``list items``: items whose line, as the author wrote it (``ListItem.line``: indent two spaces
+  per level, the marker, the text), is a line of a chunk text;
+- ``quotes``: block quotes whose text is in one chunk, whole and in order;
+- ``markup-free chunks``: chunks whose embedded text holds no HTML tag.
+
+Sections live in modules of their own (``SECTION_MODULES``), one per concern, each a mapping
+``SECTIONS = {name: function(fast: bool) -> Section}`` built from the helpers here (``Section``,
+``score_tables``, ``score_lists``, ``score_quotes``, ``parse_and_chunk``). A new section is a new
+module and one line in ``SECTION_MODULES``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))  # this checkout's raychunk, not an installed one (as the other benchmarks)
+sys.path.insert(0, str(HERE))
+if __name__ == "__main__":
+    sys.modules.setdefault("fidelity", sys.modules["__main__"])  # the section modules import these helpers
+
+# One line per section module (text formats, PDF tables, OCR); each defines SECTIONS.
+SECTION_MODULES = ("fidelity_text", "fidelity_ocr")
+
+Grid = tuple[tuple[str, ...], ...]
+_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>|<!--")
+
+
+@dataclass(frozen=True, slots=True)
+class TruthTable:
+    """A table as a reader reads it: every cell at its (row, column), a spanning cell's text in each
+    column and row it covers; ``header_rows`` leading rows are headers."""
+
+    rows: Grid
+    header_rows: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ListItem:
+    """One list item as the author wrote it: ``marker`` is ``-`` for any bullet, the number as the
+    reader sees it (``7.``, ``b)``, ``iv.``), with a task box after it (``- [x]``); a definition is
+    ``Term: definition`` with an empty marker."""
+
+    text: str
+    marker: str = "-"
+    level: int = 0
+
+    @property
+    def line(self) -> str:
+        return "  " * self.level + (f"{self.marker} {self.text}" if self.marker else self.text)
+
+
+@dataclass(slots=True)
+class Tally:
+    ok: int = 0
+    total: int = 0
+
+    def add(self, ok: int, total: int) -> None:
+        self.ok += ok
+        self.total += total
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.ok / self.total if self.total else None
+
+
+@dataclass(slots=True)
+class Section:
+    """A section's figures: ``figures[figure][format]`` tallies, and the first misses, named."""
+
+    name: str
+    cases: int = 0
+    figures: dict[str, dict[str, Tally]] = field(default_factory=dict)
+    misses: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def add(self, figure: str, fmt: str, ok: int, total: int) -> None:
+        self.figures.setdefault(figure, {}).setdefault(fmt, Tally()).add(ok, total)
+
+    def miss(self, text: str) -> None:
+        if len(self.misses) < 40:
+            self.misses.append(text)
+
+    def total(self, figure: str) -> Tally:
+        t = Tally()
+        for x in self.figures.get(figure, {}).values():
+            t.add(x.ok, x.total)
+        return t
+
+    def to_dict(self) -> dict:
+        return {
+            "cases": self.cases,
+            "seconds": round(self.seconds, 2),
+            "figures": {
+                fig: {
+                    "all": _tally_dict(self.total(fig)),
+                    **{fmt: _tally_dict(t) for fmt, t in sorted(by.items())},
+                }
+                for fig, by in self.figures.items()
+            },
+            "misses": self.misses,
+        }
+
+
+def _tally_dict(t: Tally) -> dict:
+    acc = t.accuracy
+    return {"ok": t.ok, "total": t.total, "accuracy": None if acc is None else round(acc, 4)}
+
+
+# -- parsing and chunking a case ---------------------------------------------------------------------
+
+_COUNTER = None
+
+
+def counter():
+    """The embedder's tokenizer, loaded once (from the installed model package: nothing downloaded)."""
+    global _COUNTER
+    if _COUNTER is None:
+        from raychunk.tokens import DEFAULT_TOKENIZER, load_counter
+
+        _COUNTER = load_counter(DEFAULT_TOKENIZER)
+    return _COUNTER
+
+
+def parse_and_chunk(data: bytes, name: str, *, max_tokens: int = 2048, table_max_tokens: int | None = None):
+    """``(parsed, chunks)`` of one case: parsed as the job parses it, chunked by the structure
+    strategy (a cap large enough that a case's list or table is one chunk unless asked otherwise)."""
+    from raychunk.chunking import chunk_document
+    from raychunk.chunking.model import Profile
+    from raychunk.parse import parse_document
+
+    parsed = parse_document(data, name)
+    profile = Profile(strategy="structure", max_tokens=max_tokens, table_max_tokens=table_max_tokens)
+    return parsed, chunk_document(parsed, profile, counter())
+
+
+def body(chunk) -> str:
+    """A chunk's embedded text less its header line."""
+    text = chunk.text
+    return text[len(chunk.header) + 2 :] if chunk.header and text.startswith(chunk.header + "\n\n") else text
+
+
+# -- scoring ------------------------------------------------------------------------------------------
+
+
+def norm_cell(s: str) -> str:
+    """A cell's text for comparison: whitespace collapsed, ``;`` (a line break read as one) ignored."""
+    return " ".join(s.replace(";", " ").split())
+
+
+def score_tables(
+    section: Section, case: str, fmt: str, truth: Sequence[TruthTable], found: Sequence[tuple[Grid, int]]
+) -> None:
+    """Cells, rows and header-row counts of ``truth`` against the tables ``found`` (rows, header
+    rows), each found table matched to at most one truth table: the one it shares most cells with."""
+    free = list(found)
+    for k, t in enumerate(truth):
+        cells = sum(len(r) for r in t.rows)
+        best, best_ok = None, -1
+        for cand in free:
+            ok = _cells_ok(t.rows, cand[0])
+            if ok > best_ok:
+                best, best_ok = cand, ok
+        if best is not None and best_ok > 0:
+            free.remove(best)
+        else:
+            best, best_ok = None, 0
+        rows_ok = 0
+        for i, row in enumerate(t.rows):
+            got = best[0][i] if best is not None and i < len(best[0]) else None
+            if got is not None and len(got) == len(row) and all(map(_same, row, got)):
+                rows_ok += 1
+        heads = int(best is not None and best[1] == t.header_rows)
+        section.add("cells", fmt, best_ok, cells)
+        section.add("rows", fmt, rows_ok, len(t.rows))
+        section.add("header rows", fmt, heads, 1)
+        if best_ok < cells or not heads:
+            got = "no table" if best is None else f"{best[0][:3]} (header rows {best[1]})"
+            section.miss(f"{case} table {k}: {best_ok}/{cells} cells; want {t.rows[:3]} got {got}")
+
+
+def _same(a: str, b: str) -> bool:
+    return norm_cell(a) == norm_cell(b)
+
+
+def _cells_ok(truth: Grid, got: Grid) -> int:
+    return sum(
+        1
+        for i, row in enumerate(truth)
+        for j, cell in enumerate(row)
+        if i < len(got) and j < len(got[i]) and _same(cell, got[i][j])
+    )
+
+
+def score_lists(section: Section, case: str, fmt: str, truth: Sequence[ListItem], chunks: Iterable) -> None:
+    """Each truth item whose line is a line of some chunk's text."""
+    lines = {line.rstrip() for c in chunks for line in body(c).split("\n")}
+    ok = 0
+    for item in truth:
+        if item.line in lines:
+            ok += 1
+        else:
+            near = [x for x in lines if item.text and item.text in x]
+            section.miss(f"{case}: want {item.line!r}, found {near[:2]!r}")
+    section.add("list items", fmt, ok, len(truth))
+
+
+def score_quotes(section: Section, case: str, fmt: str, truth: Sequence[str], chunks: Iterable) -> None:
+    """Each quote whose text (whitespace collapsed) is in one chunk's text, whole."""
+    bodies = [" ".join(body(c).split()) for c in chunks]
+    ok = 0
+    for q in truth:
+        want = " ".join(q.split())
+        if any(want in b for b in bodies):
+            ok += 1
+        else:
+            section.miss(f"{case}: quote {want[:60]!r} not whole in any chunk")
+    section.add("quotes", fmt, ok, len(truth))
+
+
+def score_markup(section: Section, case: str, fmt: str, chunks: Sequence) -> None:
+    """Chunks whose embedded text holds no HTML tag (code chunks excepted: a tag there is code)."""
+    chunks = [c for c in chunks if "code" not in c.block_kinds]
+    clean = [c for c in chunks if not _TAG.search(c.text)]
+    for c in chunks:
+        if c not in clean:
+            tag = _TAG.search(c.text)
+            section.miss(f"{case}: a chunk holds {c.text[max(0, tag.start() - 20) : tag.end() + 20]!r}")
+            break
+    section.add("markup-free chunks", fmt, len(clean), len(chunks))
+
+
+# -- the run ------------------------------------------------------------------------------------------
+
+
+def sections() -> dict[str, Callable[[bool], Section]]:
+    out: dict[str, Callable[[bool], Section]] = {}
+    for name in SECTION_MODULES:
+        out.update(importlib.import_module(name).SECTIONS)
+    return out
+
+
+def run(names: Sequence[str] | None = None, *, fast: bool = False) -> dict[str, Section]:
+    known = sections()
+    unknown = [n for n in names or () if n not in known]
+    if unknown:
+        raise SystemExit(f"unknown section(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    out = {}
+    for name in names or known:
+        t0 = time.perf_counter()
+        s = known[name](fast)
+        s.seconds = time.perf_counter() - t0
+        out[name] = s
+    return out
+
+
+def report(results: dict[str, Section], previous: dict | None = None) -> str:
+    lines = []
+    for name, s in results.items():
+        lines.append(f"{name}  ({s.cases} cases, {s.seconds:.1f} s)")
+        before = (previous or {}).get("sections", {}).get(name, {}).get("figures", {})
+        for fig, by in s.figures.items():
+            for fmt in ["all", *sorted(by)] if len(by) > 1 else ["all"]:
+                t = s.total(fig) if fmt == "all" else by[fmt]
+                acc = t.accuracy
+                line = (
+                    f"  {fig:<20} {fmt:<10} {t.ok:>5}/{t.total:<5} {'-' if acc is None else f'{acc:.3f}':>6}"
+                )
+                was = before.get(fig, {}).get(fmt, {}).get("accuracy")
+                if was is not None and acc is not None:
+                    line += f"   was {was:.3f} ({acc - was:+.3f})"
+                lines.append(line)
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--fast", action="store_true", help="the CI size: fewer generated cases")
+    ap.add_argument("--sections", default="", help="comma-separated section names (default: all)")
+    ap.add_argument("--json", help="write the figures (and the first misses) here")
+    ap.add_argument("--compare", help="a --json file of an earlier run: print the change")
+    ap.add_argument("--misses", type=int, default=0, help="print up to N misses per section")
+    args = ap.parse_args(argv)
+    names = [n.strip() for n in args.sections.split(",") if n.strip()] or None
+    results = run(names, fast=args.fast)
+    previous = json.loads(Path(args.compare).read_text()) if args.compare else None
+    print(report(results, previous))
+    if args.misses:
+        for name, s in results.items():
+            for m in s.misses[: args.misses]:
+                print(f"  miss {name}: {m}")
+    if args.json:
+        out = {
+            "fast": args.fast,
+            "machine": f"{platform.machine()}, {len(os.sched_getaffinity(0))} cores, Python {platform.python_version()}",
+            "sections": {name: s.to_dict() for name, s in results.items()},
+        }
+        Path(args.json).write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""benchmarks/fidelity.py: its scorers on known answers, and its fast form end to end."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def fidelity():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import fidelity
+
+    return fidelity
+
+
+def test_a_row_shifted_by_a_lost_span_costs_its_cells_and_its_row(fidelity):
+    truth = [fidelity.TruthTable((("A", "B", "C"), ("x", "1", "2"), ("x", "3", "4")))]
+    found = [((("A", "B", "C"), ("x", "1", "2"), ("3", "4", "")), 1)]
+    s = fidelity.Section("t")
+    fidelity.score_tables(s, "case", "html", truth, found)
+    assert (s.total("cells").ok, s.total("cells").total) == (6, 9)
+    assert (s.total("rows").ok, s.total("rows").total) == (2, 3)
+    assert s.total("header rows").ok == 1
+    assert len(s.misses) == 1
+
+
+def test_each_found_table_matches_one_truth_table_and_a_missing_one_scores_nothing(fidelity):
+    t = fidelity.TruthTable((("k", "v"), ("a", "1")))
+    s = fidelity.Section("t")
+    fidelity.score_tables(s, "case", "md", [t, t], [(t.rows, 0)])
+    assert (s.total("cells").ok, s.total("cells").total) == (4, 8)
+    assert s.total("header rows").ok == 0  # one found with the wrong count, one not found
+
+
+def test_cells_compare_with_whitespace_collapsed_and_line_break_semicolons_ignored(fidelity):
+    assert fidelity.norm_cell(" a;\n b ") == fidelity.norm_cell("a b")
+    assert fidelity.norm_cell("<b>a</b>") != fidelity.norm_cell("a")
+
+
+def test_a_list_item_counts_only_with_its_marker_and_depth(fidelity):
+    class Chunk:
+        header = "Doc"
+        text = "Doc\n\n7. Drain\n  - sub\n- Upgrade"
+
+    items = [
+        fidelity.ListItem("Drain", "7."),
+        fidelity.ListItem("sub", "-", 1),
+        fidelity.ListItem("Upgrade", "8."),
+        fidelity.ListItem("sub", "-", 0),
+    ]
+    s = fidelity.Section("t")
+    fidelity.score_lists(s, "case", "md", items, [Chunk()])
+    assert (s.total("list items").ok, s.total("list items").total) == (2, 4)
+
+
+def test_the_fast_form_scores_every_section_and_writes_json(fidelity, tmp_path):
+    out = tmp_path / "f.json"
+    assert fidelity.main(["--fast", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["fast"] is True
+    sections = data["sections"]
+    assert {"html-tables", "markdown-tables", "lists", "quotes"} <= set(sections)
+    for name, s in sections.items():
+        assert s["cases"] > 0, name
+        assert all(f["all"]["total"] > 0 for f in s["figures"].values()), name
+    assert {"cells", "rows", "header rows", "markup-free chunks"} <= set(sections["html-tables"]["figures"])
+    assert {"docx", "html", "markdown", "pptx"} <= set(sections["lists"]["figures"]["list items"])
