@@ -306,3 +306,50 @@ def test_a_table_continued_after_a_blank_band_is_one_table():
     _grid(page, 72, 250, (90, 120, 70), [["All", "", "12,948"]])
     _, (table,) = _tables(pdf.tobytes())
     assert table.rows == tuple(map(tuple, first + second + [["All", "", "12,948"]]))
+
+
+def test_a_watermark_set_at_a_slant_across_a_table_is_no_cell_text():
+    """A form's ``DO NOT SEND THIS PAGE`` stamped diagonally over its address table: its words lie
+    inside the cells, but they are no cell's text (the page text keeps them)."""
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    rows = [
+        ["State", "Mail to"],
+        ["Alabama", "Palmetto GBA"],
+        ["Alaska", "Noridian"],
+        ["Arizona", "Noridian"],
+    ]
+    _grid(page, 72, 100, (130, 250), rows)
+    at = pymupdf.Point(150, 160)  # rising across the table's lower rows
+    page.insert_text(at, "DO NOT SEND THIS PAGE", fontsize=14, morph=(at, pymupdf.Matrix(30)))
+    doc, (table,) = _tables(pdf.tobytes())
+    assert table.rows == tuple(map(tuple, rows))
+    assert "SEND" in doc.text
+
+
+def _symbol_bullets(pdf, page) -> None:
+    """Make ``Q`` of the page's Courier read as U+F0B7, as Word's Symbol bullet reads (its ToUnicode)."""
+    (xref,) = [f[0] for f in page.get_fonts() if "Courier" in f[3]]
+    cmap = pdf.get_new_xref()
+    pdf.update_object(cmap, "<<>>")
+    pdf.update_stream(
+        cmap,
+        b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Bullet def "
+        b"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <51> <F0B7> endbfchar "
+        b"endcmap CMapName currentdict /CMap defineresource pop end end",
+    )
+    pdf.xref_set_key(xref, "ToUnicode", f"{cmap} 0 R")
+
+
+def test_a_bullet_in_the_symbol_font_reads_as_a_bullet_in_its_cell():
+    """Word writes a bulleted line in a cell as U+F0B7 of the Symbol font (a private-use code);
+    the cell reads the bullet the page shows."""
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    _grid(page, 72, 100, (90, 250), [["Date", "Description"], ["2003", "Review:\n"], ["2004", "Final"]])
+    page.insert_text((72 + 90 + 3, 117 + 3 + 2 * 11 - 2.5), "Q options", fontsize=8, fontname="cour")
+    _symbol_bullets(pdf, page)
+    data = pdf.tobytes()
+    assert "\uf0b7 options" in pymupdf.open(stream=data)[0].get_text()
+    _, (table,) = _tables(data)
+    assert table.rows[1] == ("2003", "Review: \u2022 options")

@@ -139,6 +139,7 @@ class _Page:
     chars: int
     top_row: float = 0.0  # bottom of the highest text line
     bottom_row: float = 0.0  # top of the lowest text line
+    slanted: frozenset[tuple[int, int]] = frozenset()  # (block, line) of text set at a slant
 
 
 @dataclass(slots=True)
@@ -359,24 +360,28 @@ def _read_page(page, textpage, number: int) -> _Page:
     items: list[_Item] = []
     aside: list[_Item] = []
     chars = 0
-    for b in d.get("blocks", ()):
+    slanted = set()
+    for bi, b in enumerate(d.get("blocks", ())):  # bi, li: the numbers extractWORDS gives them
         if b.get("type") != 0:
             continue
         lines: list[_Line] = []
         sideways: list[_Line] = []
-        for ln in b.get("lines", ()):
+        for li, ln in enumerate(b.get("lines", ())):
             line = _make_line(ln, None if upright else m)
             if line is None:
                 continue
             chars += line.chars
             dx, dy = ln.get("dir", (1, 0))
             # pymupdf reports boxes and directions unrotated; the page's rotation turns them upright
-            (lines if dx * m[0] + dy * m[2] > 0.9 else sideways).append(line)
+            across = dx * m[0] + dy * m[2]
+            (lines if across > 0.9 else sideways).append(line)
+            if 0.2 < abs(across) < 0.9:  # a watermark across the page: no table's cell text
+                slanted.add((bi, li))
         if lines:
             items.append(_make_item(lines))
         if sideways:
             aside.append(_make_item(sideways))
-    return _Page(number, rect.width, rect.height, items, aside, chars)
+    return _Page(number, rect.width, rect.height, items, aside, chars, slanted=frozenset(slanted))
 
 
 def _make_line(ln: dict, m: tuple | None) -> _Line | None:
@@ -618,7 +623,7 @@ def _page_tables(page, textpage, p: _Page, options, ocr_words=None) -> tuple[lis
     try:
         with _no_cycle_collection():  # tens of thousands of short-lived, cycle-free objects
             hs, vs = rules(page.get_cdrawings(), m, _CAPS)
-        words = page_words(textpage, m)
+        words = page_words(textpage, m, skip=p.slanted)
         found = ruled_tables(hs, vs, words, _CAPS)
         if found:
             found = without_pictures(found, [im["bbox"] for im in page.get_image_info()], m)
@@ -651,7 +656,11 @@ def _table_notes(skipped: dict[str, list[int]]) -> list[str]:
 
 
 def _cell(value) -> str:
-    return squash(_CJK_WRAP.sub("", clean_text(str(value)))) if value is not None else ""
+    """A cell's text on one line; the Symbol font's bullet (private-use U+F0B7, as Word writes a
+    bulleted line in a cell) as the bullet it shows."""
+    if value is None:
+        return ""
+    return squash(_CJK_WRAP.sub("", clean_text(str(value))).replace("\uf0b7", "\u2022"))
 
 
 def _table_of(found: Found) -> _Table | None:
