@@ -16,7 +16,9 @@ Tables are scored against ``benchmarks/pdf_tables.json``: for each file, the tab
 counts as real (page, rows x cols, one cell's text) and pages to ignore (forms, tables of contents,
 boxed prose: neither right nor wrong there). A found table matches an expected one on the same page
 when its column count is within one and the cell's text is in it. Tables continued on the next
-page are merged first, as the parser merges them.
+page are merged first, as the parser merges them. Tables that also carry ``cells`` (the table as read
+off the page image, with ``header_rows`` and merged cells as ``spans``) are scored cell by cell by
+``benchmarks/fidelity.py`` (section ``pdf-real``, in ``fidelity_pdf.py``).
 """
 
 from __future__ import annotations
