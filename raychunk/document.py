@@ -87,7 +87,9 @@ class Document:
     """What the job knows about one input file, whether or not it parsed.
 
     ``status`` is one of ok | empty | no_text | unsupported | failed, and ``reason`` is one line
-    saying why (for ``ok`` it may carry a warning, e.g. pages that need OCR).
+    saying why (for ``ok`` it may carry a warning, e.g. pages that need OCR). ``ocr_pages`` are
+    the pages whose text was read by OCR, with ``ocr_engine`` (name and version) in
+    ``ocr_seconds`` of CPU time.
     """
 
     doc_id: str
@@ -101,6 +103,9 @@ class Document:
     encoding: str | None = None
     metadata: tuple[tuple[str, str], ...] = ()
     no_text_pages: tuple[int, ...] = ()
+    ocr_pages: tuple[int, ...] = ()
+    ocr_engine: str = ""
+    ocr_seconds: float = 0.0
 
     def to_dict(self) -> dict:
         return {
@@ -115,6 +120,9 @@ class Document:
             "encoding": self.encoding,
             "metadata": dict(self.metadata),
             "no_text_pages": list(self.no_text_pages),
+            "ocr_pages": list(self.ocr_pages),
+            "ocr_engine": self.ocr_engine,
+            "ocr_seconds": self.ocr_seconds,
         }
 
 

@@ -164,6 +164,9 @@ def measure_document(
                 "doc_type": doc_type,
                 "status": doc.status,
                 "bytes": doc.bytes,
+                "pages": doc.pages,
+                "ocr_pages": len(doc.ocr_pages),
+                "ocr_seconds": doc.ocr_seconds,
                 "chunks": len(chunks),
                 "tokens": sum(c.n_tokens for c in chunks),
                 "header_tokens": sum(c.header_tokens for c in chunks),
@@ -177,7 +180,18 @@ def measure_document(
     return rows
 
 
-_SUMS = ("chunks", "tokens", "header_tokens", "overlap_tokens", "over_limit", "text_bytes", "bytes")
+_SUMS = (
+    "chunks",
+    "tokens",
+    "header_tokens",
+    "overlap_tokens",
+    "over_limit",
+    "text_bytes",
+    "bytes",
+    "pages",
+    "ocr_pages",
+    "ocr_seconds",
+)
 _BOOT = ("bytes", "chunks", "tokens", "text_bytes")  # what a bootstrap round sums, in this order
 BOOTSTRAP_ROUNDS = 1000
 
@@ -195,6 +209,9 @@ class Totals:
     over_limit: int = 0
     text_bytes: int = 0
     bytes: int = 0
+    pages: int = 0
+    ocr_pages: int = 0  # pages whose text OCR read, and the CPU seconds OCR took
+    ocr_seconds: float = 0.0
     hist: dict[int, int] = field(default_factory=dict)
 
     def __add__(self, other: Totals) -> Totals:
@@ -303,7 +320,7 @@ class _Acc:
     def add(self, r: dict) -> None:
         self.docs += 1
         for i, k in enumerate(_SUMS):
-            self.sums[i] += r[k]
+            self.sums[i] += r.get(k) or 0  # the eval report's rows carry no pages or OCR figures
         self.hist.update(dict(tuple(x) for x in json.loads(r["token_hist"])))
 
     def totals(self) -> Totals:
@@ -434,6 +451,9 @@ def _cost_row(
         "tokens_p95": _percentile(a.hist, 0.95),
         "over_limit": round(a.over_limit * scale),
         "over_limit_share": a.over_limit / a.chunks if a.chunks else 0.0,
+        "pages": round(a.pages * scale),
+        "ocr_pages": round(a.ocr_pages * scale),
+        "ocr_seconds": a.ocr_seconds * scale,
         "text_bytes": round(text_b),
         "vector_bytes": round(vec_b),
         "index_bytes": round(idx_b),

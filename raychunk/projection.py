@@ -259,6 +259,8 @@ class Corpus:
     vectors: float
     pdf_pages: float | None = None
     assumptions: tuple[str, ...] = field(default=())
+    ocr_pages: float = 0.0  # pages read by OCR, and their measured CPU seconds (one core each)
+    ocr_core_seconds: float = 0.0
 
     @property
     def bytes(self) -> float:
@@ -306,8 +308,18 @@ def corpus_from_profile(
 
 def corpus_from_totals(totals: Mapping, *, label: str = "this corpus") -> Corpus:
     """A corpus from a price report's totals: ``documents``, ``bytes``, ``tokens``, ``vectors``
-    (those of the setting to be run), and optionally ``pdf_pages`` and ``bytes_by_family``."""
+    (those of the setting to be run), and optionally ``pdf_pages``, ``bytes_by_family``, and
+    ``ocr_pages`` with ``ocr_seconds`` (the CPU seconds OCR took on them, as measured)."""
     by_family = dict(totals.get("bytes_by_family") or {ALL: float(totals["bytes"])})
+    ocr_pages, ocr_s = float(totals.get("ocr_pages") or 0), float(totals.get("ocr_seconds") or 0)
+    ocr_note = (
+        (
+            f"; {format_count(ocr_pages)} pages read by OCR in {format_duration(ocr_s)} of CPU as measured "
+            f"({ocr_pages / ocr_s:.2f} pages/s per core), added to parse"
+        )
+        if ocr_pages and ocr_s
+        else ""
+    )
     return Corpus(
         label=label,
         documents=float(totals["documents"]),
@@ -318,8 +330,11 @@ def corpus_from_totals(totals: Mapping, *, label: str = "this corpus") -> Corpus
         assumptions=(
             f"{format_count(totals['documents'])} documents, {_bytes(float(totals['bytes']))}, "
             f"{format_count(totals['tokens'])} tokens and {format_count(totals['vectors'])} vectors "
-            f"as priced{'' if 'bytes_by_family' in totals else '; type mix not known: the measured mix rates'}",
+            f"as priced{'' if 'bytes_by_family' in totals else '; type mix not known: the measured mix rates'}"
+            + ocr_note,
         ),
+        ocr_pages=ocr_pages,
+        ocr_core_seconds=ocr_s,
     )
 
 
@@ -376,6 +391,8 @@ def project(
         else:
             parse_core_s += nbytes / 1e6 / rates.parse(family).value
         chunk_core_s += nbytes / 1e6 / rates.chunk(family).value
+    # OCR is measured per document, not per byte: a scan's bytes say little of its pages' text
+    parse_core_s += corpus.ocr_core_seconds
     if gpus:
         embed_s, embed_workers, embed_unit = (
             corpus.tokens / (rates.embed_tokens_s_gpu.value * gpus),

@@ -266,11 +266,14 @@ def documents_summary(fs: pafs.FileSystem, files: list[str], *, first: int = LIS
     import heapq
 
     cols = ["doc_id", "source", "status", "doc_type", "reason", "bytes", "tokens"]
+    ocr_cols = ["ocr", "ocr_engine", "ocr_pages", "ocr_seconds"]
 
-    def batches():
+    def batches(extra=()):
         for path in files:
             with fs.open_input_file(path) as f:
-                yield from pq.ParquetFile(f).iter_batches(batch_size=8192, columns=cols)
+                pf = pq.ParquetFile(f)
+                have = [c for c in extra if c in pf.schema_arrow.names]  # rows written before OCR
+                yield from pf.iter_batches(batch_size=8192, columns=cols + have)
 
     rows = 0
     by_status: Counter = Counter()
@@ -286,13 +289,23 @@ def documents_summary(fs: pafs.FileSystem, files: list[str], *, first: int = LIS
         if len(rows) > 4 * first + 64:
             rows[:] = heapq.nsmallest(first, rows)
 
-    for batch in batches():
+    ocr = {"documents": 0, "pages": 0, "seconds": 0.0, "engines": Counter()}
+    ocr_missing = ""
+    for batch in batches(ocr_cols):
         rows += batch.num_rows
         d = batch.to_pydict()
+        for used, engine, pages, seconds in zip(*(d.get(c) or [None] * batch.num_rows for c in ocr_cols)):
+            ocr["seconds"] += seconds or 0.0
+            if used:
+                ocr["documents"] += 1
+                ocr["pages"] += len(pages or ())
+                ocr["engines"][engine] += 1
         for doc_id, source, status, doc_type, reason, size in zip(
             d["doc_id"], d["source"], d["status"], d["doc_type"], d["reason"], d["bytes"]
         ):
             by_status[status] += 1
+            if not ocr_missing and reason and "the OCR engine" in reason:
+                ocr_missing = _ocr_missing(reason)
             if status == "ok":
                 by_type[doc_type] += 1
                 if reason:
@@ -323,7 +336,19 @@ def documents_summary(fs: pafs.FileSystem, files: list[str], *, first: int = LIS
         "not_ok_total": sum(n for status, n in by_status.items() if status != "ok"),
         "warnings": [{"source": s, "reason": r} for s, r in heapq.nsmallest(first, warnings)],
         "warnings_total": n_warnings,
+        "ocr": {
+            "documents": ocr["documents"],
+            "pages": ocr["pages"],
+            "cpu_seconds": round(ocr["seconds"], 2),
+            "engines": sorted(e for e in ocr["engines"] if e),
+            "missing": ocr_missing,
+        },
     }
+
+
+def _ocr_missing(reason: str) -> str:
+    """``the OCR engine X is not installed: pip install ...`` out of a reason that holds it."""
+    return reason[reason.index("the OCR engine") :].split(")")[0].split(";")[0]
 
 
 def _codec(compression: str) -> str | None:

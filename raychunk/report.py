@@ -32,6 +32,7 @@ def render_run_text(r: dict) -> str:
         "  documents  " + ", ".join(f"{n} {s}" for s, n in r["documents"]["by_status"].items()),
         "  types      " + ", ".join(f"{n} {t}" for t, n in r["documents"]["by_type"].items()),
         *_duplicates_line(r),
+        *_ocr_lines(r),
         f"  chunks     {r['chunks']:,}  vectors {r['vectors']:,}  tokens embedded {r['tokens_embedded']:,}"
         f"  over the embedder's input limit: {r['over_embedder_limit']}",
         f"  storage    chunks {_mb(r['storage_bytes']['chunks_parquet'])} parquet (raw vectors "
@@ -86,6 +87,19 @@ def _incremental_lines(r: dict) -> list[str]:
     ]
 
 
+def _ocr_lines(r: dict) -> list[str]:
+    ocr = r.get("ocr") or {}
+    lines = []
+    if ocr.get("pages"):
+        lines.append(
+            f"  ocr        {ocr['pages']:,} page(s) of {ocr['documents']:,} document(s) read by OCR "
+            f"({', '.join(ocr['engines'])}), {ocr['cpu_seconds']:.1f} CPU s"
+        )
+    if ocr.get("missing"):
+        lines.append(f"  WARNING    scanned pages were left unread: {ocr['missing']}")
+    return lines
+
+
 def _duplicates_line(r: dict) -> list[str]:
     d = r.get("duplicates")
     if not d or not d["files"]:
@@ -107,6 +121,14 @@ def render_run_markdown(r: dict) -> str:
         out.append(f"| documents {s} | {n} |")
     for t, n in r["documents"]["by_type"].items():
         out.append(f"| type {t} | {n} |")
+    ocr = r.get("ocr") or {}
+    if ocr.get("pages"):
+        out.append(
+            f"| pages read by OCR | {ocr['pages']:,} of {ocr['documents']:,} documents "
+            f"({', '.join(ocr['engines'])}, {ocr['cpu_seconds']:.1f} CPU s) |"
+        )
+    if ocr.get("missing"):
+        out.append(f"| scanned pages left unread | {ocr['missing']} |")
     d = r.get("duplicates")
     if d and d["files"]:
         out.append(

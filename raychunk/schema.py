@@ -84,6 +84,12 @@ DOCUMENT_SCHEMA = pa.schema(
         pa.field("bytes", pa.int64()),
         pa.field("encoding", pa.string()),
         pa.field("no_text_pages", pa.list_(pa.int32())),
+        pa.field("ocr", pa.bool_()),  # some page's text was read by OCR
+        pa.field(
+            "ocr_engine", pa.string()
+        ),  # its name and version, e.g. "tesseract 5.5.4 eng (tessdata_fast)"
+        pa.field("ocr_pages", pa.list_(pa.int32())),  # the pages OCR read text from
+        pa.field("ocr_seconds", pa.float32()),  # CPU seconds OCR took (pages read or tried)
         pa.field("parse_seconds", pa.float32()),
         pa.field("peak_rss_mb", pa.int32()),  # of the process that parsed, classified and chunked it
         pa.field("text", pa.large_string()),  # what chunk spans index into; null for a duplicate

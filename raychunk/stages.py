@@ -174,6 +174,10 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str) -> list[dict]:
         "bytes": doc.bytes,
         "encoding": doc.encoding,
         "no_text_pages": list(doc.no_text_pages),
+        "ocr": bool(doc.ocr_pages),
+        "ocr_engine": doc.ocr_engine or None,
+        "ocr_pages": list(doc.ocr_pages),
+        "ocr_seconds": doc.ocr_seconds,
         "parse_seconds": round(row["parse_seconds"], 4),
         "peak_rss_mb": row.get("peak_rss_mb") or peak_rss_mb(),
         "text": None if doc.status == "duplicate" else parsed.text,  # a duplicate's is the kept copy's

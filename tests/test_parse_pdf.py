@@ -555,26 +555,41 @@ def _image_page(pdf: pymupdf.Document) -> None:
     pdf.new_page().insert_image(pymupdf.Rect(0, 0, 595, 842), pixmap=pix)
 
 
-def test_image_only_pdf_is_no_text():
+@pytest.mark.parametrize(
+    "ocr, reason",
+    [
+        ("auto", "scanned page(s): OCR (tesseract) found no text"),
+        ("never", "scanned page(s), needs OCR: parse.ocr is never"),
+    ],
+)
+def test_image_only_pdf_is_no_text(ocr, reason):
     pdf = pymupdf.open()
+    _image_page(pdf)  # a plain grey picture: OCR reads nothing on it
     _image_page(pdf)
-    _image_page(pdf)
-    doc = parse(pdf.tobytes())
+    doc = parse_document(pdf.tobytes(), "scan.pdf", options=ParseOptions(ocr=ocr))
     assert doc.document.status == "no_text"
-    assert doc.document.reason == "scanned page(s), needs OCR"
+    assert doc.document.reason == reason
     assert doc.document.no_text_pages == (1, 2)
+    assert doc.document.ocr_pages == ()
     assert doc.blocks == () and doc.text == ""
 
 
-def test_some_scanned_pages_are_named_in_the_reason():
+@pytest.mark.parametrize(
+    "ocr, reason",
+    [
+        ("auto", "page 2 has no text layer and OCR (tesseract) found none"),
+        ("never", "page 2 has no text layer (scanned, needs OCR: parse.ocr is never)"),
+    ],
+)
+def test_some_scanned_pages_are_named_in_the_reason(ocr, reason):
     pdf = pymupdf.open()
     pdf.new_page().insert_text((72, 100), "A page with real text on it.", fontsize=11)
     _image_page(pdf)
     pdf.new_page().insert_text((72, 100), "Another page with real text.", fontsize=11)
-    doc = parse(pdf.tobytes())
+    doc = parse_document(pdf.tobytes(), "scan.pdf", options=ParseOptions(ocr=ocr))
     assert doc.document.status == "ok"
     assert doc.document.no_text_pages == (2,)
-    assert doc.document.reason == "page 2 has no text layer (scanned, needs OCR)"
+    assert doc.document.reason == reason
     assert [b.pages for b in doc.blocks if b.kind == "paragraph"] == [(1,), (3,)]
 
 

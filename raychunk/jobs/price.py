@@ -201,6 +201,8 @@ def cluster_projection(
         "bytes": report["corpus_bytes"],
         "tokens": row["tokens"],
         "vectors": row["vectors"],
+        "ocr_pages": row.get("ocr_pages", 0),
+        "ocr_seconds": row.get("ocr_seconds", 0.0),
     }
     rates = StageRates.from_dict(json.loads(rates_file.read_text())["rates"])
     lines = projection_lines(totals, rates, ClusterShape.from_yaml(cluster_file))
@@ -246,6 +248,13 @@ def _notes(report, opts: PriceOptions, throughput, rates: Rates, cfg: RunConfig,
             f"intervals from a Poisson bootstrap over documents ({BOOTSTRAP_ROUNDS:,} rounds; in each, every "
             "document counts a Poisson(1) number of times, drawn from a hash of its source). "
             "File count and bytes come from the listing."
+        )
+    first = report["settings"][0] if report["settings"] else {}
+    if first.get("ocr_pages"):
+        notes.append(
+            f"{first['ocr_pages']:,} of {first['pages']:,} pages{' (scaled)' if report['estimate'] else ''} were read "
+            f"by OCR, in {first['ocr_seconds']:,.1f} CPU s measured here ({first['ocr_pages'] / max(first['ocr_seconds'], 1e-9):.2f} "
+            "pages/s per core); the cluster projection adds that time to parsing."
         )
     if report["duplicates"]:
         notes.append(

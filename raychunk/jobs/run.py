@@ -319,6 +319,7 @@ def run_report(cfg, docs: dict, inputs, results, plan, stats, wall, where, clust
         else None,
         "input": {"files": files, "bytes": input_bytes},
         "documents": {"by_status": docs["by_status"], "by_type": docs["by_type"]},
+        "ocr": docs["ocr"],
         "duplicates": docs["duplicates"],
         "chunks": chunks,
         "vectors": vectors,

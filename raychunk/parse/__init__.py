@@ -34,15 +34,28 @@ class ParseOptions:
     ``max_unzipped_mb`` (``limits.max_unzipped_mb`` in a job), or to more than ``max_unzip_ratio``
     times its size (and more than ``office.ZIP_BOMB_FLOOR_BYTES``), is refused before it is opened.
     Time and memory are bounded outside the parser, by the process running it (``raychunk.isolate``).
+
+    ``ocr``: ``auto`` reads PDF pages (and images) without a usable text layer with ``ocr_engine``
+    (``tesseract`` or ``rapidocr``: ``raychunk.parse.ocr``) from a rendering at ``ocr_dpi``;
+    ``never`` leaves them ``no_text``.
     """
 
     pdf_tables: str = "auto"
     max_unzip_ratio: float = 100.0
     max_unzipped_mb: float = 1024.0
+    ocr: str = "auto"
+    ocr_engine: str = "tesseract"
+    ocr_dpi: float = 200.0
 
     def __post_init__(self):
         if self.pdf_tables not in ("auto", "always", "never"):
             raise ValueError(f"pdf_tables={self.pdf_tables!r}: accepted values are auto, always, never")
+        if self.ocr not in ("auto", "never"):
+            raise ValueError(f"ocr={self.ocr!r}: accepted values are auto, never")
+        if self.ocr_engine not in ("tesseract", "rapidocr"):
+            raise ValueError(f"ocr_engine={self.ocr_engine!r}: accepted values are tesseract, rapidocr")
+        if not 50 <= self.ocr_dpi <= 600:
+            raise ValueError(f"ocr_dpi must be between 50 and 600, got {self.ocr_dpi!r}")
         for name in ("max_unzip_ratio", "max_unzipped_mb"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
@@ -77,7 +90,7 @@ _DESCRIBE = {
     "ppt": "a legacy PowerPoint deck",
 }
 _OLE_FORMATS = {"doc", "xls", "ppt", "msg"}
-_BINARY_FORMATS = {"pdf", "docx", "pptx", "xlsx", "epub", "odt", "doc", "xls", "ppt", "msg", "rtf"}
+_BINARY_FORMATS = {"pdf", "docx", "pptx", "xlsx", "epub", "odt", "doc", "xls", "ppt", "msg", "rtf", "image"}
 
 
 def parse_path(path: str | Path, *, options: ParseOptions = ParseOptions()) -> ParsedDocument:
@@ -172,7 +185,7 @@ def _reconcile(by_name: str | None, by_content: str) -> str | None:
         return by_name if by_name in _OLE_FORMATS | {"docx", "xlsx", "pptx"} else None
     if by_content == "zip" and by_name in ("docx", "xlsx", "pptx", "epub", "odt"):
         return by_name  # a truncated or odd package: the office parser gives the precise reason
-    if by_content in ("pdf", "docx", "pptx", "xlsx", "epub", "odt", "rtf"):
+    if by_content in ("pdf", "docx", "pptx", "xlsx", "epub", "odt", "rtf", "image"):
         if by_name in (None, by_content):
             return by_content
         return None
@@ -267,6 +280,7 @@ _PARSERS = {
     "tsv": _parse_text_format("records.parse_csv"),
     "jsonl": _parse_text_format("records.parse_jsonl"),
     "pdf": _parse_binary_format("pdf.parse_pdf"),
+    "image": _parse_binary_format("pdf.parse_image"),
     **{
         fmt: _parse_binary_format("office.parse_office")
         for fmt in (

@@ -62,6 +62,13 @@ EXTENSIONS = {
     ".doc": "doc",
     ".ppt": "ppt",
     ".xls": "xls",
+    # scans and screenshots: read by OCR (raychunk.parse.pdf.parse_image)
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".tif": "image",
+    ".tiff": "image",
+    ".gif": "image",
 }
 TEXT_FORMATS = frozenset({"markdown", "html", "text", "csv", "tsv", "jsonl", "code", "rst", "org", "eml"})
 # Containers a sniff can name; a text format has no magic number.

@@ -30,6 +30,7 @@ from raychunk.parse._pdf_tables import (
     Caps,
     Found,
     TooMuch,
+    Word,
     aligned_tables,
     page_words,
     ruled_tables,
@@ -38,7 +39,7 @@ from raychunk.parse._pdf_tables import (
 )
 from raychunk.render import render_table, squash
 
-__all__ = ["parse_pdf"]
+__all__ = ["parse_image", "parse_pdf"]
 
 log = logging.getLogger(__name__)
 
@@ -194,6 +195,32 @@ def parse_pdf(data: bytes, base: Document, options) -> ParsedDocument:
         pymupdf.TOOLS.mupdf_display_errors(shown)
 
 
+def parse_image(data: bytes, base: Document, options) -> ParsedDocument:
+    """Parse a scan or screenshot (PNG, JPEG, TIFF with its frames as pages, GIF): each image is a
+    page without a text layer, read by OCR as a scanned PDF page is."""
+    try:
+        import pymupdf
+    except ImportError as e:
+        raise ImportError("the image parser needs pymupdf: pip install pymupdf") from e
+    try:
+        with pymupdf.open(stream=data) as img:
+            pdf = img.convert_to_pdf()
+    except Exception as e:
+        says = " ".join(str(e).split())
+        return ParsedDocument(
+            replace(
+                base,
+                status="failed",
+                reason="cannot open image: damaged or not an image" + (f" ({says})" if says else ""),
+            )
+        )
+    parsed = parse_pdf(pdf, base, options)
+    doc = parsed.document
+    if doc.status == "no_text":  # say it of the image, not of the PDF it was read as
+        doc = replace(doc, reason=doc.reason.replace("scanned page(s)", "image"))
+    return ParsedDocument(replace(doc, metadata=()), parsed.text, parsed.blocks)
+
+
 def _open(pymupdf, data: bytes):
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
@@ -228,12 +255,16 @@ def _parse(pymupdf, doc, base: Document, options) -> ParsedDocument:
     tables: dict[int, list[_Table]] = {}
     skipped: dict[str, list[int]] = {}
     failed: list[int] = []
+    reader = _ocr_reader(pymupdf, doc, options)
     for i in range(n_pages):
         try:
             page = doc[i]
             # one TextPage per page, read for lines and for table words; ligatures come out expanded
             textpage = page.get_textpage(flags=pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE)
             p = _read_page(page, textpage, i + 1)
+            words = None
+            if reader is not None and (read := reader.read(page, i + 1, p.chars, _page_text(p))) is not None:
+                p, words = _ocr_page(p, read)
         except Exception as e:  # one broken page should not cost the others
             log.warning("pdf page %d unreadable: %s", i + 1, e)
             unreadable.append(i + 1)
@@ -243,7 +274,7 @@ def _parse(pymupdf, doc, base: Document, options) -> ParsedDocument:
         if options.pdf_tables == "never" or not p.chars:
             continue
         try:
-            found, why = _page_tables(page, textpage, p, options)
+            found, why = _page_tables(page, textpage, p, options, words)
         except Exception as e:  # a table search that trips over a broken page keeps its text
             log.debug("pdf page %d: table search failed: %s", i + 1, e)
             failed.append(i + 1)
@@ -258,7 +289,7 @@ def _parse(pymupdf, doc, base: Document, options) -> ParsedDocument:
         )
 
     _drop_running_lines(pages)
-    no_text, scanned = _pages_without_text(pymupdf, doc, pages)
+    no_text, scanned = _pages_without_text(pymupdf, doc, pages, set(reader.pages) if reader else set())
     notes = _table_notes(skipped)
     if failed:
         notes.append(f"table search failed on page{'s' * (len(failed) > 1)} {_ranges(failed)}")
@@ -288,14 +319,7 @@ def _parse(pymupdf, doc, base: Document, options) -> ParsedDocument:
     if no_text:
         if not has_text:
             status = "no_text"
-            reasons.append(
-                "scanned page(s), needs OCR"
-                if scanned
-                else "no text layer and no images: text drawn as vector outlines?"
-            )
-        else:
-            word, verb = ("page", "has") if len(no_text) == 1 else ("pages", "have")
-            reasons.append(f"{word} {_ranges(no_text)} {verb} no text layer (scanned, needs OCR)")
+        reasons.append(_no_text_reason(no_text, scanned, has_text, reader, options))
     elif not has_text and status == "ok":
         reasons.append(
             f"no text found: {'the page is' if n_pages == 1 else f'all {n_pages} pages are'} blank"
@@ -313,6 +337,10 @@ def _parse(pymupdf, doc, base: Document, options) -> ParsedDocument:
         "metadata": _metadata(doc),
         "no_text_pages": tuple(no_text),
     }
+    if reader is not None and reader.label:
+        changes.update(
+            ocr_pages=tuple(reader.pages), ocr_engine=reader.label, ocr_seconds=round(reader.seconds, 3)
+        )
     title = _title(doc)
     if title:
         changes["title"] = title
@@ -445,14 +473,15 @@ def _drop_running_lines(pages: list[_Page]) -> None:
         page.items = kept
 
 
-def _pages_without_text(pymupdf, doc, pages: list[_Page]) -> tuple[list[int], bool]:
-    """Pages with images or drawings but no text (or a few characters over a full-page image).
+def _pages_without_text(pymupdf, doc, pages: list[_Page], read: set[int]) -> tuple[list[int], bool]:
+    """Pages with images or drawings but no text (or a few characters over a full-page image),
+    those OCR found text on (``read``) aside.
 
     Returns those page numbers and whether any of them holds an image (a scan, not vector art).
     """
     found, scanned = [], False
     for page in pages:
-        if page.chars >= 30 or not page.width:
+        if page.chars >= 30 or not page.width or page.number in read:
             continue
         try:
             p = doc[page.number - 1]
@@ -502,16 +531,74 @@ def _paints(doc, p, enough: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------------------
+# OCR: pages without a usable text layer (raychunk.parse.ocr decides and reads)
+
+
+def _ocr_reader(pymupdf, doc, options):
+    if options.ocr == "never":
+        return None
+    from raychunk.parse.ocr import PageReader
+
+    return PageReader(
+        pymupdf, engine=options.ocr_engine, dpi=options.ocr_dpi, paints=lambda p: _paints(doc, p, 20)
+    )
+
+
+def _page_text(p: _Page) -> str:
+    return "\n".join(ln.text for item in p.items + p.aside for ln in item.lines)
+
+
+def _ocr_page(p: _Page, blocks) -> tuple[_Page, list[Word]]:
+    """The page as OCR read it (``raychunk.parse.ocr.OcrBlock``s): one item per paragraph, and its
+    words for the table finder. Bold is not read (the engines do not say)."""
+    items, words = [], []
+    for k, b in enumerate(blocks):
+        lines = []
+        for j, ln in enumerate(b.lines):
+            text = squash(clean_text(ln.text))
+            n = len("".join(text.split()))
+            if n:
+                lines.append(_Line(text, ln.x0, ln.y0, ln.x1, ln.y1, max(1.0, ln.size), n, 0))
+                words += [Word(*box, w, (k, j)) for box, w in ln.words]
+        if lines:
+            items.append(_make_item(lines))
+    chars = sum(it.chars for it in items)
+    return _Page(p.number, p.width, p.height, items, [], chars), words
+
+
+def _no_text_reason(no_text: list[int], scanned: bool, has_text: bool, reader, options) -> str:
+    if reader is not None and reader.needed and not reader.missing and set(no_text) <= set(reader.empty):
+        engine = options.ocr_engine
+        if not has_text:
+            return f"scanned page(s): OCR ({engine}) found no text"
+        return f"{_pages_have(no_text)} no text layer and OCR ({engine}) found none"
+    if not scanned and not (reader and reader.needed):
+        if not has_text:
+            return "no text layer and no images: text drawn as vector outlines?"
+        return f"{_pages_have(no_text)} no text layer (scanned, needs OCR)"
+    why = "parse.ocr is never" if reader is None else reader.missing
+    if not has_text:
+        return "scanned page(s), needs OCR" + (f": {why}" if why else "")
+    return f"{_pages_have(no_text)} no text layer (scanned, needs OCR{f': {why}' if why else ''})"
+
+
+def _pages_have(numbers: list[int]) -> str:
+    word, verb = ("page", "has") if len(numbers) == 1 else ("pages", "have")
+    return f"{word} {_ranges(numbers)} {verb}"
+
+
+# ---------------------------------------------------------------------------------------------------
 # tables
 
 
-def _page_tables(page, textpage, p: _Page, options) -> tuple[list[_Table], str]:
+def _page_tables(page, textpage, p: _Page, options, ocr_words=None) -> tuple[list[_Table], str]:
     """The tables on a page, and why it was not searched ("" when it was).
 
     Pages whose text never sits side by side have none. Others get the ruled finder (cells closed
     by drawn lines; a grid framing pictures is a figure) and then, unless the page has form fields,
     the aligned one (columns of text between rules, or 4+ rows of short phrases in 3+ columns) on
-    the text left over. Both are bounded by ``_CAPS``, not by time.
+    the text left over. Both are bounded by ``_CAPS``, not by time. An OCR'd page (``ocr_words``)
+    has no text layer for the rules to frame: its words are searched for aligned columns only.
     """
     if options.pdf_tables == "auto":
         rows: dict[int, int] = {}
@@ -521,6 +608,12 @@ def _page_tables(page, textpage, p: _Page, options) -> tuple[list[_Table], str]:
                 rows[k] = rows.get(k, 0) + 1
         if sum(1 for n in rows.values() if n >= 2) < 2:
             return [], ""
+    if ocr_words is not None:
+        try:
+            found = aligned_tables(ocr_words, [], p.width, _CAPS, [], p.height, [])
+        except TooMuch as e:
+            return [], str(e)
+        return [t for t in map(_table_of, found) if t is not None], ""
     m = tuple(page.rotation_matrix)
     try:
         with _no_cycle_collection():  # tens of thousands of short-lived, cycle-free objects
