@@ -206,9 +206,22 @@ def score_tables(
         section.add("cells", fmt, best_ok, cells)
         section.add("rows", fmt, rows_ok, len(t.rows))
         section.add("header rows", fmt, heads, 1)
-        if best_ok < cells or not heads:
-            got = "no table" if best is None else f"{best[0][:3]} (header rows {best[1]})"
-            section.miss(f"{case} table {k}: {best_ok}/{cells} cells; want {t.rows[:3]} got {got}")
+        if best is None:
+            section.miss(f"{case} table {k}: not found; want {t.rows[:3]}")
+        elif best_ok < cells or not heads:
+            wrong = next(
+                (
+                    (i, j, cell, best[0][i][j] if i < len(best[0]) and j < len(best[0][i]) else None)
+                    for i, row in enumerate(t.rows)
+                    for j, cell in enumerate(row)
+                    if not (i < len(best[0]) and j < len(best[0][i]) and _same(cell, best[0][i][j]))
+                ),
+                None,
+            )
+            where = f"first wrong cell {wrong[:2]}: want {wrong[2]!r} got {wrong[3]!r}" if wrong else ""
+            section.miss(
+                f"{case} table {k}: {best_ok}/{cells} cells, header rows {best[1]} (want {t.header_rows}); {where}"
+            )
 
 
 def _same(a: str, b: str) -> bool:

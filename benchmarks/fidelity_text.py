@@ -5,9 +5,9 @@ converted from HTML by pandoc, so the truth is what was written).
 Each section has hand-written cases (the shapes real documents have: spanning and multi-row
 headers, cells with inline markup, ``<details>`` and a table inside a cell, ``<ol start="7">``, task
 lists, definition lists) and, at full size, generated ones drawn from a seeded random source.
-What a reader reads is the truth: a cell spanning columns or rows has its text in each of them, a
-``<br>`` in a cell is a line break (``;`` in a pipe table's one line), a table inside a cell is its
-rows (``;`` between rows, ``,`` between cells), inline HTML is its text; markdown's own inline
+What a reader reads is the truth: a cell spanning columns or rows has its text in each of them (a
+title row over every column once), a ``<br>`` in a cell wraps its line, a table inside a cell is
+its rows (``;`` between rows, ``,`` between cells), inline HTML is its text; markdown's own inline
 syntax (``**bold**``, `` `code` ``, links) is text as written, as in a paragraph.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 from dataclasses import dataclass
 
 from fidelity import (
@@ -104,7 +105,7 @@ HTML_TABLES = [
             _t(
                 ("Option", "Meaning"),
                 ("--force", "Skip the safety checks, see the guide"),
-                ("--dry-run", "Print the plan; then exit"),
+                ("--dry-run", "Print the plan then exit"),
                 ("--quiet", "Errors & warnings only"),
             ),
         ),
@@ -149,7 +150,7 @@ MARKDOWN_TABLES = [
         "markdown",
         "| Key | Value |\n|---|---|\n| <code>timeout</code> | 30 s<br>per request |\n"
         "| <kbd>Ctrl</kbd>+<kbd>C</kbd> | <b>stops</b> the server |\n",
-        (_t(("Key", "Value"), ("timeout", "30 s; per request"), ("Ctrl+C", "stops the server")),),
+        (_t(("Key", "Value"), ("timeout", "30 s per request"), ("Ctrl+C", "stops the server")),),
     ),
     TableCase(
         "a docs site's parameter table: <details> with a table in a cell",
@@ -288,7 +289,7 @@ def _cell(rng: random.Random, k: int, r: int, c: int) -> tuple[str, str]:
         return w, f"<a href='#{r}'>{w}</a>"
     if roll < 0.28:
         x, y = w.split(" ")
-        return f"{x}; {y}", f"{x}<br>{y}"
+        return f"{x} {y}", f"{x}<br>{y}"
     if roll < 0.34:
         return f"{w} & more", f"{w} &amp; more"
     if roll < 0.4:
@@ -305,7 +306,7 @@ def _md_cell(rng: random.Random, k: int, r: int, c: int) -> tuple[str, str]:
         return w, f"<b>{w}</b>"
     if roll < 0.28:
         x, y = w.split(" ")
-        return f"{x}; {y}", f"{x}<br>{y}"
+        return f"{x} {y}", f"{x}<br>{y}"
     if roll < 0.34:
         return f"`{w}`", f"`{w}`"
     return w, w
@@ -645,8 +646,12 @@ class _ListDraft:
                 box = "<input type='checkbox' disabled" + (" checked>" if checked else ">") + " "
             self.html.append(f"<li>{box}{text}")
             if level < 2 and rng.random() < 0.3:
-                # markdown nests an item under the content column of its parent
+                # markdown nests an item under the content column of its parent; a list that
+                # starts at another number than 1 cannot interrupt a paragraph (CommonMark)
+                before = len(self.md)
                 self.build(rng, level + 1, indent + " " * (len(written.split(" ")[0]) + 1))
+                if not re.match(r"\s*(?:[-*+]|1[.)])\s", self.md[before]):
+                    self.md.insert(before, "")
             self.html.append("</li>")
         self.html.append(f"</{tag}>")
 
@@ -727,9 +732,154 @@ def quotes(fast: bool) -> Section:
     return s
 
 
+# -- table rows over the embedder's limit -----------------------------------------------------------
+
+_PROSE = [
+    "the",
+    "value",
+    "is",
+    "read",
+    "once",
+    "at",
+    "start",
+    "and",
+    "applies",
+    "to",
+    "every",
+    "request",
+    "the",
+    "server",
+    "handles",
+    "until",
+    "it",
+    "restarts",
+    "so",
+    "a",
+    "change",
+    "needs",
+    "a",
+    "restart",
+    "of",
+    "each",
+    "worker",
+    "process",
+    "in",
+    "the",
+    "pool",
+    "before",
+    "it",
+    "takes",
+    "effect",
+]
+
+
+def _sentence(rng: random.Random, n: int) -> str:
+    words = [rng.choice(_PROSE) for _ in range(n)]
+    return " ".join(words).capitalize() + "."
+
+
+def _docs_site(rng: random.Random, k: int, fmt: str) -> tuple[str, list[str]]:
+    """A docs site's parameter table (FastAPI's shape): rows of 40 to 900 tokens, the big ones a
+    ``<details>`` holding a table of fields; and the text of every cell as a reader reads it."""
+    head = ("Parameter", "Type", "Description")
+    rows, shown = [], []
+    for r in range(rng.randint(3, 8)):
+        name = f"param_{k}_{r}"
+        lead = _sentence(rng, rng.randint(8, 30))
+        fields = [
+            (f"field_{k}_{r}_{f}", _sentence(rng, rng.randint(10, 40)))
+            for f in range(rng.choice([0, 0, 3, 8, 16]))
+        ]
+        html = lead
+        text = lead
+        if fields:
+            inner = "".join(
+                f"<tr><td><code>{n}</code></td><td><code>str</code></td><td>{d}</td></tr>" for n, d in fields
+            )
+            html += (
+                f" <details><summary><code>{name}</code> fields</summary><table><thead><tr><th>Parameter</th>"
+                f"<th>Type</th><th>Description</th></tr></thead><tbody>{inner}</tbody></table></details>"
+            )
+            text += f" {name} fields; Parameter, Type, Description; " + "; ".join(
+                f"{n}, str, {d}" for n, d in fields
+            )
+        rows.append((f"`{name}`" if fmt == "markdown" else f"<code>{name}</code>", "dict", html))
+        shown += [name, "dict", text]
+    if fmt == "markdown":
+        src = "# Parameters\n\n| " + " | ".join(head) + " |\n|---|---|---|\n"
+        src += "".join(f"| {a} | `{b}` | {c} |\n" for a, b, c in rows)
+    else:
+        src = (
+            "<h1>Parameters</h1><table><thead><tr>"
+            + "".join(f"<th>{h}</th>" for h in head)
+            + "</tr></thead><tbody>"
+        )
+        src += (
+            "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td></tr>" for a, b, c in rows) + "</tbody></table>"
+        )
+    return src, shown
+
+
+def _limit_figures(s: Section, fmt: str, chunks, limit: int | None) -> None:
+    tables = [c for c in chunks if c.table_id]
+    within = [c for c in tables if limit is None or c.n_tokens <= limit]
+    s.add("table chunks within the limit", fmt, len(within), len(tables))
+    for c in tables:
+        if c not in within:
+            s.miss(f"{c.source}: a table chunk of {c.n_tokens} tokens (limit {limit}): {c.text[:80]!r}")
+            break
+
+
+def table_rows(fast: bool) -> Section:
+    """Table chunks within the embedder's input limit, under the per-type profiles as ``raychunk
+    run`` uses them: generated docs-site tables (rows of up to ~900 tokens), with every cell's words
+    kept; at full size also every table of the shared corpus."""
+    import os
+    from pathlib import Path
+
+    from fidelity import ROOT, counter
+
+    from raychunk.chunking import chunk_document
+    from raychunk.classify import classify
+    from raychunk.config import load_config, load_doc_types, parse_options_from
+    from raychunk.parse import parse_document
+
+    s = Section("table-rows")
+    types = load_doc_types(None)
+    options = parse_options_from(load_config(None).get("parse"))
+    limit = counter().max_input
+
+    def chunked(data: bytes, name: str):
+        parsed = parse_document(data, name, options=options)
+        if parsed.document.status != "ok":
+            return parsed, []
+        kind = classify(parsed, types.thresholds, types.overrides).doc_type
+        return parsed, chunk_document(parsed, types.profiles[kind], counter(), doc_type=kind)
+
+    rng = random.Random(26)
+    for k in range(3 if fast else 24):
+        for fmt, ext in (("markdown", "md"), ("html", "html")):
+            src, cells = _docs_site(rng, k, fmt)
+            _, chunks = chunked(src.encode(), f"params-{k}.{ext}")
+            _limit_figures(s, fmt, chunks, limit)
+            seen = set(re.findall(r"\w+", " ".join(c.text for c in chunks).casefold()))
+            kept = [c for c in cells if set(re.findall(r"\w+", c.casefold())) <= seen]
+            s.add("cells kept", fmt, len(kept), len(cells))
+            s.cases += 1
+    if not fast:
+        corpus = Path(os.environ.get("RAYCHUNK_CORPUS", ROOT.parent / "shared" / "corpus"))
+        for folder in ("html", "md", "other", "pdf"):
+            for path in sorted((corpus / folder).glob("*")) if (corpus / folder).is_dir() else []:
+                _, chunks = chunked(path.read_bytes(), path.name)
+                _limit_figures(s, f"corpus {folder}", chunks, limit)
+                s.cases += 1
+    return s
+
+
 SECTIONS = {
     "html-tables": html_tables,
     "markdown-tables": markdown_tables,
     "lists": lists,
     "quotes": quotes,
+    "table-rows": table_rows,
 }

@@ -43,7 +43,11 @@ class Block:
     ``level`` is the heading level (1 = top) for headings and the nesting depth (0 = top) for list
     items; 0 otherwise. ``rows`` holds a table's cells row by row, its first ``header_rows`` rows
     being header rows; a ``record`` (CSV row, JSONL line, FAQ pair) keeps the header it was read
-    under as ``rows[0]`` when it has one. ``pages`` are 1-based page numbers, empty for formats
+    under as ``rows[0]`` when it has one. ``marker`` is a list item's marker as the reader sees it
+    (``7.``, ``b)``, ``- [x]``; empty for a plain bullet), rendered before its text as context that
+    spans no source. ``copies`` are the ``(row, column)`` cells of ``rows`` that repeat a cell
+    spanning rows or columns (HTML ``rowspan``/``colspan``): the source writes them once, so they
+    are context too. ``pages`` are 1-based page numbers, empty for formats
     without pages. ``heading_path`` is the titles of the headings the block sits under, outermost
     first (a heading's own path does not include itself).
     """
@@ -58,6 +62,8 @@ class Block:
     language: str | None = None
     rows: tuple[tuple[str, ...], ...] = ()
     header_rows: int = 0
+    marker: str = ""
+    copies: tuple[tuple[int, int], ...] = ()
 
     def to_dict(self) -> dict:
         return {
@@ -71,6 +77,8 @@ class Block:
             "language": self.language,
             "rows": [list(r) for r in self.rows],
             "header_rows": self.header_rows,
+            "marker": self.marker,
+            "copies": [list(c) for c in self.copies],
         }
 
 

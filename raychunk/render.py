@@ -26,11 +26,17 @@ def trimmed(text: str, s: int, e: int) -> list[tuple[int, int]]:
     return [(s, e)] if e > s else []
 
 
-def render_table(rows: tuple[tuple[str, ...], ...] | list, header_rows: int) -> str:
-    """A table as pipe-table text, header rows first, one line per row."""
+def render_table(
+    rows: tuple[tuple[str, ...], ...] | list, header_rows: int, *, blank: frozenset | set = frozenset()
+) -> str:
+    """A table as pipe-table text, header rows first, one line per row. The cells at ``blank``
+    ((row, column) pairs) are spaces of their own length: the same offsets without their text."""
     lines = []
     for i, row in enumerate(rows):
-        lines.append("| " + " | ".join(squash(c).replace("|", "\\|") for c in row) + " |")
+        cells = [squash(c).replace("|", "\\|") for c in row]
+        if blank:
+            cells = [" " * len(c) if (i, j) in blank else c for j, c in enumerate(cells)]
+        lines.append("| " + " | ".join(cells) + " |")
         if header_rows and i == header_rows - 1:
             lines.append("|" + "---|" * max(1, len(row)))
     return "\n".join(lines)

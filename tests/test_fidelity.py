@@ -71,3 +71,17 @@ def test_the_fast_form_scores_every_section_and_writes_json(fidelity, tmp_path):
         assert all(f["all"]["total"] > 0 for f in s["figures"].values()), name
     assert {"cells", "rows", "header rows", "markup-free chunks"} <= set(sections["html-tables"]["figures"])
     assert {"docx", "html", "markdown", "pptx"} <= set(sections["lists"]["figures"]["list items"])
+
+
+def test_the_text_formats_read_what_the_author_wrote(fidelity):
+    """Floors on the fast form's known answers (``benchmarks/fidelity.py``; before this round: HTML
+    cells 0.76, markdown cells 0.84, list items 0.28, quotes 0.93, markup-free markdown table chunks
+    0.09)."""
+    results = fidelity.run(["html-tables", "markdown-tables", "lists", "quotes"], fast=True)
+    for name in ("html-tables", "markdown-tables"):
+        s = results[name]
+        for figure in ("cells", "rows", "header rows", "markup-free chunks"):
+            assert s.total(figure).accuracy == 1.0, (name, figure, s.misses[:3])
+    lists = results["lists"].figures["list items"]
+    assert lists["markdown"].accuracy == 1.0 and lists["html"].accuracy == 1.0, results["lists"].misses[:3]
+    assert results["quotes"].total("quotes").accuracy == 1.0

@@ -37,8 +37,12 @@ def span_text(doc, block) -> str:
 def assert_spans(doc) -> None:
     for b in doc.blocks:
         assert 0 <= b.char_start <= b.char_end <= len(doc.text)
-        want = " ".join(c for row in b.rows for c in row if c) if b.kind == "table" else b.text
-        assert span_text(doc, b) == squash(want), b
+        if b.kind == "table":
+            # Cells join their lines with "; " and "," and repeat a spanning cell: the same words.
+            cells = {w for row in b.rows for c in row for w in re.findall(r"\w+", c)}
+            assert cells == set(re.findall(r"\w+", span_text(doc, b))), b
+        else:
+            assert span_text(doc, b) == squash(b.text), b
 
 
 def parse(text: str):
@@ -110,7 +114,93 @@ def test_table_without_header_rows_and_colspan():
     )
     table = doc.blocks[0]
     assert table.header_rows == 0
-    assert table.rows == (("wide", "", "x"), ("a", "b", "c"))
+    # A cell spanning two columns that both hold values reads as each of theirs.
+    assert table.rows == (("wide", "wide", "x"), ("a", "b", "c"))
+
+
+def test_a_cell_spanning_rows_holds_its_place_in_each_and_later_cells_move_right():
+    doc = parse(
+        "<table><tr><th>Country</th><th>City</th><th>Population</th></tr>"
+        "<tr><td rowspan='3'>France</td><td>Paris</td><td>2.1M</td></tr>"
+        "<tr><td>Lyon</td><td>0.5M</td></tr><tr><td>Nice</td><td>0.3M</td></tr>"
+        "<tr><td>Spain</td><td rowspan=2>Madrid</td><td>3.3M</td></tr><tr><td>Spain</td><td>3.4M</td></tr>"
+        "</table>"
+    )
+    (table,) = doc.blocks
+    assert table.rows == (
+        ("Country", "City", "Population"),
+        ("France", "Paris", "2.1M"),
+        ("France", "Lyon", "0.5M"),
+        ("France", "Nice", "0.3M"),
+        ("Spain", "Madrid", "3.3M"),
+        ("Spain", "Madrid", "3.4M"),
+    )
+    assert table.copies == ((2, 0), (3, 0), (5, 1))  # the source writes them once: context
+
+
+def test_two_header_rows_with_spans_read_as_each_column_s_headings():
+    doc = parse(
+        "<table><thead><tr><th rowspan='2'>Region</th><th colspan='2'>2023</th></tr>"
+        "<tr><th>Revenue</th><th>Cost</th></tr></thead><tbody><tr><td>Europe</td><td>12</td><td>8</td></tr>"
+        "<tr><th colspan=3>A title row over every column</th></tr></tbody></table>"
+    )
+    (table,) = doc.blocks
+    assert table.header_rows == 2
+    assert table.rows == (
+        ("Region", "2023", "2023"),
+        ("Region", "Revenue", "Cost"),
+        ("Europe", "12", "8"),
+        ("A title row over every column", "", ""),  # one cell alone over all columns: once
+    )
+    assert table.copies == ((0, 2), (1, 0))
+
+
+def test_a_br_or_a_table_inside_a_cell_reads_as_its_lines():
+    doc = parse(
+        "<table><tr><th>Key</th><th>Value</th></tr><tr><td>timeout</td><td>30 s<br>per request</td></tr>"
+        "<tr><td>contact</td><td>Fields. <details><summary>contact fields</summary><table>"
+        "<tr><th>Name</th><th>Type</th></tr><tr><td>url</td><td>str</td></tr></table></details></td></tr></table>"
+    )
+    (table,) = doc.blocks
+    assert table.rows[1] == ("timeout", "30 s per request")
+    assert table.rows[2] == ("contact", "Fields. contact fields; Name, Type; url, str")
+
+
+def test_ordered_lists_number_their_items_as_a_browser_does():
+    doc = parse(
+        "<ol start='7'><li>seven</li><li>eight<ol type='a'><li>a</li><li>b</li></ol></li></ol>"
+        "<ol type='I' start=3><li>three</li><li value='9'>nine</li><li>ten</li></ol>"
+        "<ul><li><input type='checkbox' checked> done</li><li><input type=checkbox> todo</li><li>plain</li></ul>"
+        "<ol><li><input type='checkbox'> first task</li></ol>"
+    )
+    items = [(b.marker, b.text, b.level) for b in doc.blocks]
+    assert items == [
+        ("7.", "seven", 0),
+        ("8.", "eight", 0),
+        ("a.", "a", 1),
+        ("b.", "b", 1),
+        ("III.", "three", 0),
+        ("IX.", "nine", 0),
+        ("X.", "ten", 0),
+        ("- [x]", "done", 0),
+        ("- [ ]", "todo", 0),
+        ("-", "plain", 0),
+        ("1. [ ]", "first task", 0),
+    ]
+    assert_spans(doc)
+
+
+def test_a_definition_term_and_its_definition_are_one_block_spanning_both():
+    src = "<dl><dt>Shard</dt><dd>One Parquet file.</dd><dd>A second meaning.</dd><dt><code>-a</code></dt><dd><p>Mark variables.</p></dd></dl><dl><dt>Alone</dt></dl>"
+    doc = parse(src)
+    assert kinds(doc) == [
+        ("paragraph", "Shard: One Parquet file."),
+        ("paragraph", "A second meaning."),
+        ("paragraph", "-a: Mark variables."),
+        ("paragraph", "Alone"),
+    ]
+    first = doc.blocks[0]
+    assert src[first.char_start : first.char_end] == "<dt>Shard</dt><dd>One Parquet file.</dd>"
 
 
 def test_sec_style_table_glues_currency_cells_and_aligns_spanning_headers():
@@ -133,7 +223,7 @@ def test_nested_table_text_goes_into_the_cell():
         "<td><table><tr><td>in1</td><td>in2</td></tr><tr><td>in3</td><td>in4</td></tr></table></td></tr></table>"
     )
     assert [b.kind for b in doc.blocks] == ["table"]
-    assert doc.blocks[0].rows == (("k", "v"), ("outer", "in1 in2 in3 in4"))
+    assert doc.blocks[0].rows == (("k", "v"), ("outer", "in1, in2; in3, in4"))  # its rows, its cells
 
 
 def test_layout_table_gives_up_its_headings_and_paragraphs():
@@ -295,7 +385,7 @@ def test_a_list_of_links_in_a_table_cell_is_the_cells_data():
     doc = parse(f"<h1>T</h1><table>{rows}</table>{menu}")
     assert [b.kind for b in doc.blocks] == ["heading", "table"]  # the menu outside the table is dropped
     (table,) = [b for b in doc.blocks if b.kind == "table"]
-    assert table.rows[0] == ("Products", " ".join(f"Product {i}" for i in range(10)))
+    assert table.rows[0] == ("Products", "; ".join(f"Product {i}" for i in range(10)))
     assert_spans(doc)
 
 

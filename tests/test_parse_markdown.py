@@ -173,3 +173,84 @@ def test_heading_attribute_lists_are_not_part_of_the_title():
     ]
     assert doc.document.title == "FastAPI in Containers"
     assert_spans_match(doc)
+
+
+def test_ordered_items_keep_their_numbers_from_the_list_start_and_their_delimiter():
+    doc = parse(
+        "7. Drain\n8. Upgrade\n   1) nested\n   1) again\n\ntext\n\n1. a\n1. b\n\n- [x] done\n- plain\n"
+    )
+    items = [(b.marker, b.text, b.level) for b in doc.blocks if b.kind == "list_item"]
+    assert items == [
+        ("7.", "Drain", 0),
+        ("8.", "Upgrade", 0),
+        ("1)", "nested", 1),
+        ("2)", "again", 1),
+        ("1.", "a", 0),
+        ("2.", "b", 0),  # numbered from the start, as a renderer shows it
+        ("-", "[x] done", 0),  # the task box is the author's text
+        ("-", "plain", 0),
+    ]
+    assert_spans_match(doc, exact=False)
+
+
+def test_a_definition_term_joins_its_definition_spanning_both():
+    src = "Intro.\n\nShard\n:   One Parquet file.\n\n    More about it.\n\nAlone\n: \n"
+    doc = parse(src)
+    assert [(b.kind, b.text) for b in doc.blocks][:3] == [
+        ("paragraph", "Intro."),
+        ("paragraph", "Shard: One Parquet file."),
+        ("paragraph", "More about it."),
+    ]
+    joined = doc.blocks[1]
+    assert src[joined.char_start : joined.char_end] == "Shard\n:   One Parquet file."
+
+
+def test_inline_html_is_read_as_text_and_code_spans_autolinks_entities_stay_as_written():
+    src = (
+        "## <a id='x'></a>Install <small>v2</small>\n\n"
+        "Press <kbd>Ctrl</kbd>+<kbd>C</kbd><br>to stop; `<br>` is code, see <https://x.org> &amp; <!-- note --> more.\n"
+    )
+    doc = parse(src)
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("heading", "Install v2"),
+        ("paragraph", "Press Ctrl+C\nto stop; `<br>` is code, see <https://x.org> &amp; more."),
+    ]
+    para = doc.blocks[1]
+    assert src[para.char_start : para.char_end].startswith("Press <kbd>")
+
+
+def test_markup_in_table_cells_is_text_a_nested_table_its_rows():
+    src = (
+        "| Key | Value |\n|---|---|\n| <code>timeout</code> | 30 s<br>per request |\n"
+        "| `a \\| b` | either |\n"
+        "| contact | Fields. <details><summary><code>contact</code> fields</summary><table><tr><th>Name</th>"
+        "<th>Type</th></tr><tr><td><code>url</code></td><td>str</td></tr></table></details> |\n"
+    )
+    (table,) = parse(src).blocks
+    assert table.rows == (
+        ("Key", "Value"),
+        ("timeout", "30 s per request"),
+        ("`a | b`", "either"),
+        ("contact", "Fields. contact fields; Name, Type; url, str"),
+    )
+    assert "<" not in table.text
+
+
+def test_an_html_block_is_parsed_as_html_into_blocks_of_its_own():
+    src = (
+        "# T\n\n<h2 align='center'>Models</h2>\n\n<table>\n<tr><th>Model</th><th>Size</th></tr>\n"
+        "<tr><td>small</td><td>12 MB</td></tr>\n</table>\n\n<ol start='3'><li>three</li></ol>\n\nAfter.\n"
+    )
+    doc = parse(src)
+    assert [(b.kind, b.text, b.heading_path) for b in doc.blocks if b.kind != "table"] == [
+        ("heading", "T", ()),
+        ("heading", "Models", ("T",)),
+        ("list_item", "three", ("T", "Models")),
+        ("paragraph", "After.", ("T", "Models")),
+    ]
+    (table,) = [b for b in doc.blocks if b.kind == "table"]
+    assert table.rows == (("Model", "Size"), ("small", "12 MB"))
+    assert src[table.char_start : table.char_end].startswith("<table>")
+    assert src[table.char_start : table.char_end].endswith("</table>")
+    (item,) = [b for b in doc.blocks if b.kind == "list_item"]
+    assert item.marker == "3."

@@ -35,8 +35,10 @@ class Fixed(PackingStrategy):
             if current and size + n > budget:
                 packer.emit(current, (), parent)
                 seed = _overlap(packer, current, min(packer.profile.overlap_tokens, budget - unit.tokens))
-                current = seed
-                size = _size(packer, seed)
+                # The unit bridged the dropped text after the whole window; after only its overlap
+                # it may not (a heading's attribute list between the two): then no overlap.
+                current = seed if packer.bridges(seed, unit) else []
+                size = _size(packer, current)
                 n = unit.tokens + packer.join(current[-1] if current else None, unit)
             current.append(unit)
             size += n

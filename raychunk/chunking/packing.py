@@ -20,6 +20,7 @@ from raychunk.chunking.align import Alignment, align, identity
 from raychunk.chunking.model import Chunk, ChunkStats, Profile, Strategy, chunk_ids
 from raychunk.chunking.sentences import iter_sentence_spans
 from raychunk.document import Block, ParsedDocument
+from raychunk.render import render_table
 from raychunk.tokens import (
     WINDOW,
     CachedCounter,
@@ -92,16 +93,21 @@ class SourceMap:
     """Maps offsets of one rendered block (or table part) to the document text, aligning the two the
     first time it is asked (once per block and document: the alignment is kept in the memo)."""
 
-    __slots__ = ("memo", "text", "rendered", "start", "end", "markup", "shift", "rows", "_map")
+    __slots__ = ("memo", "text", "rendered", "start", "end", "markup", "shift", "rows", "aligned", "_map")
 
-    def __init__(self, memo, text, rendered, start, end, markup, *, shift=0, rows=None):
+    def __init__(self, memo, text, rendered, start, end, markup, *, shift=0, rows=None, aligned=None):
         self.memo, self.text, self.rendered, self.start, self.end = memo, text, rendered, start, end
         self.markup, self.shift, self.rows = markup, shift, rows
+        # What is aligned to the source, when not the rendering itself: a table's rendering with
+        # the copies of its spanning cells blanked (same offsets), so a copy never maps to a later
+        # cell of the same text.
+        self.aligned = aligned
         self._map: Alignment | None = None
 
     def alignment(self) -> Alignment:
         if self._map is None:
-            self._map = _alignment(self.memo, self.text, self.rendered, self.start, self.end, self.markup)
+            rendered = self.aligned if self.aligned is not None else self.rendered
+            self._map = _alignment(self.memo, self.text, rendered, self.start, self.end, self.markup)
         return self._map
 
     def span(self, a: int, b: int) -> tuple[int, int]:
@@ -250,7 +256,7 @@ def _cut(text: str, keep: int, counter: TokenCounter) -> str:
 
 def render(b: Block) -> str:
     if b.kind == "list_item":
-        return "  " * b.level + "- " + b.text
+        return "  " * b.level + (b.marker or "-") + " " + b.text
     return b.text
 
 
@@ -426,7 +432,7 @@ class Packer:
         for t, b, n in zip(texts, blocks, counts):
             # A list marker exists only in the rendering: the item's own text is what maps.
             marker = len(t) - len(b.text) if b.kind == "list_item" else 0
-            source = self.source_map(b.text if marker else t, b, shift=marker)
+            source = self.source_map(b.text if marker else t, b, shift=marker, aligned=_aligned(b))
             pieces.append(Piece(t, n, b.kind, b.pages, root=t, source=source))
         self.memo[key] = pieces
         return pieces
@@ -473,7 +479,7 @@ class Packer:
     def table_rows(self, block: Block, rendered: str, rows: list[int]) -> SourceMap:
         """The source of a table part holding ``rows`` (indices into ``block.rows``); ``rendered``
         is the whole table as a pipe table."""
-        return self.source_map(rendered, block, rows=_row_lines(block, rows))
+        return self.source_map(rendered, block, rows=_row_lines(block, rows), aligned=_aligned(block))
 
     def sentences(self, text: str, *, with_starts: bool = False):
         """Sentence spans of ``text`` (and their starts, for bisecting), remembered per document."""
@@ -892,6 +898,14 @@ def _row_lines(block: Block, rows: list[int]) -> list[int]:
     """Lines of the table's pipe rendering that hold ``rows`` (a |---| line follows the header rows)."""
     hr = block.header_rows
     return [r + 1 if hr and r >= hr else r for r in rows]
+
+
+def _aligned(b: Block) -> str | None:
+    """A table's pipe rendering with the copies of its spanning cells (``Block.copies``) blanked;
+    None for another block, or a table without copies."""
+    if not b.copies or b.kind != "table" or render_table(b.rows, b.header_rows) != b.text:
+        return None
+    return render_table(b.rows, b.header_rows, blank=frozenset(b.copies))
 
 
 def _utf8_len(s: str) -> int:

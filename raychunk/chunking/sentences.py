@@ -24,6 +24,10 @@ _ABBREV = re.compile(
 )
 
 
+# A list item's number at the start of a line ("4. Generate..."): it opens the item's sentence.
+_MARKER = re.compile(r"(?:^|\n)[ \t]*(?:\d{1,9}|[A-Za-z]|[ivxlcdm]{2,7}|[IVXLCDM]{2,7})[.)]$")
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each sentence, whitespace trimmed; together they cover every non-space char."""
     return list(iter_sentence_spans(text))
@@ -35,6 +39,8 @@ def iter_sentence_spans(text: str) -> Iterator[tuple[int, int]]:
     for m in _END.finditer(text):
         cut = m.start(1) if m.group(1) is not None else m.start(2)
         if text[cut - 1] == "." and _ABBREV.search(text, max(0, cut - 6), cut):
+            continue
+        if text[cut - 1] in ".)" and _MARKER.search(text, max(0, start - 1), cut):
             continue
         yield from trimmed(text, start, cut)
         start = m.end()

@@ -16,8 +16,9 @@ checked against the document text:
   words.
 
 Rendering context is not the body's own and may span nothing: the repeated header rows of a split
-pipe table (or the header cells opening a table piece, ``table_part`` set) and the keys of a record
-are dropped from the body when the whole body does not match. Overlap needs no exception: it repeats the source just before the new text, and the span
+pipe table (or the header cells opening a table piece, ``table_part`` set), the copies of a cell
+spanning columns or rows, the keys of a record and the markers of list items (``7.``, ``b)``, ``- [x]``: numbered by the format, not written in
+the source) are dropped from the body when the whole body does not match. Overlap needs no exception: it repeats the source just before the new text, and the span
 starts there. The cost is linear in the body and the span, and a span far longer than its body fails
 without being read.
 """
@@ -29,6 +30,8 @@ import math
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+
+from raychunk.render import squash
 
 __all__ = ["SKIP_FLOOR", "SKIP_SHARE", "BadSpan", "SpanCheck", "check_chunk", "check_spans", "words"]
 
@@ -85,6 +88,11 @@ _JOIN = 6  # a body word may be this many span words run together (a tag or cont
 _PIPE_RULE = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")
 _RECORD_KEY = re.compile(r"^[^\n:]{1,100}: ?", re.M)
 _INLINE_KEY = re.compile(r"(?<!\S)[\w.\-]{1,100}: ")
+# A list item's marker at the start of a line, as the chunker renders it: a bullet or a number
+# (digits, a letter, a roman numeral) with its delimiter, then an optional task box.
+_LIST_MARKER = re.compile(
+    r"^[ \t]*(?:-|(?:\d{1,9}|[A-Za-z]|[ivxlcdm]{2,7}|[IVXLCDM]{2,7})[.)])(?: \[[ xX]\])?(?= |$)", re.M
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,13 +272,61 @@ def check_chunk(document: str, chunk: Mapping) -> str | None:
     bare = _context_free(text)
     if bare is not None and _match(words(bare, only=markup), span) is None:
         return None
+    if _LIST_MARKER.search(text):
+        # Every line's marker, or all but the first line's: a piece cut from an item may open on
+        # words of the source that look like one ("8. Archived" from "Paper No. 8. Archived").
+        first, _, rest = text.partition("\n")
+        for unmarked in (_LIST_MARKER.sub("", text), first + "\n" + _LIST_MARKER.sub("", rest)):
+            if _match(words(unmarked, only=markup), span) is None:
+                return None
+    bodies = [body]
+    for t in (text, bare):
+        single = _without_copies(t) if t else None
+        if single is not None:
+            words_left = words(single, only=markup)
+            if _match(words_left, span) is None:
+                return None
+            bodies.append(words_left)
     if chunk.get("table_part") is not None and span:
-        # A table piece may open on its header cells, run together (the baseline's text): try the
-        # body from each of the first few places where the span's first word occurs.
-        starts = [i for i, w in enumerate(body[:_HEAD_WORDS]) if i and w == span[0]]
-        if any(_match(body[i:], span) is None for i in starts[:_HEAD_TRIES]):
-            return None
+        # A table piece may open on its header cells, run together (the baseline's text), or on a
+        # row label spanning rows from the part before: try the body from each of the first few
+        # places where the span's first word occurs.
+        for b in bodies:
+            starts = [i for i, w in enumerate(b[:_HEAD_WORDS]) if i and w == span[0]]
+            if any(_match(b[i:], span) is None for i in starts[:_HEAD_TRIES]):
+                return None
     return why
+
+
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def _without_copies(body: str) -> str | None:
+    """A pipe-table body less the copies of spanning cells (``_spanned_copies``: a cell
+    repeating the last filled one to its left, or the one above it), which the source writes once;
+    None when it holds none. Tried only when the whole body does not match, so a value that repeats
+    in the source costs at most the few words the check lets a span hold."""
+    if "|" not in body:
+        return None
+    lines = body.split("\n")
+    rows: list[list[str]] = []
+    where: list[int] = []  # the line of each row
+    header_rows = 0
+    for k, line in enumerate(lines):
+        row = line.strip()
+        if _PIPE_RULE.fullmatch(row):
+            header_rows = len(rows)
+        elif row.startswith("|") and row.endswith("|") and len(row) > 1:
+            rows.append([c.strip() for c in _CELL_SPLIT.split(row[1:-1])])
+            where.append(k)
+    copies = _spanned_copies(rows, header_rows)
+    if not copies:
+        return None
+    for i, j in copies:
+        rows[i][j] = ""
+    for i, k in enumerate(where):
+        lines[k] = "| " + " | ".join(rows[i]) + " |"
+    return "\n".join(lines)
 
 
 def check_spans(
@@ -301,4 +357,25 @@ def check_spans(
                     )
                 )
         out[setting] = SpanCheck(setting, n, bad, tuple(named))
+    return out
+
+
+def _spanned_copies(rows: tuple[tuple[str, ...], ...] | list, header_rows: int) -> set[tuple[int, int]]:
+    """The cells that read as copies of a spanning cell, written once in the source: a cell that
+    repeats the last filled cell to its left, or the cell above it (not across the end of the
+    header rows), as HTML's ``rowspan`` and ``colspan`` leave them (``Block.copies``, which the chunk
+    text does not carry).
+
+    >>> sorted(_spanned_copies([("Region", "2023", "2023"), ("Region", "Revenue", "Cost")], 2))
+    [(0, 2), (1, 0)]
+    """
+    out = set()
+    for i, row in enumerate(rows):
+        above = rows[i - 1] if i and i != header_rows else None
+        left = ""
+        for j, c in enumerate(row):
+            c = squash(c)
+            if c and (c == left or (above is not None and j < len(above) and c == squash(above[j]))):
+                out.add((i, j))
+            left = c or left
     return out

@@ -110,3 +110,22 @@ _LINE_END = re.compile(r"\r\n?|\n")
 def line_offsets(text: str) -> list[int]:
     """Start offset of every line, as markdown-it counts lines (\\r\\n, \\r and \\n all end one)."""
     return [0, *(m.end() for m in _LINE_END.finditer(text))]
+
+
+def cell_text(lines) -> str:
+    """The lines of a table cell (its paragraphs, items, a nested table's rows) as the one line a
+    pipe table holds: joined by ``; `` (by a space after a line that ends in punctuation),
+    whitespace collapsed.
+
+    >>> cell_text(["30 s", "per request", "Retries: 3."])
+    '30 s; per request; Retries: 3.'
+    >>> cell_text(["The contact fields.", "name, str"])
+    'The contact fields. name, str'
+    """
+    out = ""
+    for line in lines:
+        line = squash(line)
+        if not line:
+            continue
+        out = f"{out}{' ' if out[-1] in '.:;,!?' else '; '}{line}" if out else line
+    return out

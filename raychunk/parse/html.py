@@ -26,10 +26,10 @@ import re
 from html.parser import HTMLParser
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish
+from raychunk.parse._common import BlockStream, cell_text, clean_text, finish
 from raychunk.render import render_table, squash
 
-__all__ = ["parse_html"]
+__all__ = ["html_blocks", "html_lines", "parse_html"]
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # fmt: off
@@ -100,8 +100,12 @@ _CLOSERS = frozenset({")", "%", ")%"})
 _NUMBER_START = re.compile(r"[(\-\u2014\u2013]?\s*[\d.,]|[\u2014\u2013-]$")
 _NUMBER = re.compile(r"[$€£¥]?\(?[-\u2013\u2014]?\s*\d[\d.,]*\s*\Z")
 
-# An output op: (kind, text, start, end, level, language, rows, header_rows, link_chars), replayed into a
-# BlockStream at the end so that tables can decide late (data or layout) what they emit.
+# An output op: (kind, text, start, end, level, language, rows, header_rows, link_chars, marker,
+# copies), replayed into a BlockStream at the end so that tables can decide late (data or layout)
+# what they emit. ``marker``: a list item's, or _TERM / _DEFINITION for a definition list's term and
+# the first block of its definition, which the replay joins (``Term: definition``); ``copies``: a
+# table's cells that repeat a cell spanning rows or columns (``Block.copies``).
+_TERM, _DEFINITION = "\x00term", "\x00definition"
 
 
 class _Frame:
@@ -110,6 +114,7 @@ class _Frame:
     __slots__ = (
         "tag", "start", "ctx", "anchor", "lists", "content", "lang", "p", "li", "dd", "h",
         "tbl", "sect", "tr", "cell", "table", "sink", "skip", "inner", "hidden", "cdata", "sink_mark",
+        "list", "numbering", "counter", "marker", "used",
     )  # fmt: skip
 
     def __init__(self, tag: str, start: int, parent: _Frame | None):
@@ -118,12 +123,18 @@ class _Frame:
         if parent is None:
             self.ctx, self.anchor, self.lists, self.content, self.lang = None, None, 0, False, None
             self.p = self.li = self.dd = self.h = self.tbl = self.sect = self.tr = self.cell = -1
+            self.list = -1
         else:
             self.ctx, self.anchor, self.lists = parent.ctx, parent.anchor, parent.lists
             self.content, self.lang = parent.content, parent.lang
             self.p, self.li, self.dd, self.h = parent.p, parent.li, parent.dd, parent.h
             self.tbl, self.sect, self.tr, self.cell = parent.tbl, parent.sect, parent.tr, parent.cell
+            self.list = parent.list
         self.table = None
+        self.numbering: str | None = None  # an <ol>'s type (1, a, A, i, I); None for other lists
+        self.counter = 0
+        self.marker = ""  # an <li>'s marker, given to its first block only
+        self.used = False  # a <dd> whose first block has been joined to its term
         self.sink = None
         self.skip = False
         self.inner: dict[str, int] | None = None
@@ -166,12 +177,13 @@ class _Row:
 
 
 class _Cell:
-    __slots__ = ("ops", "th", "span")
+    __slots__ = ("ops", "th", "span", "rows")
 
-    def __init__(self, th: bool, span: int):
+    def __init__(self, th: bool, span: int, rows: int = 1):
         self.ops: list[tuple] = []
         self.th = th
         self.span = span
+        self.rows = rows
 
 
 def parse_html(text: str, base: Document) -> ParsedDocument:
@@ -193,7 +205,9 @@ def parse_html(text: str, base: Document) -> ParsedDocument:
         keep.add(lost.start)
 
     stream = BlockStream()
-    for kind, btext, start, end, level, language, rows, header_rows, _ in events.ops:
+    for kind, btext, start, end, level, language, rows, header_rows, _, marker, copies in _with_terms(
+        events.ops
+    ):
         if kind == "heading":
             stream.heading(btext, level, start, end)
             continue
@@ -204,6 +218,10 @@ def parse_html(text: str, base: Document) -> ParsedDocument:
             kw["language"] = language
         if rows:
             kw["rows"], kw["header_rows"] = rows, header_rows
+        if copies:
+            kw["copies"] = copies
+        if marker:
+            kw["marker"] = marker
         stream.add(kind, btext, start, end, **kw)
 
     changes: dict = {}
@@ -222,6 +240,34 @@ def parse_html(text: str, base: Document) -> ParsedDocument:
     if reasons:
         changes["reason"] = "; ".join(reasons)
     return finish(base, text, stream.blocks, **changes)
+
+
+def html_blocks(fragment: str) -> list[tuple]:
+    """The blocks of an HTML fragment (inline HTML in markdown, an HTML block), as
+    ``(kind, text, start, end, level, language, rows, header_rows, marker, copies)`` with spans into the
+    fragment, by the same rules as a page: headings, paragraphs, list items with their markers,
+    tables with their rows, a definition term joined to its definition."""
+    events = _Events(fragment, set())
+    events.run(_blank_doctype_subset(fragment))
+    return [(*op[:8], op[9], op[10]) for op in _with_terms(events.ops)]
+
+
+def html_lines(fragment: str, *, breaks: bool = True) -> list[str]:
+    """An HTML fragment's visible text as lines: one per block (a numbered item with its number), a
+    table one line per row with its cells joined by ``, ``; a ``<br>`` a line break (with
+    ``breaks=False``, as in a table cell, where it wraps a line: a space).
+
+    >>> html_lines("<b>30 s</b><br>per request <details><summary>More</summary><table>"
+    ...            "<tr><td>a</td><td>1</td></tr><tr><td>b</td><td>2</td></tr></table></details>")
+    ['30 s', 'per request', 'More', 'a, 1', 'b, 2']
+    """
+    lines: list[str] = []
+    for op in html_blocks(fragment):
+        found = _op_lines(op, breaks=breaks)
+        if op[0] == "list_item" and op[8] not in ("", "-") and found:
+            found[0] = f"{op[8]} {found[0]}"
+        lines.extend(line for line in found if line.strip())
+    return lines
 
 
 def _blank_doctype_subset(text: str) -> str:
@@ -249,10 +295,36 @@ def _language(attrs: dict, *, bare: bool = False) -> str | None:
     return lang.lower() if lang else None
 
 
-def _op_text(op: tuple) -> str:
+def _with_terms(ops: list[tuple]) -> list[tuple]:
+    """``ops`` with each definition term joined to the first block of the definition after it: one
+    block ``Term: definition`` spanning both, so the two are never chunked apart."""
+    out: list[tuple] = []
+    for op in ops:
+        marker = op[9]
+        if marker == _DEFINITION and out and out[-1][9] == _TERM:
+            term = out.pop()
+            text = f"{term[1]}{'' if term[1].endswith(':') else ':'} {op[1]}"
+            op = (op[0], text, term[2], *op[3:9], "", op[10])
+        elif marker == _DEFINITION:
+            op = (*op[:9], "", op[10])
+        if out and out[-1][9] == _TERM:
+            out[-1] = (*out[-1][:9], "", out[-1][10])
+        out.append(op)
+    if out and out[-1][9] == _TERM:
+        out[-1] = (*out[-1][:9], "", out[-1][10])
+    return out
+
+
+def _op_lines(op: tuple, *, breaks: bool = True) -> list[str]:
+    """An op's text as lines: a table's rows (cells joined by ``, ``), else its own lines (or one,
+    its ``<br>`` line breaks spaces, without ``breaks``)."""
     if op[0] == "table":
-        return " ".join(c for row in op[6] for c in row if c)
-    return squash(op[1])
+        return [", ".join(c for c in row if c) for row in op[6]]
+    return op[1].split("\n") if breaks else [op[1].replace("\n", " ")]
+
+
+def _op_text(op: tuple) -> str:
+    return cell_text(_op_lines(op, breaks=False))
 
 
 class _Events(HTMLParser):
@@ -466,10 +538,16 @@ class _Events(HTMLParser):
                 f.ctx = _PARA
         elif tag == "li":
             f.ctx = ("list_item", max(0, f.lists - 1), None)
+            f.marker = self._number(f, amap.get("value"))
         elif tag in ("pre", "listing", "xmp", "plaintext"):
             f.ctx = ("code", 0, f.lang)
         elif tag in ("ul", "ol", "menu", "dir"):
             f.lists += 1
+            f.list = len(self.stack) - 1
+            if tag == "ol":
+                kind = (amap.get("type") or "1").strip()
+                f.numbering = kind if kind in _NUMBERINGS else "1"
+                f.counter = _integer(amap.get("start"), 1) - 1
             if f.cell <= f.tbl:  # in a table cell, links are the cell's data (an infobox's products)
                 f.sink_mark = (self.sinks[-1], len(self.sinks[-1]))
         elif tag in _CONTENT:
@@ -479,11 +557,9 @@ class _Events(HTMLParser):
             f.sink = f.table.stray
         elif tag in ("td", "th"):
             f.ctx = None
-            try:
-                span = max(1, min(50, int(str(amap.get("colspan") or "1").strip() or 1)))
-            except ValueError:
-                span = 1
-            cell = _Cell(tag == "th", span)
+            span = max(1, min(50, _integer(amap.get("colspan"), 1)))
+            rows = max(1, min(1000, _integer(amap.get("rowspan"), 1)))
+            cell = _Cell(tag == "th", span, rows)
             self.stack[f.tr].table.cells.append(cell)  # the row object hangs on the tr frame
             f.sink = cell.ops
         elif tag == "caption":
@@ -504,7 +580,53 @@ class _Events(HTMLParser):
         else:
             f.anchor = None
 
+    def _number(self, li: _Frame, value: str | None) -> str:
+        """An ``<li>``'s marker: its list's next number as the list counts (``start``, ``type``, an
+        item's ``value``), or ``-`` outside an ``<ol>``."""
+        lst = self.stack[li.list] if 0 <= li.list < len(self.stack) else None
+        if lst is None or lst.numbering is None:
+            return "-"
+        lst.counter = _integer(value, lst.counter + 1)
+        return _numeral(lst.counter, lst.numbering) + "."
+
+    def _marker(self, anchor: _Frame | None) -> str:
+        """The marker of the block a run makes: its item's (the first block of an ``<li>`` only), or
+        _TERM / _DEFINITION in a definition list."""
+        if anchor is None:
+            return ""
+        li = anchor if anchor.tag == "li" else None
+        if li is None and 0 <= anchor.li < len(self.stack) and anchor.ctx and anchor.ctx[0] == "list_item":
+            li = self.stack[anchor.li]
+        if li is not None:
+            marker, li.marker = li.marker, ""
+            return marker
+        if anchor.tag in ("dt", "dd"):
+            holder = anchor
+        elif 0 <= anchor.dd < len(self.stack) and self.stack[anchor.dd] is not anchor:
+            holder = self.stack[anchor.dd]
+        else:
+            return ""
+        if holder.tag == "dt":
+            return _TERM
+        if holder.used:
+            return ""
+        holder.used = True
+        return _DEFINITION
+
+    def _checkbox(self, amap: dict) -> None:
+        """A checkbox before any text of a list item is a task box: ``- [x]``, ``1. [ ]``."""
+        li = self.top.li
+        if (amap.get("type") or "").lower() != "checkbox" or li < 0 or not self.stack[li].marker:
+            return
+        if self.run_ is not None and self.run_.has_text:
+            return
+        item = self.stack[li]
+        if not item.marker.endswith("]"):
+            item.marker += " [x]" if "checked" in amap else " [ ]"
+
     def _void(self, tag: str, attrs: list, p: int, end: int) -> None:
+        if tag == "input":
+            self._checkbox(dict(attrs))
         if tag == "br":
             self._br(end)
         elif tag == "hr":
@@ -739,7 +861,7 @@ class _Events(HTMLParser):
             body = _LEADING_BLANK_LINES.sub("", body).rstrip()  # the newline after <pre> is not content
             if not body.strip():
                 return
-            self.sinks[-1].append(("code", body, run.start, run.end, 0, run.lang, (), 0, 0))
+            self.sinks[-1].append(("code", body, run.start, run.end, 0, run.lang, (), 0, 0, "", ()))
             return
         lines, cur = [], []
         for piece in run.pieces:
@@ -752,7 +874,8 @@ class _Events(HTMLParser):
         sep = " " if kind == "heading" else "\n"
         body = sep.join(s for s in (squash(clean_text(line)) for line in lines) if s)
         if body:
-            self.sinks[-1].append((kind, body, run.start, run.end, level, None, (), 0, run.links))
+            marker = self._marker(run.anchor) if kind in ("list_item", "paragraph") else ""
+            self.sinks[-1].append((kind, body, run.start, run.end, level, None, (), 0, run.links, marker, ()))
 
     # -- tables ----------------------------------------------------------------------------------
 
@@ -765,25 +888,28 @@ class _Events(HTMLParser):
         heads: list[bool] = []
         longest = 0
         any_heading = nested = any_th = False
+        carry: dict[int, list] = {}  # cells spanning rows below, by column (``_place_row``)
+        copies: set[tuple[int, int]] = set()
         for row in t.rows:
-            texts: list[str] = []
+            cells = []
             for cell in row.cells:
-                s = " ".join(x for x in (_op_text(op) for op in cell.ops) if x)
+                # A cell's blocks (paragraphs, items, a nested table's rows) are its lines; a <br>
+                # inside one wraps it (header cells of filings: "Number of<br>Securities").
+                s = cell_text(line for op in cell.ops for line in _op_lines(op, breaks=False))
                 longest = max(longest, len(s))
                 any_th = any_th or cell.th
                 for op in cell.ops:
                     any_heading = any_heading or op[0] == "heading"
                     nested = nested or op[0] == "table"
-                if cell.span > 1 and s:
-                    spans.append((len(grid), len(texts), cell.span))
-                texts.append(s)
-                texts.extend([""] * (cell.span - 1))
+                cells.append((s, cell.span, cell.rows))
+            texts = _place_row(cells, carry, len(grid), spans, copies)
             if any(texts):
                 grid.append(texts)
                 heads.append(row.head or (bool(row.cells) and all(c.th for c in row.cells)))
             else:
                 spans = [sp for sp in spans if sp[0] != len(grid)]
-        rows = _tidy_grid(grid, spans)
+                copies = {c for c in copies if c[0] != len(grid)}
+        rows, copies = _tidy_grid(grid, spans, copies)
         header_rows = 0
         while header_rows < len(heads) and heads[header_rows]:
             header_rows += 1
@@ -807,8 +933,97 @@ class _Events(HTMLParser):
                 out.extend(_layout_row(row))
         elif rows:
             out.append(
-                ("table", render_table(rows, header_rows), f.start, end, 0, None, rows, header_rows, 0)
+                (
+                    "table",
+                    render_table(rows, header_rows),
+                    f.start,
+                    end,
+                    0,
+                    None,
+                    rows,
+                    header_rows,
+                    0,
+                    "",
+                    copies,
+                )
             )
+
+
+_NUMBERINGS = frozenset("1aAiI")
+_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"), (40, "xl"))
+_ROMAN += ((10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
+
+
+def _integer(value: str | None, default: int) -> int:
+    """An integer attribute (``start``, ``value``, ``colspan``) as a browser reads it; ``default``
+    when it is missing or not a number."""
+    m = re.match(r"\s*([+-]?\d{1,9})", value or "")
+    return int(m.group(1)) if m else default
+
+
+def _numeral(n: int, kind: str) -> str:
+    """``n`` as an ``<ol type=kind>`` counts: 1, a (a..z, aa..), A, i (roman), I. Letters and
+    numerals fall back to digits where they have none (0, negatives, roman past 3999)."""
+    if kind in "aA" and n > 0:
+        out = ""
+        while n > 0:
+            n, r = divmod(n - 1, 26)
+            out = chr(97 + r) + out
+        return out if kind == "a" else out.upper()
+    if kind in "iI" and 0 < n < 4000:
+        out = ""
+        for value, letters in _ROMAN:
+            while n >= value:
+                out += letters
+                n -= value
+        return out if kind == "i" else out.upper()
+    return str(n)
+
+
+def _place_row(
+    cells: list[tuple[str, int, int]],
+    carry: dict[int, list],
+    row: int,
+    spans: list[tuple[int, int, int]],
+    copies: set[tuple[int, int]],
+) -> list[str]:
+    """One table row's texts by column: its cells ``(text, colspan, rowspan)`` in the columns that
+    cells spanning rows from above leave free, as a browser lays them out. ``carry`` (column ->
+    ``[text, rows left, colspan]``) is updated; a cell spanning columns is noted in ``spans``, the
+    copy of one spanning rows from above in ``copies``."""
+    texts: list[str] = []
+
+    def place(s: str, span: int) -> None:
+        if span > 1 and s:
+            spans.append((row, len(texts), span))
+        texts.append(s)
+        texts.extend([""] * (span - 1))
+
+    todo = sorted(carry)  # the columns held from above, left to right
+
+    def place_carried(last: bool) -> None:
+        while todo and (todo[0] <= len(texts) or last):
+            j = todo.pop(0)
+            if j < len(texts):  # overlapped by a wider cell of this row: dropped, as a browser does
+                del carry[j]
+                continue
+            texts.extend([""] * (j - len(texts)))
+            c = carry[j]
+            copies.add((row, j))
+            place(c[0], c[2])
+            c[1] -= 1
+            if c[1] <= 0:
+                del carry[j]
+
+    below: dict[int, list] = {}
+    for text, span, rows in cells:
+        place_carried(False)
+        if rows > 1 and text:
+            below[len(texts)] = [text, rows - 1, span]
+        place(text, span)
+    place_carried(True)
+    carry.update(below)
+    return texts
 
 
 def _drop_link_list(sink: list[tuple], mark: int) -> None:
@@ -826,9 +1041,13 @@ def _is_menu(ops: list[tuple], *, minimum: int) -> bool:
     return chars <= 40 * len(ops) and sum(op[8] for op in ops) >= 0.9 * chars
 
 
-def _tidy_grid(grid: list[list[str]], spans: list[tuple[int, int, int]]) -> tuple[tuple[str, ...], ...]:
+def _tidy_grid(
+    grid: list[list[str]], spans: list[tuple[int, int, int]], copies: set[tuple[int, int]]
+) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[int, int], ...]]:
     """Square the grid, glue SEC-style "$" / ")" / "%" cells to their numbers, put each spanning
-    cell's text over the column of its span that holds the most values, and drop empty columns."""
+    cell's text over the columns it heads, and drop empty columns. Returns the rows and the cells
+    that are copies (``copies``: those of cells spanning rows, by the grid's columns; the copies
+    made here are added), by the columns kept."""
     width = max((len(r) for r in grid), default=0)
     for r in grid:
         r.extend([""] * (width - len(r)))
@@ -848,14 +1067,39 @@ def _tidy_grid(grid: list[list[str]], spans: list[tuple[int, int, int]]) -> tupl
                     r[k] = r[k] + c
                     r[j] = ""
     if spans:
+        # A cell spanning columns reads as the heading of each of them that holds values (a
+        # ``2023`` over Revenue and Cost), so its text goes in each (that holds over half as many
+        # values as the fullest: not over a stray "%" column); over columns that hold none
+        # (an SEC filing's "$" and ")" cells, glued above), or as the one cell of a row over all of
+        # them (a title row), it goes once, over the column that holds the most.
         spanning = {(i, j) for i, j, _ in spans}
         filled = [sum(1 for i, r in enumerate(grid) if r[j] and (i, j) not in spanning) for j in range(width)]
         for i, j, n in spans:
-            best = max(range(j, min(width, j + n)), key=lambda k: (filled[k], -k))
+            cover = range(j, min(width, j + n))
+            most = max(filled[k] for k in cover)
+            cols = [k for k in cover if 2 * filled[k] > most and (k == j or not grid[i][k])]
+            title = not any(c for k, c in enumerate(grid[i]) if k not in cover) and all(
+                k in cover for k in range(width) if filled[k]
+            )
+            text = grid[i][j]
+            copied = (i, j) in copies
+            copies.discard((i, j))
+            if len(cols) > 1 and not title:
+                for k in cols:
+                    grid[i][k] = text
+                if j not in cols:
+                    grid[i][j] = ""
+                copies.update((i, k) for k in (cols if copied else cols[1:]))
+                continue
+            best = max(cover, key=lambda k: (filled[k], -k))
             if best != j and not grid[i][best]:
                 grid[i][best], grid[i][j] = grid[i][j], ""
+            if copied:
+                copies.add((i, best if grid[i][best] == text else j))
     used = [j for j in range(width) if any(r[j] for r in grid)]
-    return tuple(tuple(r[j] for j in used) for r in grid)
+    column = {j: k for k, j in enumerate(used)}
+    kept = tuple(sorted((i, column[j]) for i, j in copies if j in column and grid[i][j]))
+    return tuple(tuple(r[j] for j in used) for r in grid), kept
 
 
 def _layout_row(row: _Row) -> list[tuple]:
@@ -864,5 +1108,5 @@ def _layout_row(row: _Row) -> list[tuple]:
     ops = [op for cell in row.cells for op in cell.ops]
     if len(ops) > 1 and all(len(c.ops) <= 1 for c in row.cells) and all(op[0] == "paragraph" for op in ops):
         text = " ".join(op[1] for op in ops)
-        return [("paragraph", text, ops[0][2], ops[-1][3], 0, None, (), 0, sum(op[8] for op in ops))]
+        return [("paragraph", text, ops[0][2], ops[-1][3], 0, None, (), 0, sum(op[8] for op in ops), "", ())]
     return ops

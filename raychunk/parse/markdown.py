@@ -3,6 +3,15 @@
 Spans come from markdown-it's line maps, so a ``#`` line inside a code fence is code, never a
 heading, and every block points at its own lines of the decoded file.
 
+List items carry their marker as a reader sees it: a bullet is ``-``, an ordered item its number
+counted from the list's start with the delimiter written (``7.``, ``2)``); a task box stays in the
+item's text (``[x] done``). A definition list (``Term`` then ``:   definition``, as MkDocs'
+def_list and pandoc write it) becomes ``Term: definition``, one block. Inline HTML (in paragraphs,
+headings, items and table cells) is read as text with its structure: a ``<br>`` a line break (in a
+cell ``; ``), ``<details>`` its summary and body, a table inside a cell its rows; code spans and
+autolinks stay as written. An HTML block is parsed as HTML into blocks of its own (a ``<table>``
+gives a table).
+
 A file with no markdown heading whose top-level paragraphs hold two or more wiki heading lines
 (``== Title ==``, ``= = Title = =``: a WikiText dump saved as .md) gets those lines as headings.
 """
@@ -13,10 +22,10 @@ import functools
 import logging
 import re
 import types
-from html.parser import HTMLParser
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish, line_offsets, wiki_heading
+from raychunk.parse._common import BlockStream, cell_text, clean_text, finish, line_offsets, wiki_heading
+from raychunk.parse.html import html_blocks, html_lines
 from raychunk.render import render_table, squash
 
 __all__ = ["parse_markdown"]
@@ -29,12 +38,13 @@ def _parser():
     if _MD is None:
         try:
             from markdown_it import MarkdownIt
+            from mdit_py_plugins.deflist import deflist_plugin
             from mdit_py_plugins.front_matter import front_matter_plugin
         except ImportError as e:
             raise ImportError(
                 "markdown needs markdown-it-py: pip install markdown-it-py mdit-py-plugins"
             ) from e
-        md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+        md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin).use(deflist_plugin)
         # Block structure only: blocks are built from each inline token's raw ``content`` and the
         # line maps, so the inline parse (links, emphasis, entities: most of the time) and the
         # joining of its text tokens are never used.
@@ -92,9 +102,12 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
     out = BlockStream()
     metadata: dict[str, str] = {}
     list_depth = -1
+    lists: list[list] = []  # open lists, innermost last: [next number or None for bullets, delimiter]
     items: list[dict] = []  # open list items, innermost last: their own paragraphs so far
     table: dict | None = None
     cell: list[str] | None = None
+    term: tuple[str, int, int] | None = None  # a definition term waiting for its definition
+    definition = False  # the next paragraph is the first of a definition
 
     def line_span(l0: int, l1: int) -> tuple[int, int]:
         start, end = off[min(l0, len(off) - 1)], off[min(l1, len(off) - 1)]
@@ -113,11 +126,24 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
         end = e + len(last) if e >= 0 else hi
         return start, max(start, end)
 
+    def add_term() -> None:
+        nonlocal term
+        if term is not None:
+            out.add("paragraph", *term)
+            term = None
+
     def flush_item():
         item = items[-1]
         if item["parts"]:
-            out.add("list_item", "\n".join(item["parts"]), item["start"], item["end"], level=list_depth)
-            item["parts"], item["start"] = [], None
+            out.add(
+                "list_item",
+                "\n".join(item["parts"]),
+                item["start"],
+                item["end"],
+                level=list_depth,
+                marker=item["marker"],
+            )
+            item["parts"], item["start"], item["marker"] = [], None, ""
 
     wiki = _has_wiki_headings(tokens)
 
@@ -142,6 +168,8 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
     while i < len(tokens):
         tok = tokens[i]
         kind = tok.type
+        if term is not None and kind not in ("dt_close", "dd_open", "paragraph_open"):
+            add_term()
         if kind == "front_matter":
             metadata = _front_matter(tok.content)
         elif kind == "heading_open":
@@ -150,26 +178,46 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
             attributes = _ATTRIBUTES.search(text, start, end)
             if attributes and attributes.end() == end and attributes.start() > start:
                 end = attributes.start()  # the title without its attribute list, spans included
-            out.heading(
-                clean_text(text[start:end] if attributes else inline.content), int(tok.tag[1]), start, end
-            )
+            title = text[start:end] if attributes else inline.content
+            out.heading(clean_text(_inline_text(title)), int(tok.tag[1]), start, end)
             i += 2
         elif kind in ("bullet_list_open", "ordered_list_open"):
             if items:
                 flush_item()
             list_depth += 1
+            start_at = _start_number(tok) if kind == "ordered_list_open" else None
+            lists.append([start_at, tok.markup or "."])
         elif kind in ("bullet_list_close", "ordered_list_close"):
             list_depth -= 1
+            if lists:
+                lists.pop()
         elif kind == "list_item_open":
-            items.append({"parts": [], "start": None, "end": None, "level": tok.level})
+            marker = "-"
+            if lists and lists[-1][0] is not None:
+                marker = f"{lists[-1][0]}{lists[-1][1]}"
+                lists[-1][0] += 1
+            items.append({"parts": [], "start": None, "end": None, "level": tok.level, "marker": marker})
         elif kind == "list_item_close":
             flush_item()
             items.pop()
+        elif kind == "dt_open":
+            inline = tokens[i + 1]
+            start, end = content_span(tok.map[0], tok.map[0] + 1, inline.content)
+            term = (clean_text(_inline_text(inline.content)), start, end)
+            i += 2
+        elif kind == "dd_open":
+            definition = True
         elif kind == "paragraph_open":
             inline = tokens[i + 1]
             start, end = content_span(tok.map[0], tok.map[1], inline.content)
-            body = clean_text(inline.content)
-            if wiki and tok.level == 0:
+            body = clean_text(_inline_text(inline.content))
+            if term is not None and definition:
+                words, start = term[0], term[1]
+                body = f"{words}{'' if words.endswith(':') else ':'} {body}"
+                term = None
+                out.add("paragraph", body, start, end)
+            elif wiki and tok.level == 0:
+                add_term()
                 add_wiki_paragraph(tok.map[0], inline.content)
             elif items and items[-1]["level"] == tok.level - 1:
                 item = items[-1]
@@ -177,9 +225,11 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
                 item["start"] = start if item["start"] is None else item["start"]
                 item["end"] = end
             else:
+                add_term()
                 if items:  # a quote or other container inside the item: the item's text so far comes first
                     flush_item()
                 out.add("paragraph", body, start, end)
+            definition = False
             i += 2
         elif kind in ("fence", "code_block"):
             if items:
@@ -188,12 +238,7 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
             language = (tok.info.split() or [None])[0] if kind == "fence" else None
             out.add("code", clean_text(tok.content.rstrip("\n")), start, end, language=language)
         elif kind == "html_block":
-            body = _strip_tags(tok.content)
-            if body and items:
-                flush_item()
-            if body:
-                start, end = line_span(tok.map[0], tok.map[1])
-                out.add("paragraph", body, start, end)
+            _add_html_block(out, tok, text, off, line_span, flush_item if items else None)
         elif kind == "table_open":
             if items:
                 flush_item()
@@ -203,7 +248,7 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
         elif kind in ("th_open", "td_open") and table is not None:
             cell = []
         elif kind == "inline" and cell is not None:
-            cell.append(clean_text(tok.content))
+            cell.append(clean_text(_cell_text(tok.content)))
         elif kind in ("th_close", "td_close") and table is not None and cell is not None:
             table["rows"][-1].append(squash(" ".join(cell)))
             cell = None
@@ -222,6 +267,7 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
             )
             table = None
         i += 1
+    add_term()
 
     meta = tuple(sorted(metadata.items()))
     changes = {"metadata": meta}
@@ -272,27 +318,93 @@ def _front_matter(content: str) -> dict[str, str]:
     }
 
 
-class _TextOnly(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._skip = 0
-
-    def handle_starttag(self, tag, attrs):
-        if tag in ("script", "style"):
-            self._skip += 1
-
-    def handle_endtag(self, tag):
-        if tag in ("script", "style") and self._skip:
-            self._skip -= 1
-
-    def handle_data(self, data):
-        if not self._skip:
-            self.parts.append(data)
+def _start_number(tok) -> int:
+    try:
+        return int((tok.attrs or {}).get("start", 1))
+    except (TypeError, ValueError):
+        return 1
 
 
-def _strip_tags(fragment: str) -> str:
-    p = _TextOnly()
-    p.feed(fragment)
-    p.close()
-    return squash(" ".join(p.parts))
+# Raw HTML as CommonMark reads it inside a paragraph: an open or closing tag, or a comment.
+_HTML_TAG = re.compile(
+    r"<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s\"'=<>`]+|'[^']*'|\"[^\"]*\"))?)*\s*/?>"
+    r"|</[A-Za-z][A-Za-z0-9-]*\s*>|<!--.*?-->",
+    re.S,
+)
+# What stays as written: code spans, autolinks (``<https://…>``, ``<a@b.c>``) and backslash escapes.
+_LITERAL = re.compile(
+    r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)|<[A-Za-z][A-Za-z0-9.+-]{1,31}:[^\s<>]*>|<[\w.!#$%&'*+/=?^`{|}~-]+@[\w.-]+>"
+    r"|\\[!-/:-@\[-`{-~]",
+    re.S,
+)
+_SLOT = re.compile("\ue000(\\d+)\ue001")
+
+
+def _inline_lines(content: str, *, breaks: bool = True) -> list[str] | None:
+    """The lines of inline content that holds raw HTML, read as HTML (``html_lines``) with its code
+    spans, autolinks and escapes as written; None when it holds no raw HTML."""
+    if "<" not in content or not _HTML_TAG.search(content):
+        return None
+    kept: list[str] = []
+
+    def keep(m: re.Match) -> str:
+        kept.append(m.group(0))
+        return f"\ue000{len(kept) - 1}\ue001"
+
+    masked = (
+        _LITERAL.sub(keep, content)
+        if ("`" in content or "\\" in content or ":" in content or "@" in content)
+        else content
+    )
+    if not _HTML_TAG.search(masked):
+        return None
+    lines = html_lines(masked.replace("&", "&amp;"), breaks=breaks)  # markdown's entities stay as written
+    return [_SLOT.sub(lambda m: kept[int(m.group(1))], line) for line in lines]
+
+
+def _inline_text(content: str) -> str:
+    """Inline content as text: raw HTML read as HTML (a ``<br>`` a line break), else as written."""
+    lines = _inline_lines(content)
+    return content if lines is None else "\n".join(lines)
+
+
+def _cell_text(content: str) -> str:
+    """A pipe table cell's text: ``\\|`` is a pipe; raw HTML read as HTML, its blocks one line
+    (``cell_text``): a row of a table inside the cell, a ``<details>``' summary read as ``; ``, a
+    ``<br>`` (wrapping a line) as a space."""
+    if "\\|" in content:
+        content = content.replace("\\|", "|")
+    lines = _inline_lines(content, breaks=False)
+    return content if lines is None else cell_text(lines)
+
+
+def _add_html_block(out: BlockStream, tok, text: str, off: list[int], line_span, flush_item) -> None:
+    """An HTML block's blocks, parsed as HTML, each spanning its own source. Inside a container (a
+    list item, a quote), whose markers the block's content lacks, its text is one paragraph over
+    its lines."""
+    content = tok.content
+    at = off[min(tok.map[0], len(off) - 1)]
+    if text.startswith(content.rstrip("\r\n"), at):
+        blocks = html_blocks(content)
+        if blocks and flush_item is not None:
+            flush_item()
+        for kind, btext, s, e, level, language, rows, header_rows, marker, copies in blocks:
+            if kind == "heading":
+                out.heading(btext, level, at + s, at + e)
+                continue
+            kw: dict = {"level": level} if level else {}
+            if language:
+                kw["language"] = language
+            if rows:
+                kw["rows"], kw["header_rows"] = rows, header_rows
+            if copies:
+                kw["copies"] = copies
+            if marker:
+                kw["marker"] = marker
+            out.add(kind, btext, at + s, at + e, **kw)
+        return
+    body = "\n".join(html_lines(content))
+    if body and flush_item is not None:
+        flush_item()
+    if body:
+        out.add("paragraph", body, *line_span(tok.map[0], tok.map[1]))
