@@ -190,11 +190,33 @@ def test_fixed_windows_cut_at_sentence_ends_with_overlap():
 
 def test_chunk_over_embedder_limit_is_reported():
     counter = load_counter()
-    cell = " ".join(f"token{i}" for i in range(200))
-    doc = md(f"# T\n\n| a | b |\n|---|---|\n| {cell} | {cell} |\n")
-    (c,) = chunk_document(doc, Profile(max_tokens=256), counter)
+    doc = md("# T\n\n" + " ".join(f"token{i}" for i in range(200)) + "\n")
+    (c,) = chunk_document(doc, Profile(max_tokens=1024, allow_over_limit=True), counter)
     assert c.n_tokens > counter.max_input == 254
     assert c.over_limit
+
+
+def test_a_table_row_over_the_cap_is_cut_by_cells_with_its_header_and_label_repeated():
+    counter = load_counter()
+    cell = " ".join(f"token{i}" for i in range(200))
+    doc = md(
+        f"# T\n\n| key | a | b | c |\n|---|---|---|---|\n| row1 | {cell} | {cell} | 7 |\n| row2 | x | y | z |\n"
+    )
+    chunks = chunk_document(doc, Profile(max_tokens=250), counter)
+    assert chunks and all(c.n_tokens <= 250 and not c.over_limit and not c.oversize for c in chunks)
+    parts = [body(c).split("\n") for c in chunks]
+    # every part of row1 is a narrowed pipe table: its columns' headers, the label, its own cells
+    assert [p[-1].startswith("| row1 | ") for p in parts] == [True] * (len(parts) - 1) + [False]
+    assert all(p[0].startswith("| key | ") and p[1].startswith("|---|---|") for p in parts)
+    assert parts[-2] == ["| key | c |", "|---|---|", "| row1 | 7 |"]
+    # the pieces of the long cells together are the cells, in order, each word once
+    pieces = " ".join(p[-1][len("| row1 | ") : -2] for p in parts[:-1]).replace(" | ", " ")
+    assert pieces.split() == f"{cell} {cell} 7".split()
+    assert [c.table_part for c in chunks] == list(range(len(chunks)))
+    # each part spans its own cells (or piece), in order, and the last part is the row that fits
+    assert all(a.char_end < b.char_start for a, b in zip(chunks, chunks[1:]))
+    assert doc.text[chunks[0].char_start :].startswith("row1 | token0 ")
+    assert doc.text[chunks[-1].char_start : chunks[-1].char_end] == "| row2 | x | y | z |"
 
 
 def test_min_tokens_joins_tiny_sibling_sections_only_under_same_parent():

@@ -95,9 +95,16 @@ def content_words(doc, c) -> tuple[list[str], set[str]]:
     """The body's words that come from the source, and the context words it may hold besides
     (a CSV's keys, which exist only in its header line)."""
     text = body(c)
-    if c.table_part:  # the header rows repeated above a part's own rows are context
+    span_words = W.findall(doc.text[c.char_start : c.char_end])
+    if c.table_id and (c.table_part or W.findall(text) != span_words):
+        # The header rows repeated above a part's own rows are context; so is the label of a row cut
+        # by cells (its first cell), repeated in each part of the row after the first.
         (table,) = [b for b in doc.blocks if b.kind == "table" and b.char_start <= c.char_start < b.char_end]
-        text = "\n".join(text.split("\n")[table.header_rows + 1 :])
+        lines = text.split("\n")[table.header_rows + 1 :] if table.header_rows else text.split("\n")
+        label, _, rest = lines[-1][2:-2].partition(" | ")
+        if len(lines) == 1 and rest and W.findall(label) != span_words[: len(W.findall(label))]:
+            lines = ["| " + rest + " |"]
+        text = "\n".join(lines)
     context = set(KEYS) if doc.document.format == "csv" else set()
     return W.findall(text), context
 

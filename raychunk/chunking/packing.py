@@ -93,11 +93,25 @@ class SourceMap:
     """Maps offsets of one rendered block (or table part) to the document text, aligning the two the
     first time it is asked (once per block and document: the alignment is kept in the memo)."""
 
-    __slots__ = ("memo", "text", "rendered", "start", "end", "markup", "shift", "rows", "aligned", "_map")
+    __slots__ = (
+        "memo",
+        "text",
+        "rendered",
+        "start",
+        "end",
+        "markup",
+        "shift",
+        "rows",
+        "cells",
+        "aligned",
+        "_map",
+    )
 
-    def __init__(self, memo, text, rendered, start, end, markup, *, shift=0, rows=None, aligned=None):
+    def __init__(
+        self, memo, text, rendered, start, end, markup, *, shift=0, rows=None, cells=None, aligned=None
+    ):
         self.memo, self.text, self.rendered, self.start, self.end = memo, text, rendered, start, end
-        self.markup, self.shift, self.rows = markup, shift, rows
+        self.markup, self.shift, self.rows, self.cells = markup, shift, rows, cells
         # What is aligned to the source, when not the rendering itself: a table's rendering with
         # the copies of its spanning cells blanked (same offsets), so a copy never maps to a later
         # cell of the same text.
@@ -113,6 +127,10 @@ class SourceMap:
     def span(self, a: int, b: int) -> tuple[int, int]:
         if self.rows is not None:  # a table part: the span of the rows it holds, whatever the cut
             held = [s for s in (self.row_spans()[i] for i in self.rows) if s[1] > s[0]]
+            return (min(s for s, _ in held), max(e for _, e in held)) if held else (self.start, self.start)
+        if self.cells is not None:  # a part of a table row: the span of the cells (or cut) it holds
+            where = self.alignment()
+            held = [s for s in (where.span(a, b) for a, b in self.cells) if s[1] > s[0]]
             return (min(s for s, _ in held), max(e for _, e in held)) if held else (self.start, self.start)
         return self.alignment().span(max(0, a - self.shift), max(0, b - self.shift))
 
@@ -480,6 +498,11 @@ class Packer:
         """The source of a table part holding ``rows`` (indices into ``block.rows``); ``rendered``
         is the whole table as a pipe table."""
         return self.source_map(rendered, block, rows=_row_lines(block, rows), aligned=_aligned(block))
+
+    def table_cells(self, block: Block, rendered: str, cells: list[tuple[int, int]]) -> SourceMap:
+        """The source of a part of one table row: ``cells`` are ranges of ``rendered`` (the whole
+        table as a pipe table) that the part holds as its own."""
+        return self.source_map(rendered, block, cells=cells, aligned=_aligned(block))
 
     def sentences(self, text: str, *, with_starts: bool = False):
         """Sentence spans of ``text`` (and their starts, for bisecting), remembered per document."""

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from dataclasses import dataclass, field
 
 from raychunk.chunking.packing import Packer, PackingStrategy, Piece
 from raychunk.document import Block, ParsedDocument
-from raychunk.render import render_table
+from raychunk.render import render_table, squash
 
 __all__ = ["Section", "Structure"]
+
+_WORDY = re.compile(r"\w")
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,23 +180,15 @@ def _parent_id(doc_id: str, section: Section) -> str:
 
 def _emit_table(packer: Packer, block: Block, piece: Piece, section: Section, parent: str) -> None:
     """A table up to its cap is one chunk; a bigger one is cut by rows, its header rows repeated at
-    the top of every part as context (each part spans its own rows)."""
+    the top of every part as context (each part spans its own rows). A row over the cap on its own
+    is cut by cells (``_row_parts``)."""
     counter = packer.counter
     budget = packer.budget(section.path, packer.profile.table_cap)
     table_id = hashlib.sha256(
         f"{packer.doc.doc_id}|table|{block.char_start}|{block.char_end}".encode()
     ).hexdigest()[:32]
     hr = block.header_rows
-    fits = piece.tokens <= budget
-    if not counter.additive:
-        header, header_tokens = packer.header(section.path)
-        n = (
-            packer.count_joined([header, piece.text], ["\n\n"], [header_tokens, piece.tokens])
-            if header
-            else piece.tokens
-        )
-        fits = n <= packer.profile.table_cap
-    if fits or len(block.rows) <= hr + 1:
+    if _fits(packer, section.path, piece.text, piece.tokens, budget) or len(block.rows) <= hr:
         packer.emit([piece], section.path, parent, table_id=table_id, table_part=0)
         return
     # The pipe table's lines (squashed cells hold no line break): the header rows and the |---| line
@@ -221,7 +216,8 @@ def _emit_table(packer: Packer, block: Block, piece: Piece, section: Section, pa
     lines = _Lines(head_text, head_tokens, row_texts, row_tokens)
     if not counter.additive:
         groups = _fit_groups(packer, section.path, lines, groups)
-    for part, rows in enumerate(groups):
+    part = 0
+    for rows in groups:
         texts, counts = lines.of(rows)
         text = "\n".join(texts)
         tokens = (
@@ -229,6 +225,22 @@ def _emit_table(packer: Packer, block: Block, piece: Piece, section: Section, pa
             if counter.additive
             else packer.count_joined(texts, ["\n"] * (len(texts) - 1), counts)
         )
+        if len(rows) == 1 and not _fits(packer, section.path, text, tokens, budget):
+            for text, tokens, cells in _row_parts(packer, block, whole, hr + rows[0], section.path, budget):
+                p = Piece(
+                    text,
+                    tokens,
+                    "table",
+                    block.pages,
+                    continuation=part > 0,
+                    root=text,
+                    source=packer.table_cells(block, whole, cells),
+                )
+                packer.emit(
+                    [p], section.path, parent, table_id=table_id, table_part=part, continuation=part > 0
+                )
+                part += 1
+            continue
         own = [hr + i for i in rows] + (list(range(hr)) if part == 0 else [])
         p = Piece(
             text,
@@ -240,6 +252,116 @@ def _emit_table(packer: Packer, block: Block, piece: Piece, section: Section, pa
             source=packer.table_rows(block, whole, own),
         )
         packer.emit([p], section.path, parent, table_id=table_id, table_part=part, continuation=part > 0)
+        part += 1
+
+
+def _fits(packer: Packer, path: tuple[str, ...], text: str, tokens: int, budget: int) -> bool:
+    """Whether a table part of ``tokens`` body tokens fits its cap under the header line of ``path``."""
+    if packer.counter.additive:
+        return tokens <= budget
+    header, header_tokens = packer.header(path)
+    n = packer.count_joined([header, text], ["\n\n"], [header_tokens, tokens]) if header else tokens
+    return n <= packer.profile.table_cap
+
+
+def _row_parts(
+    packer: Packer, block: Block, whole: str, r: int, path: tuple[str, ...], budget: int
+) -> list[tuple[str, int, list[tuple[int, int]]]]:
+    """Row ``r`` of a table (an index into ``block.rows``) that is over the cap on its own, cut by
+    cells. Each part is a pipe table: the header rows and the row, both narrowed to the row's label
+    (its first cell) and a run of the next cells, as many as fit. A cell that does not fit beside
+    the label is cut at sentence ends (words where a sentence is over), each piece under the label
+    and the column's header. The label is the first part's own; the later parts repeat it, like the
+    header, as context. ``(text, tokens, ranges of whole held)`` per part, in column order."""
+    counter = packer.counter
+    hr = block.header_rows
+    cells = [squash(c).replace("|", "\\|") for c in block.rows[r]]
+    line = r + 1 if hr and r >= hr else r
+    pos = sum(len(x) + 1 for x in whole.split("\n")[:line]) + 2
+    ranges = []
+    for c in cells:
+        ranges.append((pos, pos + len(c)))
+        pos += len(c) + 3
+    heads = block.rows[:hr]
+    lead: list[int] = []
+
+    def text_of(cols: list[int], own: list[str]) -> str:
+        narrowed = [tuple(h[j] if j < len(h) else "" for j in lead + cols) for h in heads]
+        row = "| " + " | ".join([cells[j] for j in lead] + own) + " |"
+        return render_table(narrowed, hr) + "\n" + row if hr else row
+
+    if len(cells) > 1 and cells[0]:  # a label that fills half the room is a cell like the others
+        lead = [0]
+        lead = lead if counter.count(text_of([], [])) <= budget // 2 else []
+
+    out: list[tuple[str, int, list[tuple[int, int]]]] = []
+
+    def add(text: str, n: int, held: list[tuple[int, int]]) -> None:
+        out.append((text, n, ([ranges[0]] if lead and not out else []) + held))
+
+    run: list[int] = []
+    for j in range(len(lead), len(cells)):
+        text = text_of(run + [j], [cells[k] for k in run + [j]])
+        n = counter.count(text)
+        if _fits(packer, path, text, n, budget):
+            run.append(j)
+            continue
+        if run:
+            add(text_of(run, [cells[k] for k in run]), 0, [ranges[k] for k in run])
+            run = []
+            text = text_of([j], [cells[j]])
+            n = counter.count(text)
+            if _fits(packer, path, text, n, budget):
+                run = [j]
+                continue
+        for a, b in _cut_cell(packer, cells[j], lambda s, j=j: text_of([j], [s]), path, budget):
+            add(text_of([j], [cells[j][a:b]]), 0, [(ranges[j][0] + a, ranges[j][0] + b)])
+    if run:
+        add(text_of(run, [cells[k] for k in run]), 0, [ranges[k] for k in run])
+    texts = [t for t, _, _ in out]
+    return [(t, n, held) for (t, _, held), n in zip(out, counter.count_batch(texts))]
+
+
+def _cut_cell(
+    packer: Packer, cell: str, text_of, path: tuple[str, ...], budget: int
+) -> list[tuple[int, int]]:
+    """``(start, end)`` pieces of one cell's text such that each, set in ``text_of``, fits the cap:
+    at sentence ends, else words (a word over the cap is cut at token boundaries). The pieces are
+    evened out (no tiny last piece), and a piece with no word of its own (the ``)`` left of a cut
+    link) joins the one before it."""
+    counter = packer.counter
+    room = budget - counter.count(text_of(""))
+    whole = Piece(cell, counter.count(cell), "paragraph", root=cell)
+
+    def cut(room: int) -> list[tuple[int, int]]:
+        cuts = []
+        for sub in packer.split_piece(whole, max(8, room)):
+            a = sub.root_offset + (len(sub.text) - len(sub.text.lstrip()))
+            b = sub.root_offset + len(sub.text.rstrip())
+            if b <= a:
+                continue
+            if cuts and not _WORDY.search(cell, a, b):
+                cuts[-1] = (cuts[-1][0], b)
+            else:
+                cuts.append((a, b))
+        if cuts and len(cuts) > 1 and not _WORDY.search(cell, *cuts[0]):
+            cuts[:2] = [(cuts[0][0], cuts[1][1])]
+        return cuts
+
+    while True:
+        cuts = cut(room)
+        if len(cuts) > 1:  # the same number of pieces, evened out
+            even = cut(-(-whole.tokens // len(cuts)) + 8)
+            cuts = even if len(even) == len(cuts) else cuts
+        over = 0
+        for a, b in cuts:
+            text = text_of(cell[a:b])
+            n = counter.count(text)
+            if not _fits(packer, path, text, n, budget):
+                over = max(over, n - budget, 1)
+        if not over or room <= 8:
+            return cuts
+        room = max(8, room - over)
 
 
 @dataclass(frozen=True, slots=True)
