@@ -160,7 +160,9 @@ def _wrap(line: str, width: int = 100) -> str:
 
 def _not_ok(profile: dict) -> str:
     """The sample's documents that gave no chunks, by status (they stay in the mix as they are)."""
-    why = {"no_text": "no text layer: raychunk does no OCR"}
+    why = {
+        "no_text": "no text layer: measured before OCR was on; `raychunk price` measures a corpus's OCR time and adds it"
+    }
     parts = [
         f"{n} of its {p['files']} {family} files are {status}"
         + (f" ({why[status]})" if status in why else "")

@@ -458,6 +458,11 @@ def _to_document(elements: list, data: bytes, base: Document) -> ParsedDocument:
     title = ""
     metadata: tuple[tuple[str, str], ...] = ()
 
+    # pptx auto-numbered paragraphs ((text, marker, level) in reading order), which unstructured
+    # reads as titles or list items without their numbers.
+    numbered: dict[str, list[tuple[str, int]]] = {}
+    for text, marker, level in _pptx_numbers(data) if fmt == "pptx" else ():
+        numbered.setdefault(text, []).append((marker, level))
     if fmt in ("eml", "msg"):
         title, metadata = _mail_header(data, elements, fmt)
         if title:
@@ -487,6 +492,9 @@ def _to_document(elements: list, data: bytes, base: Document) -> ParsedDocument:
         pages = (page,) if page else ()
         depth = md.category_depth if isinstance(md.category_depth, int) else 0
         raw = clean_text((el.text or "").replace("\x0b", "\n"))
+        auto = numbered.get(squash(raw), []).pop(0) if numbered.get(squash(raw)) else None
+        if auto and category in ("Title", "NarrativeText", "UncategorizedText", "ListItem"):
+            category = "ListItem"
 
         if category == "Table":
             rows, header_rows = _table_rows(md.text_as_html, fmt)
@@ -516,9 +524,14 @@ def _to_document(elements: list, data: bytes, base: Document) -> ParsedDocument:
             if not text:
                 continue
             level = max(0, depth - 1) if fmt in _HTML_BORN else max(0, depth)
+            marker, cut = "", 0
+            if auto:
+                marker, level = auto
+            elif m := _NUMBERED.match(text):  # docx and odt numbering, as unstructured writes it
+                marker, cut = m.group(1), m.end()
             pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
-            start, end = asm.append(text)
-            stream.add("list_item", text, start, end, pages=pages, level=level)
+            start, end = asm.append(text)  # a number stays in the text, spanned by no block
+            stream.add("list_item", text[cut:], start + cut, end, pages=pages, level=level, marker=marker)
         else:
             kind = "code" if category == "CodeSnippet" else "paragraph"
             text = raw.strip("\r\n").rstrip() if kind == "code" else raw.strip()
@@ -535,6 +548,86 @@ def _to_document(elements: list, data: bytes, base: Document) -> ParsedDocument:
     if title:
         changes["title"] = title[:200]
     return finish(base, asm.text, stream.blocks, **changes)
+
+
+# A list item's number at the start of its text: digits, one letter or a roman numeral, then . or ).
+_NUMBERED = re.compile(r"((?:\d{1,9}|[A-Za-z]|[ivxlcdm]{2,7}|[IVXLCDM]{2,7})[.)])[ \t]+(?=\S)")
+_AUTONUM = re.compile(r"(arabic|alphaLc|alphaUc|romanLc|romanUc)(Period|ParenR|ParenBoth|Plain)")
+
+
+def _pptx_numbers(data: bytes) -> list[tuple[str, str, int]]:
+    """``(text, marker, level)`` of each auto-numbered paragraph (``a:buAutoNum``) of a deck, in
+    slide and shape order: numbers count up within a text frame per level from ``startAt``, and a
+    paragraph of another level or without numbering below that level restarts nothing above it."""
+    try:
+        import pptx
+        from pptx.oxml.ns import qn
+    except ImportError:
+        return []
+    try:
+        deck = pptx.Presentation(io.BytesIO(data))
+    except Exception:  # unstructured has read it; a deck python-pptx refuses just keeps no numbers
+        return []
+    out = []
+    for slide in deck.slides:
+        for shape in slide.shapes:
+            if not getattr(shape, "has_text_frame", False):
+                continue
+            counts: dict[int, int] = {}
+            for para in shape.text_frame.paragraphs:
+                level = para.level
+                for deeper in [k for k in counts if k > level]:
+                    del counts[deeper]
+                ppr = para._p.pPr
+                auto = ppr.find(qn("a:buAutoNum")) if ppr is not None else None
+                if auto is None:
+                    counts.pop(level, None)
+                    continue
+                n = counts.get(level, int(auto.get("startAt", "1")) - 1) + 1
+                counts[level] = n
+                text = squash(para.text)
+                if text:
+                    out.append((text, _auto_marker(auto.get("type", "arabicPeriod"), n), level))
+    return out
+
+
+def _auto_marker(kind: str, n: int) -> str:
+    m = _AUTONUM.fullmatch(kind)
+    style, punct = m.groups() if m else ("arabic", "Period")
+    if style == "arabic":
+        num = str(n)
+    elif style.startswith("alpha"):
+        num = ""
+        k = n
+        while k > 0:
+            k, r = divmod(k - 1, 26)
+            num = chr(ord("a") + r) + num
+        num = num if style == "alphaLc" else num.upper()
+    else:
+        num = _roman(n) if style == "romanLc" else _roman(n).upper()
+    return {"Period": f"{num}.", "ParenR": f"{num})", "ParenBoth": f"({num})", "Plain": num}[punct]
+
+
+def _roman(n: int) -> str:
+    out = ""
+    for value, letters in (
+        (1000, "m"),
+        (900, "cm"),
+        (500, "d"),
+        (400, "cd"),
+        (100, "c"),
+        (90, "xc"),
+        (50, "l"),
+        (40, "xl"),
+        (10, "x"),
+        (9, "ix"),
+        (5, "v"),
+        (4, "iv"),
+        (1, "i"),
+    ):
+        while n >= value:
+            out, n = out + letters, n - value
+    return out or str(n)
 
 
 def _words(text: str) -> Counter:
