@@ -47,15 +47,15 @@ _DASHES = str.maketrans({"‐": "-", "‑": "-", "–": "-", "—": "-", "−": 
 
 def words(text: str) -> list[str]:
     """The words of ``text`` as compared: NFKC, dashes as ``-``, punctuation at the edges stripped,
-    case kept.
+    case kept; a word holds a letter or a digit (a bullet, an emoji or a math sign is none).
 
-    >>> words("“Hello,” she said — twice.")
-    ['Hello', 'she', 'said', 'twice']
+    >>> words("“Hello,” she said — twice. ● ∼ 2")
+    ['Hello', 'she', 'said', 'twice', '2']
     """
     out = []
     for tok in unicodedata.normalize("NFKC", text).translate(_DASHES).split():
         t = tok.strip(_EDGE + "-")
-        if t:
+        if t and any(ch.isalnum() for ch in t):
             out.append(t)
     return out
 
