@@ -460,6 +460,9 @@ def _notes(k: int, budget: int, n: int, read_budget: int) -> list[str]:
         f"hit@{k}: a retrieved chunk of the labelled document covers >= {HIT_SHARE:.0%} of a passage or "
         "contains its quote. recall@k: share of passage characters inside the union of the top-k body "
         "spans. precision / IoU: in characters, over the union of retrieved spans (duplicates count once).",
+        "inside one chunk: share of questions each of whose passages lies whole inside the span of one "
+        "chunk of the setting, retrieved or not: how often the chunker leaves a passage whole for the "
+        "retriever to find (its own ceiling).",
         "Chroma precision / IoU, as chroma-core chunking_evaluation computes them (retrieved characters "
         "summed over the top k, not merged, so shared characters count twice): with R = characters of the "
         "union of the intersections of the top-k spans with the passages, S = the sum of the top-k span "
