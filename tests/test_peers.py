@@ -114,10 +114,18 @@ def test_a_peer_is_not_the_chunking_core(parsed, counter):
         Profile(strategy="llamaindex")
 
 
-def test_a_missing_library_names_the_extra(monkeypatch, counter):
+def test_a_missing_library_names_the_extra_before_any_work(monkeypatch, counter):
+    from raychunk.peers import require_peers
+    from raychunk.pricing import grid
+
     monkeypatch.setitem(sys.modules, "chonkie", None)
-    with pytest.raises(ImportError, match=r"raychunk\[peers\]"):
+    with pytest.raises(
+        ImportError, match=r"chonkie_recursive peer needs chonkie: pip install 'raychunk\[peers\]'"
+    ):
         peer_chunks(markdown("# A\n\nText."), Profile(strategy="chonkie_recursive"), counter)
+    require_peers(grid([256], [0], ["structure", "fixed"]))  # no peer named: nothing to import
+    with pytest.raises(ImportError, match=r"raychunk\[peers\]"):
+        require_peers(grid([256], [0], ["structure", "chonkie_recursive"]))
 
 
 def test_price_counts_a_peer_as_its_chunks(parsed, counter):

@@ -18,6 +18,7 @@ from raychunk.evaluation.labels import apply_locations
 from raychunk.evaluation.metrics import READ_BUDGET
 from raychunk.evaluation.partials import collect_partials
 from raychunk.evaluation.report import evaluate_partials
+from raychunk.peers import require_peers
 
 log = logging.getLogger(__name__)
 
@@ -187,6 +188,7 @@ def run_eval(
                     f"--compare {label!r}: not a setting of this run ({', '.join(sorted(labels))})"
                 )
     check_limits(cfg)  # every doc type's caps within the embedder's input limit
+    require_peers(settings)
     inputs = prepare_eval(
         cfg,
         settings,

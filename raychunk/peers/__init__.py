@@ -33,7 +33,16 @@ from raychunk.evaluation.locate import TextWords, find_quote
 from raychunk.render import render_table
 from raychunk.tokens import TokenCounter
 
-__all__ = ["PEERS", "Piece", "chunk_any", "chunk_stats_any", "is_peer", "peer_chunks", "peer_input"]
+__all__ = [
+    "PEERS",
+    "Piece",
+    "chunk_any",
+    "chunk_stats_any",
+    "is_peer",
+    "peer_chunks",
+    "peer_input",
+    "require_peers",
+]
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +74,14 @@ def _split(strategy: str) -> Callable[[str, int], list[Piece]]:
 
         return split_recursive
     raise ValueError(f"strategy={strategy!r}: not a peer ({', '.join(PEERS)})")
+
+
+def require_peers(settings) -> None:
+    """Fail before any work when a setting names a peer whose library is not installed (the chunk
+    stage would otherwise fail every document on the cluster): the ImportError names the extra."""
+    for strategy in sorted({s.profile.strategy for s in settings if s.profile is not None}):
+        if is_peer(strategy):
+            _split(strategy)("", 16)
 
 
 def peer_input(parsed: ParsedDocument) -> str:
