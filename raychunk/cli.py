@@ -105,6 +105,12 @@ def main(argv: list[str] | None = None) -> int:
         help="report the paired difference A - B of hit@k and recall@k, overall and per tag (repeatable; "
         "default: each 'structure X' against 'fixed X')",
     )
+    ev.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="keep the chunk vectors in DIR and reuse them in later evals (each distinct text is "
+        "embedded once across the settings of a run in any case)",
+    )
     ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     ev.add_argument("--no-plot", action="store_true", help="skip plot.png")
     ev.set_defaults(func=cmd_eval)
@@ -151,7 +157,8 @@ def add_grid_flags(p: argparse.ArgumentParser, *, sizes: str, overlaps: str, str
     p.add_argument(
         "--strategies",
         default=strategies,
-        help="chunking strategies, comma-separated (fixed and unstructured_by_title are the baselines)",
+        help="chunking strategies, comma-separated (fixed and unstructured_by_title are the baselines; "
+        "langchain_markdown and chonkie_recursive run those libraries, pip install 'raychunk[peers]')",
     )
     p.add_argument(
         "--table-max-tokens",
@@ -360,6 +367,7 @@ def cmd_eval(args) -> int:
         index=IndexSpec.parse(args.index),
         plot=not args.no_plot,
         seed=args.seed,
+        cache=args.cache,
     )
     print(render_eval_text(report))
     print(f"\nwrote {', '.join(report['written'])}", file=sys.stderr)

@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-__all__ = ["EmbedChunks", "SpareCores", "embedding_dim", "forward_batch", "model_version"]
+__all__ = ["EmbedChunks", "SpareCores", "VectorCache", "embedding_dim", "forward_batch", "model_version"]
 
 from raychunk.models import PACKAGED_MODEL, resolve_model
 
@@ -148,6 +148,69 @@ def forward_batch(batch_size: int | str, device: str) -> int:
     return CUDA_FORWARD_BATCH if device == "cuda" else CPU_FORWARD_BATCH
 
 
+class VectorCache:
+    """Vectors by text, for one model: each distinct text is embedded once. In memory, and with
+    ``folder`` also on disk under ``folder/<model key>/``, one ``.npz`` shard per batch that
+    embedded something (written whole, then renamed into place), all read back at start: a later run
+    embeds only the texts no run has embedded before. The key is the SHA-256 of the text; the model
+    key hashes the model's version (``model_version``), backend, device and normalisation, so a
+    vector is reused only for what would have computed the same one."""
+
+    def __init__(self, folder: str | None, model_key: str, dim: int):
+        import numpy as np
+
+        self.dim = dim
+        self.vectors: dict[bytes, object] = {}
+        self.folder = Path(folder) / model_key if folder else None
+        self.loaded = 0
+        if self.folder is not None and self.folder.is_dir():
+            for shard in sorted(self.folder.glob("*.npz")):
+                try:
+                    with np.load(shard) as z:
+                        keys, vectors = z["keys"], z["vectors"]
+                except (OSError, ValueError, KeyError) as e:
+                    log.warning("embedding cache: %s unreadable, ignored (%s)", shard, e)
+                    continue
+                if vectors.ndim != 2 or vectors.shape[1] != dim:
+                    continue
+                for k, v in zip(keys, vectors):
+                    self.vectors[k.tobytes()] = v
+            self.loaded = len(self.vectors)
+
+    @staticmethod
+    def key(text: str) -> bytes:
+        import hashlib
+
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+    def add(self, keys: list[bytes], vectors) -> None:
+        import numpy as np
+
+        for k, v in zip(keys, vectors):
+            self.vectors[k] = v
+        if self.folder is None or not keys:
+            return
+        import hashlib
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        name = hashlib.sha256(b"".join(keys)).hexdigest()[:24]
+        tmp = self.folder / f".{name}.{os.getpid()}.tmp.npz"
+        np.savez(
+            tmp,
+            keys=np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 32),
+            vectors=np.asarray(vectors, dtype=np.float32),
+        )
+        os.replace(tmp, self.folder / f"{name}.npz")
+
+
+def cache_key(model: str, backend: str, device: str, normalize: bool) -> str:
+    """What must match for a cached vector to be the one this embedder would compute."""
+    import hashlib
+
+    key = f"{model_version(model)}|{backend}|{device}|{normalize}"
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
 class EmbedChunks:
     """Embeds the ``text`` of every chunk row of an Arrow batch into ``embedding``:
     ``fixed_size_list<float32>[dim]``, built in Arrow so Ray never turns it into its tensor type."""
@@ -162,6 +225,8 @@ class EmbedChunks:
         threads: int | None = None,
         max_threads: int | None = None,
         backend: str = "torch",
+        dedupe: bool = False,
+        cache: str | None = None,
     ):
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         t = time.perf_counter()
@@ -170,6 +235,13 @@ class EmbedChunks:
         self.dim = int(self.model.get_embedding_dimension())
         self.batch_size = forward_batch(batch_size, self.device)
         self.normalize = normalize
+        # dedupe: each distinct text embedded once per actor (the eval's settings share most texts);
+        # cache: and once across runs, in that folder.
+        self.cache = (
+            VectorCache(cache, cache_key(model, backend, self.device, normalize), self.dim)
+            if dedupe or cache
+            else None
+        )
         log.info(
             "embedder %s (%s) on %s, dim %d, loaded in %.1f s",
             model,
@@ -200,6 +272,45 @@ class EmbedChunks:
                 flat = given.combine_chunks().take(pa.array(kept)).flatten()
                 vectors[kept] = flat.to_numpy(zero_copy_only=False).reshape(len(kept), self.dim)
         texts = batch.column("text").take(pa.array(rows)).to_pylist() if len(rows) else []
+        if self.cache is not None:
+            return self._with_cache(batch, rows, texts, vectors, is_chunk, given)
+        self._encode(texts, rows, vectors)
+        values = pa.array(vectors.reshape(-1), type=pa.float32())
+        column = pa.FixedSizeListArray.from_arrays(values, self.dim, mask=pa.array(~is_chunk))
+        if given is None:
+            return batch.append_column("embedding", column)
+        batch = batch.set_column(batch.schema.get_field_index("embedding"), "embedding", column)
+        return batch.append_column("embedded", pa.array(todo))
+
+    def _with_cache(self, batch, rows, texts, vectors, is_chunk, given):
+        """Embed only the texts the cache lacks, each once; ``embedded`` says which rows computed
+        their vector (the first row of each new text) and which reused one."""
+        import numpy as np
+        import pyarrow as pa
+
+        keys = [self.cache.key(t) for t in texts]
+        first: dict[bytes, int] = {}
+        for j, k in enumerate(keys):
+            if k not in self.cache.vectors and k not in first:
+                first[k] = j
+        new = list(first.values())
+        fresh = np.zeros((len(new), self.dim), dtype=np.float32)
+        self._encode([texts[j] for j in new], np.arange(len(new)), fresh)
+        self.cache.add([keys[j] for j in new], fresh)
+        for j, k in enumerate(keys):
+            vectors[rows[j]] = self.cache.vectors[k]
+        embedded = np.zeros(batch.num_rows, dtype=bool)
+        embedded[rows[new]] = True
+        values = pa.array(vectors.reshape(-1), type=pa.float32())
+        column = pa.FixedSizeListArray.from_arrays(values, self.dim, mask=pa.array(~is_chunk))
+        if given is None:
+            batch = batch.append_column("embedding", column)
+        else:
+            batch = batch.set_column(batch.schema.get_field_index("embedding"), "embedding", column)
+        return batch.append_column("embedded", pa.array(embedded))
+
+    def _encode(self, texts: list[str], rows, vectors) -> None:
+        """``vectors[rows[i]]`` = the embedding of ``texts[i]``."""
         # Longest first over the whole batch (as sentence-transformers sorts), one forward pass at a
         # time, so the thread count follows the node between passes: the embedder grows into the cores
         # parsing leaves idle mid-batch, not only at the next batch.
@@ -217,12 +328,6 @@ class EmbedChunks:
                 normalize_embeddings=self.normalize,
                 show_progress_bar=False,
             )
-        values = pa.array(vectors.reshape(-1), type=pa.float32())
-        column = pa.FixedSizeListArray.from_arrays(values, self.dim, mask=pa.array(~is_chunk))
-        if given is None:
-            return batch.append_column("embedding", column)
-        batch = batch.set_column(batch.schema.get_field_index("embedding"), "embedding", column)
-        return batch.append_column("embedded", pa.array(todo))
 
 
 _SAMPLE_TEXT = (

@@ -47,12 +47,15 @@ __all__ = [
 class Retrieval:
     """The eval job's questions, for the stages that score the corpus where it lies: ``labelled``
     (document source → ``[(index, passages)]``, located by ``locate_labels``) for the chunk stage;
-    their ``vectors``, the ``k`` to keep per block and the small-to-big ``parent_budget``."""
+    their ``vectors``, the ``k`` to keep per block and the small-to-big ``parent_budget``. The
+    embedder embeds each distinct text once across the settings, and with ``cache`` (a folder)
+    once across runs."""
 
     labelled: dict
     vectors: object
     k: int
     parent_budget: int
+    cache: str | None = None
 
 
 @dataclass(frozen=True)
@@ -243,6 +246,8 @@ def build(
                 "backend": cfg.embedder.backend,
                 "threads": max(1, int(plan.cpus_per_actor)),
                 "max_threads": plan.max_threads,
+                "dedupe": retrieval is not None,
+                "cache": retrieval.cache if retrieval is not None else None,
             },
             batch_size=plan.batch_rows,
             batch_format="pyarrow",

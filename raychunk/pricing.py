@@ -145,16 +145,19 @@ def measure_document(
     counter: TokenCounter,
     *,
     keep_ids: bool = False,
+    stats=chunk_stats,
 ) -> list[dict]:
     """One row per setting with this document's chunk statistics. Blocks are tokenized once for
-    all settings (a per-document cache), which is what makes a grid cheap."""
+    all settings (a per-document cache), which is what makes a grid cheap. ``stats``: the chunk
+    statistics of one document and profile (``chunking.chunk_stats``, or ``peers.chunk_stats_any``
+    for a grid that names peer libraries)."""
     cached = CachedCounter(counter)
     doc = parsed.document
     rows = []
     for s in settings:
         profile = s.profile or profiles.get(doc_type)
         ok = doc.status == "ok" and profile is not None
-        chunks = chunk_stats(parsed, profile, cached, doc_type=doc_type, with_ids=keep_ids) if ok else []
+        chunks = stats(parsed, profile, cached, doc_type=doc_type, with_ids=keep_ids) if ok else []
         hist = Counter(c.n_tokens for c in chunks)
         rows.append(
             {

@@ -470,6 +470,7 @@ def _eval_table(report: dict) -> list[list[str]]:
         "vectors",
         "total",
         f"hit@{k}",
+        "inside one chunk",
         f"recall@{k}",
         "precision",
         "IoU",
@@ -494,6 +495,7 @@ def _eval_table(report: dict) -> list[list[str]]:
                 f"{r['vectors']:,}",
                 _human_bytes(r["total_bytes"]),
                 _metric(m["hit"]),
+                _metric(m["inside"]) if "inside" in m else "-",
                 _metric(m["recall"]),
                 _metric(m["precision"]),
                 _metric(m["iou"]),
@@ -653,11 +655,26 @@ def render_eval_text(report: dict) -> str:
     paired = _paired_lines(report)
     if paired:
         lines += ["Paired differences (a - b, 95% paired bootstrap interval):", *paired, ""]
-    labels = _labels_lines(report)
+    labels = _labels_lines(report) + _embedding_lines(report)
     if labels:
         lines += [*labels, ""]
     lines += [f"note: {n}" for n in report["notes"]]
     return "\n".join(lines)
+
+
+def _embedding_lines(report: dict) -> list[str]:
+    """How many chunk texts the eval embedded, and how many vectors it reused (the same text under
+    another setting, or the --cache folder)."""
+    e = report.get("embedding")
+    if not e or "embedded" not in e:
+        return []
+    total = e["embedded"] + e["reused"]
+    share = f" ({e['reused'] / total:.0%})" if total else ""
+    took = f"; chunking and embedding took {e['seconds']:,.1f} s" if "seconds" in e else ""
+    return [
+        f"Embedding: {e['embedded']:,} texts embedded, {e['reused']:,} of {total:,} chunk vectors "
+        f"reused{share} (a text already embedded under another setting or in the cache){took}."
+    ]
 
 
 def render_eval_markdown(report: dict) -> str:
@@ -712,6 +729,9 @@ def render_eval_markdown(report: dict) -> str:
         out += ["", "## Labels", ""] + [
             line if line.startswith("  ") is False else "- " + line.strip() for line in labels
         ]
+    embedding = _embedding_lines(report)
+    if embedding:
+        out += ["", "## Embedding", "", *embedding]
     if failed:
         out += ["", "## Span check", ""]
         out += ["| setting | bad chunks | document | chunk | span | why |", "|---|---|---|---|---|---|"]

@@ -201,11 +201,18 @@ def measure_settings(
     row: dict, *, settings: list, profiles: dict, tokenizer: str, keep_ids: bool
 ) -> list[dict]:
     """The price job's stage: one statistics row per grid setting for this document."""
+    from raychunk.peers import chunk_stats_any
     from raychunk.pricing import measure_document
     from raychunk.tokens import load_counter
 
     return measure_document(
-        row["parsed"], row["doc_type"], settings, profiles, load_counter(tokenizer), keep_ids=keep_ids
+        row["parsed"],
+        row["doc_type"],
+        settings,
+        profiles,
+        load_counter(tokenizer),
+        keep_ids=keep_ids,
+        stats=chunk_stats_any,
     )
 
 
@@ -297,6 +304,7 @@ def chunk_settings(
     plus a ``document`` row of facts without the text: status, reason, doc_type, bytes. ``labelled``:
     source → ``[(index, passages)]``, the questions' passages as located before chunking."""
     from raychunk.evaluation.partials import mark_document
+    from raychunk.peers import chunk_any
     from raychunk.tokens import CachedCounter, load_counter
 
     parsed: ParsedDocument = row["parsed"]
@@ -320,7 +328,7 @@ def chunk_settings(
         return out
     for s in settings:
         profile = s.profile or profiles[row["doc_type"]]
-        chunks = [c.to_dict() for c in chunk_document(parsed, profile, counter, doc_type=row["doc_type"])]
+        chunks = [c.to_dict() for c in chunk_any(parsed, profile, counter, doc_type=row["doc_type"])]
         for c, mark in zip(chunks, mark_document(parsed.text, chunks, mine, parent_budget)):
             out.append(
                 {**c, "row_type": "chunk", "setting": s.label, "document": None, "eval": json.dumps(mark)}

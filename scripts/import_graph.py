@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk.projection",
         "raychunk.embed",
     ),
-    ("raychunk.evaluation", "raychunk.stages"),
+    ("raychunk.evaluation", "raychunk.peers", "raychunk.stages"),
     (
         "raychunk.pipeline",
         "raychunk.blocks",
@@ -53,6 +53,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "raychunk.tokens": ("ray", "raychunk.parse", "raychunk.embed", "raychunk.chunking"),
     "raychunk.parse": ("ray", "raychunk.chunking", "raychunk.embed"),
     "raychunk.evaluation": ("ray", "raychunk.jobs", "raychunk.pipeline"),
+    "raychunk.peers": ("ray", "raychunk.parse", "raychunk.embed", "raychunk.stages"),
     "raychunk.projection": ("ray", "raychunk.embed", "raychunk.parse", "raychunk.chunking"),
 }
 RAY_ALLOWED_FROM = 4  # only the layers that run the job import ray

@@ -6,7 +6,7 @@
 
 Each labelled document is parsed once (``raychunk.parse.parse_path``, default options, as the jobs
 parse) and classified with the given doc-types file; every setting chunks it in-process with
-``chunk_document`` (a setting is ``profile``, the per-type profiles as ``raychunk run`` builds them,
+``chunk_document`` (or a peer library, ``langchain_markdown:256``: ``peers.chunk_any``) (a setting is ``profile``, the per-type profiles as ``raychunk run`` builds them,
 or ``STRATEGY:MAX_TOKENS[:key=value,...]`` over ``Profile``'s fields, e.g.
 ``structure:256:min_tokens=40,overlap=0.1``). Chunk texts (header line included: what the embed stage
 embeds) and questions are embedded with the eval's embedder (``raychunk.embed._load``, torch on CPU,
@@ -118,12 +118,12 @@ def _parsed(path: Path, parse_path):
 
 
 def chunk_all(docs: list[Doc], profile, types) -> list:
-    from raychunk.chunking import chunk_document
+    from raychunk.peers import chunk_any  # raychunk's strategies, and the peer libraries
 
     chunks = []
     for d in docs:
         p = profile or types.profiles[d.doc_type]
-        chunks.extend(chunk_document(d.parsed, p, d.counter, doc_type=d.doc_type))
+        chunks.extend(chunk_any(d.parsed, p, d.counter, doc_type=d.doc_type))
     return chunks
 
 

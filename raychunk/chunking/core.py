@@ -62,6 +62,7 @@ def chunk_stats(
     building their texts: a grid of settings prices a corpus at little more than the cost of one."""
     if parsed.document.status != "ok" or not parsed.blocks:
         return []
+    _check_core(profile)
     return REGISTRY[profile.strategy].stats(parsed, profile, counter, doc_type, with_ids=with_ids)
 
 
@@ -71,7 +72,16 @@ def chunk_document(
     """Chunk one parsed document with one profile. Documents that did not parse give no chunks."""
     if parsed.document.status != "ok" or not parsed.blocks:
         return []
+    _check_core(profile)
     return REGISTRY[profile.strategy].chunks(parsed, profile, counter, doc_type)
+
+
+def _check_core(profile: Profile) -> None:
+    if profile.strategy not in REGISTRY:
+        raise ValueError(
+            f"strategy={profile.strategy!r} is a peer library's chunker: it runs in raychunk eval and "
+            f"raychunk price (raychunk.peers), not in the chunking core ({', '.join(STRATEGIES)})"
+        )
 
 
 def check_profiles(profiles: Mapping[str, Profile], counter: TokenCounter) -> list[str]:

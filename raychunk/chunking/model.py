@@ -12,9 +12,11 @@ if TYPE_CHECKING:
     from raychunk.document import ParsedDocument
     from raychunk.tokens import TokenCounter
 
-__all__ = ["STRATEGIES", "Chunk", "ChunkStats", "Profile", "Strategy", "chunk_id", "chunk_ids"]
+__all__ = ["PEERS", "STRATEGIES", "Chunk", "ChunkStats", "Profile", "Strategy", "chunk_id", "chunk_ids"]
 
 STRATEGIES = ("structure", "records", "fixed", "code", "unstructured_by_title")
+# Other libraries' chunkers, run by ``raychunk.peers`` (eval and price), never by the core.
+PEERS = ("langchain_markdown", "chonkie_recursive")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +40,10 @@ class Profile:
     allow_over_limit: bool = False
 
     def __post_init__(self):
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy={self.strategy!r}: accepted values are {', '.join(STRATEGIES)}")
+        if self.strategy not in STRATEGIES + PEERS:
+            raise ValueError(
+                f"strategy={self.strategy!r}: accepted values are {', '.join(STRATEGIES + PEERS)}"
+            )
         if not isinstance(self.max_tokens, int) or self.max_tokens < 16:
             raise ValueError(f"max_tokens must be an integer >= 16, got {self.max_tokens!r}")
         if self.min_tokens < 0 or self.min_tokens >= self.max_tokens:

@@ -19,7 +19,7 @@ import heapq
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from raychunk.evaluation.labels import locate_passages
 from raychunk.evaluation.metrics import Hit, IndexedChunk, as_indexed, grow_within, scores, tokens_read
@@ -30,6 +30,7 @@ __all__ = [
     "PRICE_SUMS",
     "Partials",
     "collect_partials",
+    "inside_one_chunk",
     "locate_labelled",
     "mark_document",
     "retrieve_block",
@@ -135,6 +136,25 @@ def mark_document(
                 "text_bytes": len((row.get("text") or "").encode()),
             }
         )
+    if out:
+        out[0]["inside"] = inside_one_chunk(chunks, labelled)
+    return out
+
+
+def inside_one_chunk(chunks: list[dict], labelled: list[tuple[int, list]]) -> list[int]:
+    """The questions each of whose located passages lies whole inside one chunk's span: what the
+    chunker lets a retriever find at all with one result (its own ceiling).
+
+    >>> inside_one_chunk([{"char_start": 0, "char_end": 10}, {"char_start": 10, "char_end": 20}],
+    ...                  [(0, [[2, 8, "q"]]), (1, [[8, 12, "q"]])])
+    [0]
+    """
+    spans = [(int(c["char_start"]), int(c["char_end"])) for c in chunks]
+    out = []
+    for i, passages in labelled:
+        located = [(p[0], p[1]) for p in passages if p[0] is not None]
+        if located and all(any(a <= s and e <= b for a, b in spans) for s, e in located):
+            out.append(i)
     return out
 
 
@@ -156,6 +176,10 @@ def retrieve_block(batch, *, query_vectors, k: int, examples: int = 5):
     ):
         rows.append({"row_type": "document", "source": source, "doc_id": doc_id, "data": facts})
     chunk_t = batch.filter(pc.equal(kinds, "chunk"))
+    if chunk_t.num_rows and "embedded" in chunk_t.column_names:
+        embedded = int(pc.sum(chunk_t.column("embedded")).as_py() or 0)
+        data = {"embedded": embedded, "reused": chunk_t.num_rows - embedded}
+        rows.append({"row_type": "embedding", "data": json.dumps(data)})
     if chunk_t.num_rows:
         small = chunk_t.select(["setting", *_SMALL, "over_limit", "doc_type", "eval"]).to_pylist()
         emb = chunk_t.column("embedding").combine_chunks()
@@ -168,6 +192,8 @@ def retrieve_block(batch, *, query_vectors, k: int, examples: int = 5):
             by_setting.setdefault(small[i]["setting"], []).append(i)
         for setting, idx in by_setting.items():
             marks = [json.loads(small[i]["eval"]) for i in idx]
+            inside = sorted({q for m in marks for q in m.get("inside", ())})
+            rows.append({"row_type": "inside", "setting": setting, "data": json.dumps(inside)})
             rows.extend(_spans(setting, [small[i] for i in idx], marks, examples))
             rows.extend(_price(setting, [small[i] for i in idx], marks))
             s = scores(query_vectors, matrix[idx])
@@ -231,6 +257,8 @@ class Partials:
     checks: dict[str, SpanCheck]
     price: dict[tuple[str, str], dict]  # (setting, doc_type) → PRICE_SUMS and ``hist`` (a Counter)
     rows: int  # small rows received from the blocks
+    inside: dict[str, set[int]] = field(default_factory=dict)  # setting → questions inside one chunk
+    embedding: dict[str, int] = field(default_factory=dict)  # texts embedded, and reused from the cache
 
 
 def collect_partials(batches: Iterable, *, queries: int, k: int, examples: int = 5) -> Partials:
@@ -240,6 +268,8 @@ def collect_partials(batches: Iterable, *, queries: int, k: int, examples: int =
     best: dict[tuple[str, int], list] = {}
     spans: dict[str, list] = {}
     price: dict[tuple[str, str], dict] = {}
+    inside: dict[str, set[int]] = {}
+    embedding: dict[str, int] = {}
     n = 0
     for batch in batches:
         n += batch.num_rows
@@ -250,6 +280,11 @@ def collect_partials(batches: Iterable, *, queries: int, k: int, examples: int =
             elif kind == "candidate":
                 key = (-r["score"], r["source"], r["chunk_index"])
                 best.setdefault((r["setting"], r["query"]), []).append((key, r, data))
+            elif kind == "inside":
+                inside.setdefault(r["setting"], set()).update(data)
+            elif kind == "embedding":
+                for key, v in data.items():
+                    embedding[key] = embedding.get(key, 0) + v
             elif kind == "spans":
                 got = spans.setdefault(r["setting"], [0, 0, []])
                 got[0] += data["chunks"]
@@ -274,7 +309,7 @@ def collect_partials(batches: Iterable, *, queries: int, k: int, examples: int =
         setting: SpanCheck(setting, n_chunks, bad, tuple(BadSpan(*x) for x in named))
         for setting, (n_chunks, bad, named) in spans.items()
     }
-    return Partials(documents, hits, checks, price, n)
+    return Partials(documents, hits, checks, price, n, inside, embedding)
 
 
 def _hit(r: Mapping, data: Mapping) -> Hit:

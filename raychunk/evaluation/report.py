@@ -25,7 +25,7 @@ from raychunk.evaluation.metrics import (
     score_corpus,
     score_hits,
 )
-from raychunk.evaluation.partials import PRICE_SUMS, Partials
+from raychunk.evaluation.partials import PRICE_SUMS, Partials, inside_one_chunk
 from raychunk.evaluation.recommendation import recommend
 from raychunk.evaluation.spans import SpanCheck, check_spans
 from raychunk.pricing import IndexSpec, Rates, summarize
@@ -125,8 +125,27 @@ def evaluate(
         )
         for s in settings
     }
+    for s in settings:
+        by_source: dict[str, list[dict]] = {}
+        for c in chunks.get(s.label, []):
+            by_source.setdefault(c["source"], []).append(c)
+        inside = {
+            i
+            for source, mine in _labelled(queries).items()
+            for i in inside_one_chunk(by_source.get(source, []), mine)
+        }
+        for i, row in enumerate(scored[s.label]["chunks"]):
+            row["inside"] = float(i in inside)
     opts = _Options(k, parent_budget, read_budget, index, rounds, seed, compare, labels)
     return _report(queries, documents, settings, checks, price, scored, opts)
+
+
+def _labelled(queries: list[ResolvedQuery]) -> dict[str, list]:
+    """source → its questions' located passages, as the chunk stage gets them."""
+    out: dict[str, list] = {}
+    for i, q in enumerate(queries):
+        out.setdefault(q.source, []).append((i, [[p.start, p.end, p.quote] for p in q.passages]))
+    return out
 
 
 def evaluate_partials(
@@ -174,8 +193,15 @@ def evaluate_partials(
         s.label: score_hits(queries, partials.hits.get(s.label, empty), k=k, read_budget=read_budget)
         for s in settings
     }
+    for s in settings:
+        inside = partials.inside.get(s.label, set())
+        for i, row in enumerate(scored[s.label]["chunks"]):
+            row["inside"] = float(i in inside)
     opts = _Options(k, parent_budget, read_budget, index, rounds, seed, compare, labels)
-    return _report(queries, documents, settings, checks, price, scored, opts)
+    report = _report(queries, documents, settings, checks, price, scored, opts)
+    if partials.embedding:
+        report["embedding"] = dict(partials.embedding)
+    return report
 
 
 def _type_key(doc: dict) -> str:
@@ -229,8 +255,10 @@ def _scores(scored: dict, rounds: int, seed: int, budget: int, rows=None) -> dic
     plain, big = scored["chunks"], scored["small_to_big"]
     if rows is not None:
         plain, big = [plain[i] for i in rows], [big[i] for i in rows]
+    # ``inside``: the passage lies inside one chunk (known where the chunk stage marked it).
+    names = METRICS + ("inside",) if plain and "inside" in plain[0] else METRICS
     return {
-        "metrics": _summary(plain, METRICS, rounds, seed),
+        "metrics": _summary(plain, names, rounds, seed),
         "small_to_big": _summary(big, S2B_METRICS, rounds, seed),
         "reading_budget": {
             "tokens": budget,
@@ -432,6 +460,9 @@ def _notes(k: int, budget: int, n: int, read_budget: int) -> list[str]:
         f"hit@{k}: a retrieved chunk of the labelled document covers >= {HIT_SHARE:.0%} of a passage or "
         "contains its quote. recall@k: share of passage characters inside the union of the top-k body "
         "spans. precision / IoU: in characters, over the union of retrieved spans (duplicates count once).",
+        "inside one chunk: share of questions each of whose passages lies whole inside the span of one "
+        "chunk of the setting, retrieved or not: how often the chunker leaves a passage whole for the "
+        "retriever to find (its own ceiling).",
         "Chroma precision / IoU, as chroma-core chunking_evaluation computes them (retrieved characters "
         "summed over the top k, not merged, so shared characters count twice): with R = characters of the "
         "union of the intersections of the top-k spans with the passages, S = the sum of the top-k span "

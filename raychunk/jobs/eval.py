@@ -18,6 +18,7 @@ from raychunk.evaluation.labels import apply_locations
 from raychunk.evaluation.metrics import READ_BUDGET
 from raychunk.evaluation.partials import collect_partials
 from raychunk.evaluation.report import evaluate_partials
+from raychunk.peers import require_peers
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ def prepare_eval(
     parent_budget: int = 512,
     depth: int = 0,
     skip_unlocated: bool = False,
+    cache: str | None = None,
 ) -> dict:
     """The Ray part: parse the labelled documents and locate their passages (failing on any not
     found, unless ``skip_unlocated``), embed the questions, then chunk and embed the corpus under
@@ -119,7 +121,8 @@ def prepare_eval(
         normalize=cfg.embedder.normalize,
         backend=cfg.embedder.backend,
     )
-    retrieval = Retrieval(labelled, query_vectors, max(k, depth), parent_budget)
+    retrieval = Retrieval(labelled, query_vectors, max(k, depth), parent_budget, cache)
+    t_embed = time.perf_counter()
     ds = build(
         read_files(files, in_fs, cfg),
         cfg,
@@ -134,6 +137,7 @@ def prepare_eval(
     )
     if not partials.documents:
         raise ValueError("the eval job produced no rows: is the input empty?")
+    partials.embedding["seconds"] = round(time.perf_counter() - t_embed, 1)
     return {
         "queries": resolved,
         "labels": labels,
@@ -159,12 +163,15 @@ def run_eval(
     index=None,
     plot: bool = True,
     seed: int = 0,
+    cache: str | None = None,
 ) -> dict:
     """Locate the passages, embed the questions, chunk, embed and score the corpus under every
     setting on Ray, merge the blocks' top ``max(k, depth)`` (``depth``: results a reader may go
     through within ``read_budget`` tokens), recommend, and write report.json / report.md / plot.png
     under ``output`` when given. ``compare``: pairs of setting labels whose paired differences are
-    reported (default: each ``structure X`` against ``fixed X``)."""
+    reported (default: each ``structure X`` against ``fixed X``). Each distinct chunk text is
+    embedded once across the settings; ``cache``: a folder that keeps the vectors across runs (the
+    report's ``embedding`` says how many texts were embedded and how many reused)."""
     if k < 1:
         raise ValueError(f"--k {k}: expected at least 1")
     if parent_budget < 1:
@@ -181,8 +188,16 @@ def run_eval(
                     f"--compare {label!r}: not a setting of this run ({', '.join(sorted(labels))})"
                 )
     check_limits(cfg)  # every doc type's caps within the embedder's input limit
+    require_peers(settings)
     inputs = prepare_eval(
-        cfg, settings, queries, k=k, parent_budget=parent_budget, depth=depth, skip_unlocated=skip_unlocated
+        cfg,
+        settings,
+        queries,
+        k=k,
+        parent_budget=parent_budget,
+        depth=depth,
+        skip_unlocated=skip_unlocated,
+        cache=cache,
     )
     report = evaluate_partials(
         **inputs,

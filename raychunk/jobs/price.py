@@ -13,6 +13,7 @@ from pathlib import Path
 from raychunk.config import RunConfig, check_limits
 from raychunk.io import resolve_output
 from raychunk.listing import InputPlanner
+from raychunk.peers import require_peers
 from raychunk.pipeline import build, compare_chunk_ids, init_ray, plan_duplicates, price_partials, read_blocks
 from raychunk.pricing import (
     BOOTSTRAP_ROUNDS,
@@ -57,6 +58,7 @@ def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
     from raychunk.embed import embedding_dim, measure_throughput
 
     check_limits(cfg)  # every doc type's caps within the embedder's input limit
+    require_peers(settings)
     dim = opts.dim or embedding_dim(cfg.embedder.model)
     measured = measure_corpus(cfg, settings, sample=opts.sample, previous=opts.previous)
 
