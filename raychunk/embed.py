@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-__all__ = ["EmbedChunks", "SpareCores", "embedding_dim", "forward_batch", "model_version"]
+__all__ = ["EmbedChunks", "SpareCores", "QueryEncoder", "embedding_dim", "forward_batch", "model_version"]
 
 from raychunk.models import PACKAGED_MODEL, resolve_model
 
@@ -29,6 +29,10 @@ def _load(model: str, device: str, backend: str = "torch"):
         raise ImportError(
             "embedding needs torch and sentence-transformers: pip install torch==2.13.0 sentence-transformers"
         ) from e
+    if not log.isEnabledFor(logging.INFO):  # transformers' "Loading weights" bar, unless --verbose
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
     if backend != "torch":
         if device == "cuda":
             raise RuntimeError(f"embedder.backend={backend} runs on CPU; use embedder.backend=torch on CUDA")
@@ -223,6 +227,39 @@ class EmbedChunks:
             return batch.append_column("embedding", column)
         batch = batch.set_column(batch.schema.get_field_index("embedding"), "embedding", column)
         return batch.append_column("embedded", pa.array(todo))
+
+
+class QueryEncoder:
+    """Embeds questions as an output's chunks were embedded: the model, backend and normalisation of
+    its ``settings.vectors`` (``report.json``), on CPU in fp32 (a GPU run's fp16 vectors are within
+    rounding of these)."""
+
+    def __init__(self, vectors: dict):
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        self.model_name = vectors["model"]
+        self.normalize = bool(vectors.get("normalize", True))
+        self.model, _ = _load(self.model_name, "cpu", vectors.get("backend") or "torch")
+        self.dim = int(self.model.get_embedding_dimension())
+        if vectors.get("dim") and int(vectors["dim"]) != self.dim:
+            raise ValueError(
+                f"the output's vectors have {vectors['dim']} dimensions but {self.model_name} here "
+                f"gives {self.dim}: is it another model under the same name?"
+            )
+
+    def __call__(self, texts: list[str]):
+        """One float32 row per text, normalised when the output's vectors are."""
+        import numpy as np
+
+        return np.asarray(
+            self.model.encode(
+                texts,
+                batch_size=CPU_FORWARD_BATCH,
+                convert_to_numpy=True,
+                normalize_embeddings=self.normalize,
+                show_progress_bar=False,
+            ),
+            dtype=np.float32,
+        )
 
 
 _SAMPLE_TEXT = (

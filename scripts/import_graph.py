@@ -43,6 +43,7 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk.sink",
         "raychunk.publish",
         "raychunk.report",
+        "raychunk.destinations",
     ),
     ("raychunk.jobs",),
     ("raychunk.cli", "raychunk.__main__"),
@@ -54,6 +55,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "raychunk.parse": ("ray", "raychunk.chunking", "raychunk.embed"),
     "raychunk.evaluation": ("ray", "raychunk.jobs", "raychunk.pipeline"),
     "raychunk.projection": ("ray", "raychunk.embed", "raychunk.parse", "raychunk.chunking"),
+    "raychunk.destinations": ("ray", "raychunk.embed", "raychunk.parse", "raychunk.chunking"),
 }
 RAY_ALLOWED_FROM = 4  # only the layers that run the job import ray
 

@@ -165,6 +165,7 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, cfg) -> d
     chunks = total("chunks")
     return {
         "previous": previous.uri,
+        "previous_identity": previous.identity,  # what `raychunk export` checks a table holds
         "documents_reused": total("reused_documents"),
         "documents_skip": unchanged is not None,
         "chunks": counts,
