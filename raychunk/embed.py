@@ -166,8 +166,10 @@ class EmbedChunks:
         threads: int | None = None,
         max_threads: int | None = None,
         backend: str = "torch",
+        on_batch=None,
     ):
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        self.on_batch = on_batch  # told of each batch embedded (the job's progress)
         t = time.perf_counter()
         self.model, self.device = _load(model, device, backend)
         self.threads = SpareCores(threads or 1, max_threads or threads or 1) if self.device == "cpu" else None
@@ -223,6 +225,8 @@ class EmbedChunks:
             )
         values = pa.array(vectors.reshape(-1), type=pa.float32())
         column = pa.FixedSizeListArray.from_arrays(values, self.dim, mask=pa.array(~is_chunk))
+        if self.on_batch is not None:
+            self.on_batch(batch)
         if given is None:
             return batch.append_column("embedding", column)
         batch = batch.set_column(batch.schema.get_field_index("embedding"), "embedding", column)

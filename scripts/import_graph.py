@@ -44,6 +44,7 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk.publish",
         "raychunk.report",
         "raychunk.destinations",
+        "raychunk.progress",
     ),
     ("raychunk.jobs",),
     ("raychunk.cli", "raychunk.__main__"),

@@ -13,7 +13,8 @@ from raychunk import publish
 from raychunk.config import ConfigError, RunConfig, check_limits, load_doc_types
 from raychunk.io import resolve_output
 from raychunk.listing import InputPlanner
-from raychunk.pipeline import build, init_ray, plan_duplicates, plan_embedding, read_blocks
+from raychunk.pipeline import bounded_retries, build, init_ray, plan_duplicates, plan_embedding, read_blocks
+from raychunk.progress import Progress, ProgressCounter, ReportProgress, read_counter
 from raychunk.report import render_run_markdown
 from raychunk.sink import ShardSink
 
@@ -79,6 +80,7 @@ def run(cfg: RunConfig) -> dict:
             rows_per_shard=cfg.output_files.rows_per_shard,
             compression=cfg.output_files.compression,
         )
+        counter = _on_this_node_actor(ProgressCounter)
         ds = build(
             read_blocks(inputs.blocks, inputs.fs, cfg),
             cfg,
@@ -88,15 +90,26 @@ def run(cfg: RunConfig) -> dict:
             previous=previous,
             unchanged=unchanged,
             known=known,
+            progress=ReportProgress(counter),
         )
+        progress = Progress(
+            read_counter(counter),
+            documents=inputs.todo_files,
+            nbytes=inputs.todo_bytes,
+            label="run",
+            embedding=plan is not None,
+        ).start()
         try:
-            ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries, "num_cpus": 0})
+            with bounded_retries():
+                ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries, "num_cpus": 0})
         except BaseException:
             log.error(
                 "the run stopped; what it wrote is kept in %s: run again with --resume to finish it",
                 staging.path,
             )
             raise
+        finally:
+            progress.stop()
         stats = _stage_stats(ds)
     document_files = _on_this_node(publish.compact_documents, out_fs, staging, cfg.output_files.compression)
     # In a task too: Arrow's default allocator (mimalloc) keeps what streaming 200,000 rows touched,
@@ -216,6 +229,15 @@ def _on_this_node(fn, *args):
 
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
     return ray.get(ray.remote(num_cpus=0, max_retries=0, scheduling_strategy=here)(fn).remote(*args))
+
+
+def _on_this_node_actor(cls):
+    """An actor of ``cls`` with no CPU on the driver's node (the progress counter)."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+    return ray.remote(cls).options(num_cpus=0, max_restarts=0, scheduling_strategy=here).remote()
 
 
 def fingerprint(cfg: RunConfig) -> dict:
