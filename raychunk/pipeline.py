@@ -10,21 +10,27 @@ the parse stage then skips."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import warnings
 from dataclasses import dataclass
+
+from ray.util.annotations import RayDeprecationWarning
 
 from raychunk.config import ConfigError, RunConfig, load_doc_types
 from raychunk.incremental import DocIndex, Previous
 
 log = logging.getLogger(__name__)
 
+# Ray 2.60 bounds task retries (max_retries, max_restarts, max_task_retries) only through
+# ray_remote_args, deprecated for 2.64 with no named successor yet; its default retries forever. Ray
+# shows that deprecation through a filter of its own (ray.util.annotations, imported here first), so
+# this one goes in front of it, for that message only.
+warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated", category=RayDeprecationWarning)
+
 
 __all__ = [
     "EmbedPlan",
-    "bounded_retries",
     "Retrieval",
     "build",
     "compare_chunk_ids",
@@ -42,21 +48,6 @@ __all__ = [
     "read_files",
     "task_memory",
 ]
-
-
-@contextlib.contextmanager
-def bounded_retries():
-    """Around the calls that bound task retries: Ray 2.60 takes ``max_retries`` for reads and writes
-    only in ``ray_remote_args`` (deprecated for 2.64, with no named successor yet), and its default
-    retries forever. Ray's own filter (``ray.util.annotations``) shows that deprecation once per
-    call site, ahead of any module filter, so it is silenced here, where it is raised."""
-    from ray.util.annotations import RayDeprecationWarning
-
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", message="`ray_remote_args` is deprecated", category=RayDeprecationWarning
-        )
-        yield
 
 
 @dataclass(frozen=True)
@@ -244,58 +235,55 @@ def build(
         retrieval=retrieval,
     )
     limits = cfg.limits
-    with bounded_retries():
-        ds = ds.flat_map(
-            isolated,
-            fn_kwargs={
-                "steps": steps,
-                "limits": limits,
-                "scheme": scheme,
-                "unchanged": unchanged,
-                "duplicates": duplicates,
-            },
-            **cpu_task_args(cfg),
+    ds = ds.flat_map(
+        isolated,
+        fn_kwargs={
+            "steps": steps,
+            "limits": limits,
+            "scheme": scheme,
+            "unchanged": unchanged,
+            "duplicates": duplicates,
+        },
+        **cpu_task_args(cfg),
+    )
+    if progress is not None:  # counts what the chunk stage passes on, fused into its tasks
+        ds = ds.map_batches(
+            progress, batch_format="pyarrow", batch_size=None, zero_copy_batch=True, **cpu_task_args(cfg)
         )
-        if progress is not None:  # counts what the chunk stage passes on, fused into its tasks
-            ds = ds.map_batches(
-                progress, batch_format="pyarrow", batch_size=None, zero_copy_batch=True, **cpu_task_args(cfg)
-            )
     if previous is not None:
         ds = _join_previous(ds, previous, known, cfg, plan.dim)
     if plan is not None:
-        with bounded_retries():  # max_restarts, max_task_retries
-            ds = ds.map_batches(
-                EmbedChunks,
-                fn_constructor_kwargs={
-                    "on_batch": progress.at("embed") if progress is not None else None,
-                    "model": cfg.embedder.model,
-                    "batch_size": cfg.embedder.batch_size,
-                    "device": cfg.embedder.device,
-                    "normalize": cfg.embedder.normalize,
-                    "backend": cfg.embedder.backend,
-                    "threads": max(1, int(plan.cpus_per_actor)),
-                    "max_threads": plan.max_threads,
-                },
-                batch_size=plan.batch_rows,
-                batch_format="pyarrow",
-                compute=ActorPoolStrategy(
-                    min_size=plan.pool[0], initial_size=plan.pool[1], max_size=plan.pool[2]
-                ),
-                num_gpus=plan.gpus_per_actor,
-                num_cpus=plan.cpus_per_actor,
-                max_restarts=limits.actor_restarts,  # a dead actor is replaced and its batch run again
-                max_task_retries=limits.actor_restarts,
-            )
+        ds = ds.map_batches(
+            EmbedChunks,
+            fn_constructor_kwargs={
+                "on_batch": progress.at("embed") if progress is not None else None,
+                "model": cfg.embedder.model,
+                "batch_size": cfg.embedder.batch_size,
+                "device": cfg.embedder.device,
+                "normalize": cfg.embedder.normalize,
+                "backend": cfg.embedder.backend,
+                "threads": max(1, int(plan.cpus_per_actor)),
+                "max_threads": plan.max_threads,
+            },
+            batch_size=plan.batch_rows,
+            batch_format="pyarrow",
+            compute=ActorPoolStrategy(
+                min_size=plan.pool[0], initial_size=plan.pool[1], max_size=plan.pool[2]
+            ),
+            num_gpus=plan.gpus_per_actor,
+            num_cpus=plan.cpus_per_actor,
+            max_restarts=limits.actor_restarts,  # a dead actor is replaced and its batch run again
+            max_task_retries=limits.actor_restarts,
+        )
         if retrieval is not None:
-            with bounded_retries():
-                ds = ds.map_batches(
-                    retrieve_block,
-                    fn_kwargs={"query_vectors": retrieval.vectors, "k": retrieval.k},
-                    batch_size=None,
-                    batch_format="pyarrow",
-                    num_cpus=cfg.resources.cpus_per_task,
-                    max_retries=limits.task_retries,
-                )
+            ds = ds.map_batches(
+                retrieve_block,
+                fn_kwargs={"query_vectors": retrieval.vectors, "k": retrieval.k},
+                batch_size=None,
+                batch_format="pyarrow",
+                num_cpus=cfg.resources.cpus_per_task,
+                max_retries=limits.task_retries,
+            )
     return ds
 
 
@@ -453,14 +441,13 @@ def read_blocks(blocks, fs, cfg: RunConfig):
     from raychunk.blocks import InputBlocks
 
     args = cpu_task_args(cfg)
-    with bounded_retries():
-        return ray.data.read_datasource(
-            InputBlocks(blocks, fs),
-            num_cpus=args["num_cpus"],
-            memory=args["memory"],
-            ray_remote_args={"max_retries": args["max_retries"]},
-            override_num_blocks=max(1, len(blocks)),
-        )
+    return ray.data.read_datasource(
+        InputBlocks(blocks, fs),
+        num_cpus=args["num_cpus"],
+        memory=args["memory"],
+        ray_remote_args={"max_retries": args["max_retries"]},
+        override_num_blocks=max(1, len(blocks)),
+    )
 
 
 def read_files(files: list, fs, cfg: RunConfig):
@@ -559,13 +546,12 @@ def hash_duplicates(runs, fs, scheme: str, cfg: RunConfig) -> dict[str, str]:
     from raychunk.blocks import InputDigests
 
     source = InputDigests(runs, fs)
-    with bounded_retries():
-        ds = ray.data.read_datasource(
-            source,
-            num_cpus=cfg.resources.cpus_per_task,
-            ray_remote_args={"max_retries": cfg.limits.task_retries},
-            override_num_blocks=max(1, source.num_blocks),
-        )
+    ds = ray.data.read_datasource(
+        source,
+        num_cpus=cfg.resources.cpus_per_task,
+        ray_remote_args={"max_retries": cfg.limits.task_retries},
+        override_num_blocks=max(1, source.num_blocks),
+    )
     refs = ds.materialize().to_arrow_refs()
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
     group = ray.remote(num_cpus=0, max_retries=0, scheduling_strategy=here)(_group_digests)

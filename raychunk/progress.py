@@ -21,6 +21,7 @@ from typing import TextIO
 __all__ = [
     "Progress",
     "read_counter",
+    "start_counter",
     "ProgressCounter",
     "ReportProgress",
     "count_batch",
@@ -38,16 +39,17 @@ def verbose() -> bool:
     return logging.getLogger().isEnabledFor(logging.INFO)
 
 
-def count_batch(batch) -> dict:
+def count_batch(batch, first_setting: str | None = None) -> dict:
     """What an Arrow batch of job rows adds to the progress: documents rows (their ``bytes`` and
     ``status`` read from the row's JSON without parsing the text it holds), ``reuse`` rows (an
     incremental run's unchanged documents, not parsed), chunk rows, and the source and reason of
-    each ``failed`` document."""
+    each ``failed`` document. The price job's rows (one per document and setting, no
+    ``row_type``) count by their ``first_setting`` row."""
     import pyarrow.compute as pc
 
     counts = {"documents": 0, "bytes": 0, "chunks": 0, "reused": 0, "failed": 0, "failures": []}
     if "row_type" not in batch.column_names:
-        return counts
+        return _count_measured(batch, first_setting, counts) if first_setting else counts
     kind = batch.column("row_type")
     counts["chunks"] = pc.sum(pc.equal(kind, "chunk")).as_py() or 0
     counts["reused"] = pc.sum(pc.equal(kind, "reuse")).as_py() or 0
@@ -58,6 +60,24 @@ def count_batch(batch) -> dict:
         doc = json.loads(text)
         counts["failures"].append((doc.get("source", "?"), doc.get("reason") or "failed"))
     counts.update(documents=len(docs), bytes=pc.sum(size).as_py() or 0, failed=len(counts["failures"]))
+    return counts
+
+
+def _count_measured(batch, first_setting: str, counts: dict) -> dict:
+    import pyarrow.compute as pc
+
+    rows = batch.filter(pc.equal(batch.column("setting"), first_setting))
+    failed = rows.filter(pc.equal(rows.column("status"), "failed"))
+    counts["failures"] = [
+        (s, "failed (its reason is in `raychunk run`'s documents)")
+        for s in failed.column("source").to_pylist()
+    ]
+    counts.update(
+        documents=rows.num_rows,
+        bytes=pc.sum(rows.column("bytes")).as_py() or 0,
+        chunks=pc.sum(rows.column("chunks")).as_py() or 0,
+        failed=failed.num_rows,
+    )
     return counts
 
 
@@ -83,6 +103,15 @@ class ProgressCounter:
         return {stage: dict(t) for stage, t in self.totals.items()}, failures
 
 
+def start_counter():
+    """A ``ProgressCounter`` actor with no CPU on the driver's node."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+    return ray.remote(ProgressCounter).options(num_cpus=0, max_restarts=0, scheduling_strategy=here).remote()
+
+
 def read_counter(counter):
     """A ``Progress`` snapshot function for a ``ProgressCounter`` actor."""
     import ray
@@ -94,16 +123,19 @@ class ReportProgress:
     """Called with each batch a stage passes on: adds its counts to the counter under ``stage``
     (fire and forget). As a ``map_batches`` function it returns the batch unchanged."""
 
-    def __init__(self, counter, stage: str = "chunk"):
-        self.counter, self.stage = counter, stage
+    def __init__(self, counter, stage: str = "chunk", first_setting: str | None = None):
+        self.counter, self.stage, self.first_setting = counter, stage, first_setting
 
     def at(self, stage: str) -> ReportProgress:
-        return ReportProgress(self.counter, stage)
+        return ReportProgress(self.counter, stage, self.first_setting)
 
     def __call__(self, batch):
-        counts = count_batch(batch)
-        if counts["documents"] or counts["chunks"] or counts["reused"]:
-            self.counter.add.remote(self.stage, counts)
+        try:
+            counts = count_batch(batch, self.first_setting)
+            if counts["documents"] or counts["chunks"] or counts["reused"]:
+                self.counter.add.remote(self.stage, counts)
+        except Exception:  # progress is a nicety: it never fails a batch
+            logging.getLogger(__name__).warning("progress: a batch went uncounted", exc_info=True)
         return batch
 
 

@@ -13,8 +13,8 @@ from raychunk import publish
 from raychunk.config import ConfigError, RunConfig, check_limits, load_doc_types
 from raychunk.io import resolve_output
 from raychunk.listing import InputPlanner
-from raychunk.pipeline import bounded_retries, build, init_ray, plan_duplicates, plan_embedding, read_blocks
-from raychunk.progress import Progress, ProgressCounter, ReportProgress, read_counter
+from raychunk.pipeline import build, init_ray, plan_duplicates, plan_embedding, read_blocks
+from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
 from raychunk.report import render_run_markdown
 from raychunk.sink import ShardSink
 
@@ -80,7 +80,7 @@ def run(cfg: RunConfig) -> dict:
             rows_per_shard=cfg.output_files.rows_per_shard,
             compression=cfg.output_files.compression,
         )
-        counter = _on_this_node_actor(ProgressCounter)
+        counter = start_counter()
         ds = build(
             read_blocks(inputs.blocks, inputs.fs, cfg),
             cfg,
@@ -100,8 +100,7 @@ def run(cfg: RunConfig) -> dict:
             embedding=plan is not None,
         ).start()
         try:
-            with bounded_retries():
-                ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries, "num_cpus": 0})
+            ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries, "num_cpus": 0})
         except BaseException:
             log.error(
                 "the run stopped; what it wrote is kept in %s: run again with --resume to finish it",
@@ -229,15 +228,6 @@ def _on_this_node(fn, *args):
 
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
     return ray.get(ray.remote(num_cpus=0, max_retries=0, scheduling_strategy=here)(fn).remote(*args))
-
-
-def _on_this_node_actor(cls):
-    """An actor of ``cls`` with no CPU on the driver's node (the progress counter)."""
-    import ray
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-    return ray.remote(cls).options(num_cpus=0, max_restarts=0, scheduling_strategy=here).remote()
 
 
 def fingerprint(cfg: RunConfig) -> dict:
