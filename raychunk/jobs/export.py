@@ -141,11 +141,10 @@ def _steps(output: Previous, mode: str) -> list[tuple[str, str | None]]:
 
 
 def _schema(output: Previous):
-    """The chunks/ schema as its first shard has it (what every shard and delta/added has)."""
-    import pyarrow.parquet as pq
+    """The chunks/ schema, as the writer casts every shard and delta/added to it."""
+    from raychunk.schema import chunk_schema
 
-    with output.fs.open_input_file(output.files("chunks")[0]) as f:
-        return pq.ParquetFile(f).schema_arrow.remove_metadata()
+    return chunk_schema(output.settings["vectors"]["dim"])
 
 
 def _apply(destination: Destination, output: Previous, op: str, path: str | None, schema) -> int:
