@@ -158,24 +158,32 @@ def _duration(s: float) -> str:
 
 def render_progress(totals: dict, *, documents: int, nbytes: int, elapsed: float, embedding: bool) -> str:
     """One progress line from the counter's ``totals``: documents and bytes done (embedded, when
-    the job embeds), chunks, failures, a rate and an ETA weighted by bytes.
+    the job embeds), chunks (embedded of those chunked so far), failures, a rate and an ETA weighted
+    by bytes (by chunks, once everything is chunked and only embedding is left, if they say less).
 
     >>> chunk = {"documents": 9, "bytes": 600_000, "chunks": 70, "reused": 0, "failed": 1}
     >>> embed = {"documents": 5, "bytes": 250_000, "chunks": 40, "reused": 0, "failed": 1}
     >>> render_progress({"chunk": chunk, "embed": embed}, documents=20, nbytes=1_000_000,
     ...                 elapsed=10.0, embedding=True)
-    'documents 5/20 (9 parsed) · 250.0 kB/1.0 MB (25%) · chunks 40 · failed 1 · 25.0 kB/s · ETA 30s'
+    'documents 5/20 (9 parsed) · 250.0 kB/1.0 MB (25%) · chunks 40/70 · failed 1 · 25.0 kB/s · ETA 30s'
     """
     parsed = totals["chunk"]
     done = totals["embed"] if embedding else parsed
     finished, size = done["documents"], done["bytes"]
     share = size / nbytes if nbytes else (finished / documents if documents else 1.0)
     seen = parsed["documents"] + parsed["reused"]
+    chunks = f"{done['chunks']:,}"
+    if embedding and parsed["chunks"] > done["chunks"]:
+        chunks += f"/{parsed['chunks']:,}"  # embedded of those chunked so far
+        if seen >= documents and parsed["chunks"]:
+            # Everything is chunked: what is left is embedding, and a document counts as done when
+            # its first batch is, so the chunks tell the share better than its bytes.
+            share = min(share, done["chunks"] / parsed["chunks"])
     line = f"documents {finished:,}/{documents:,}"
     if embedding and seen > finished:
         line += f" ({seen:,} parsed)"
     line += (
-        f" · {_size(size)}/{_size(nbytes)} ({min(share, 1.0):.0%}) · chunks {done['chunks']:,}"
+        f" · {_size(size)}/{_size(nbytes)} ({min(share, 1.0):.0%}) · chunks {chunks}"
         f" · failed {parsed['failed']:,}"
     )
     if elapsed > 0 and size:
