@@ -115,6 +115,35 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--no-plot", action="store_true", help="skip plot.png")
     ev.set_defaults(func=cmd_eval)
 
+    se = sub.add_parser(
+        "search",
+        parents=[verbose],
+        help="ask an output a question: its k nearest chunks, as the retriever sees them",
+    )
+    se.add_argument(
+        "output", help="a `raychunk run` output (folder or URI), or a LanceDB folder it was exported to"
+    )
+    se.add_argument("query", help="the question, embedded with the output's embedder")
+    se.add_argument("--k", type=int, default=5, help="hits to show (default 5)")
+    se.add_argument("--json", action="store_true", help="one JSON object per hit")
+    se.add_argument("--table", help="with a LanceDB folder: the table (default: chunks)")
+    se.set_defaults(func=cmd_search)
+
+    ex = sub.add_parser(
+        "export",
+        parents=[verbose],
+        help="write an output's chunks and vectors into a vector store, or apply its delta",
+    )
+    ex.add_argument("output", help="a `raychunk run` output (folder or URI)")
+    ex.add_argument("--lancedb", required=True, metavar="DIR", help="the LanceDB database folder (or URI)")
+    ex.add_argument("--table", default="chunks", help="the table (default: chunks)")
+    ex.add_argument(
+        "--index-min-rows",
+        type=int,
+        help="build the vector index once the table has this many rows (default 100,000)",
+    )
+    ex.set_defaults(func=cmd_export)
+
     c = sub.add_parser("chunk", parents=[verbose], help="print the chunks exactly as the retriever sees them")
     c.add_argument("inputs", nargs="*", help="files, folders or globs (default: the shipped sample corpus)")
     c.add_argument("--json", action="store_true", help="one JSON object per chunk")
@@ -371,6 +400,22 @@ def cmd_eval(args) -> int:
     )
     print(render_eval_text(report))
     print(f"\nwrote {', '.join(report['written'])}", file=sys.stderr)
+    return 0
+
+
+def cmd_search(args) -> int:
+    from raychunk.jobs.search import print_hits, search
+
+    print_hits(search(args.output, args.query, k=args.k, table=args.table), as_json=args.json)
+    return 0
+
+
+def cmd_export(args) -> int:
+    from raychunk.destinations.lancedb import LanceDBTable
+    from raychunk.jobs.export import export, render_export_text
+
+    report = export(args.output, LanceDBTable(args.lancedb, args.table), index_min_rows=args.index_min_rows)
+    print(render_export_text(report))
     return 0
 
 

@@ -12,7 +12,15 @@ import os
 import time
 from pathlib import Path
 
-__all__ = ["EmbedChunks", "SpareCores", "VectorCache", "embedding_dim", "forward_batch", "model_version"]
+__all__ = [
+    "EmbedChunks",
+    "QueryEncoder",
+    "SpareCores",
+    "VectorCache",
+    "embedding_dim",
+    "forward_batch",
+    "model_version",
+]
 
 from raychunk.models import PACKAGED_MODEL, resolve_model
 
@@ -227,8 +235,10 @@ class EmbedChunks:
         backend: str = "torch",
         dedupe: bool = False,
         cache: str | None = None,
+        on_batch=None,
     ):
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        self.on_batch = on_batch  # told of each batch embedded (the job's progress)
         t = time.perf_counter()
         self.model, self.device = _load(model, device, backend)
         self.threads = SpareCores(threads or 1, max_threads or threads or 1) if self.device == "cpu" else None
@@ -273,10 +283,15 @@ class EmbedChunks:
                 vectors[kept] = flat.to_numpy(zero_copy_only=False).reshape(len(kept), self.dim)
         texts = batch.column("text").take(pa.array(rows)).to_pylist() if len(rows) else []
         if self.cache is not None:
-            return self._with_cache(batch, rows, texts, vectors, is_chunk, given)
+            out = self._with_cache(batch, rows, texts, vectors, is_chunk, given)
+            if self.on_batch is not None:
+                self.on_batch(batch)
+            return out
         self._encode(texts, rows, vectors)
         values = pa.array(vectors.reshape(-1), type=pa.float32())
         column = pa.FixedSizeListArray.from_arrays(values, self.dim, mask=pa.array(~is_chunk))
+        if self.on_batch is not None:
+            self.on_batch(batch)
         if given is None:
             return batch.append_column("embedding", column)
         batch = batch.set_column(batch.schema.get_field_index("embedding"), "embedding", column)
@@ -328,6 +343,39 @@ class EmbedChunks:
                 normalize_embeddings=self.normalize,
                 show_progress_bar=False,
             )
+
+
+class QueryEncoder:
+    """Embeds questions as an output's chunks were embedded: the model, backend and normalisation of
+    its ``settings.vectors`` (``report.json``), on CPU in fp32 (a GPU run's fp16 vectors are within
+    rounding of these)."""
+
+    def __init__(self, vectors: dict):
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        self.model_name = vectors["model"]
+        self.normalize = bool(vectors.get("normalize", True))
+        self.model, _ = _load(self.model_name, "cpu", vectors.get("backend") or "torch")
+        self.dim = int(self.model.get_embedding_dimension())
+        if vectors.get("dim") and int(vectors["dim"]) != self.dim:
+            raise ValueError(
+                f"the output's vectors have {vectors['dim']} dimensions but {self.model_name} here "
+                f"gives {self.dim}: is it another model under the same name?"
+            )
+
+    def __call__(self, texts: list[str]):
+        """One float32 row per text, normalised when the output's vectors are."""
+        import numpy as np
+
+        return np.asarray(
+            self.model.encode(
+                texts,
+                batch_size=CPU_FORWARD_BATCH,
+                convert_to_numpy=True,
+                normalize_embeddings=self.normalize,
+                show_progress_bar=False,
+            ),
+            dtype=np.float32,
+        )
 
 
 _SAMPLE_TEXT = (

@@ -94,8 +94,9 @@ class Previous:
         return hashlib.sha256(json.dumps(self.report["files"], sort_keys=True).encode()).hexdigest()[:16]
 
 
-def open_previous(uri: str) -> Previous:
-    """The output at ``uri`` (a folder or object storage URI), checked to be a finished run."""
+def open_previous(uri: str, *, what: str = "--previous") -> Previous:
+    """The output at ``uri`` (a folder or object storage URI), checked to be a finished run; errors
+    name it as ``what`` (the flag or argument it came from)."""
     from raychunk.io import resolve_output
 
     fs, path = resolve_output(uri)
@@ -104,13 +105,13 @@ def open_previous(uri: str) -> Previous:
             report = json.loads(f.read())
     except FileNotFoundError:
         raise ConfigError(
-            f"--previous {uri}: no report.json there: point it at the output folder of a finished `raychunk run`"
+            f"{what} {uri}: no report.json there: point it at the output folder of a finished `raychunk run`"
         ) from None
     if not isinstance(report.get("files"), dict) or "chunks" not in report["files"]:
-        raise ConfigError(f"--previous {uri}: its report.json names no files; is it a `raychunk run` output?")
+        raise ConfigError(f"{what} {uri}: its report.json names no files; is it a `raychunk run` output?")
     if not report.get("settings"):
         raise ConfigError(
-            f"--previous {uri}: its report.json records no settings (written before incremental runs); "
+            f"{what} {uri}: its report.json records no settings (written before incremental runs); "
             "run it once in full with this version, then use it as --previous"
         )
     return Previous(uri, fs, path, report)

@@ -15,12 +15,19 @@ import os
 import warnings
 from dataclasses import dataclass
 
+from ray.util.annotations import RayDeprecationWarning
+
 from raychunk.config import ConfigError, RunConfig, load_doc_types
 from raychunk.incremental import DocIndex, Previous
 
 log = logging.getLogger(__name__)
-# Ray 2.60 bounds retries only through **ray_remote_args (deprecated for 2.64, no named successor yet).
-warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated", module="raychunk.pipeline")
+
+# Ray 2.60 bounds task retries (max_retries, max_restarts, max_task_retries) only through
+# ray_remote_args, deprecated for 2.64 with no named successor yet; its default retries forever. Ray
+# shows that deprecation through a filter of its own (ray.util.annotations, imported here first), so
+# this one goes in front of it, for that message only.
+warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated", category=RayDeprecationWarning)
+
 
 __all__ = [
     "EmbedPlan",
@@ -107,8 +114,13 @@ def init_ray(cfg: RunConfig) -> str:
 
     if ray.is_initialized():
         return "existing"
+    from raychunk.progress import quiet_engine, verbose
+
+    level = logging.INFO if verbose() else logging.ERROR  # Ray's own INFO lines only with --verbose
     if os.environ.get("RAY_ADDRESS"):
-        ray.init(address=os.environ["RAY_ADDRESS"], log_to_driver=False)  # the cluster sizes itself
+        # the cluster sizes itself
+        ray.init(address=os.environ["RAY_ADDRESS"], log_to_driver=False, logging_level=level)
+        quiet_engine()
         return f"cluster at {os.environ['RAY_ADDRESS']}"
     # address="local": always a fresh local Ray, never a leftover `ray start` cluster on this machine.
     ray.init(
@@ -117,7 +129,9 @@ def init_ray(cfg: RunConfig) -> str:
         num_gpus=cfg.resources.num_gpus,
         include_dashboard=False,
         log_to_driver=False,
+        logging_level=level,
     )
+    quiet_engine()
     return "local"
 
 
@@ -191,9 +205,11 @@ def build(
     previous: Previous | None = None,
     unchanged: DocIndex | None = None,
     known: DocIndex | None = None,
+    progress=None,
 ):
     """The whole job on one screen: read → parse → classify → chunk (→ join the previous output) →
-    embed (→ retrieve).
+    embed (→ retrieve). ``progress`` (``progress.ReportProgress``) counts each batch where its
+    documents are done: as the embedder passes it on, or after the chunk stage.
 
     With ``settings`` the chunk stage runs every setting over the same parse: ``measure`` keeps only
     their numbers (the price job, no embedding), otherwise their chunks (the eval job), and with
@@ -233,12 +249,17 @@ def build(
         },
         **cpu_task_args(cfg),
     )
+    if progress is not None:  # counts what the chunk stage passes on, fused into its tasks
+        ds = ds.map_batches(
+            progress, batch_format="pyarrow", batch_size=None, zero_copy_batch=True, **cpu_task_args(cfg)
+        )
     if previous is not None:
         ds = _join_previous(ds, previous, known, cfg, plan.dim)
     if plan is not None:
         ds = ds.map_batches(
             EmbedChunks,
             fn_constructor_kwargs={
+                "on_batch": progress.at("embed") if progress is not None else None,
                 "model": cfg.embedder.model,
                 "batch_size": cfg.embedder.batch_size,
                 "device": cfg.embedder.device,

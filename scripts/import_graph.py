@@ -43,6 +43,8 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk.sink",
         "raychunk.publish",
         "raychunk.report",
+        "raychunk.destinations",
+        "raychunk.progress",
     ),
     ("raychunk.jobs",),
     ("raychunk.cli", "raychunk.__main__"),
@@ -55,6 +57,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "raychunk.evaluation": ("ray", "raychunk.jobs", "raychunk.pipeline"),
     "raychunk.peers": ("ray", "raychunk.parse", "raychunk.embed", "raychunk.stages"),
     "raychunk.projection": ("ray", "raychunk.embed", "raychunk.parse", "raychunk.chunking"),
+    "raychunk.destinations": ("ray", "raychunk.embed", "raychunk.parse", "raychunk.chunking"),
 }
 RAY_ALLOWED_FROM = 4  # only the layers that run the job import ray
 

@@ -19,6 +19,7 @@ from raychunk.evaluation.metrics import READ_BUDGET
 from raychunk.evaluation.partials import collect_partials
 from raychunk.evaluation.report import evaluate_partials
 from raychunk.peers import require_peers
+from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +124,7 @@ def prepare_eval(
     )
     retrieval = Retrieval(labelled, query_vectors, max(k, depth), parent_budget, cache)
     t_embed = time.perf_counter()
+    counter = start_counter()
     ds = build(
         read_files(files, in_fs, cfg),
         cfg,
@@ -131,10 +133,21 @@ def prepare_eval(
         settings=settings,
         duplicates=duplicates,
         retrieval=retrieval,
+        progress=ReportProgress(counter),
     )
-    partials = collect_partials(
-        ds.iter_batches(batch_format="pyarrow", batch_size=None), queries=len(resolved), k=max(k, depth)
-    )
+    progress = Progress(
+        read_counter(counter),
+        documents=len(files),
+        nbytes=sum(f.size for f in files),
+        label="eval",
+        embedding=True,
+    ).start()
+    try:
+        partials = collect_partials(
+            ds.iter_batches(batch_format="pyarrow", batch_size=None), queries=len(resolved), k=max(k, depth)
+        )
+    finally:
+        progress.stop()
     if not partials.documents:
         raise ValueError("the eval job produced no rows: is the input empty?")
     partials.embedding["seconds"] = round(time.perf_counter() - t_embed, 1)

@@ -24,6 +24,7 @@ from raychunk.pricing import (
     summarize_partial,
     vector_bytes,
 )
+from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
 from raychunk.report import plot_price, render_price_markdown, write_price_csv
 
 __all__ = ["Measured", "PriceOptions", "measure_corpus", "previous_chunks", "price"]
@@ -137,6 +138,7 @@ def measure_corpus(
     if not inputs.todo_files:
         raise ValueError(f"--sample {sample} selects none of the {inputs.files} files; use a larger fraction")
     duplicates = plan_duplicates(inputs, cfg)  # within the sample: it reads no more
+    counter = start_counter()
     ds = build(
         read_blocks(inputs.blocks, inputs.fs, cfg),
         cfg,
@@ -146,7 +148,15 @@ def measure_corpus(
         measure=True,
         keep_ids=chunks is not None,
         duplicates=duplicates,
+        progress=ReportProgress(counter, first_setting=settings[0].label),
     )
+    progress = Progress(
+        read_counter(counter),
+        documents=inputs.todo_files,
+        nbytes=inputs.todo_bytes,
+        label="price",
+        embedding=False,
+    ).start()
     if chunks is not None:
         ds = ds.materialize()  # read twice (partials, ids): the rows stay in the cluster's object store
     parts = price_partials(
@@ -157,10 +167,13 @@ def measure_corpus(
         seed=seed,
     )
     partial, n = PricePartial(), 0
-    for batch in parts.iter_batches(batch_size=None, batch_format="pyarrow"):
-        for blob in batch.column("partial").to_pylist():
-            partial += pickle.loads(blob)
-            n += 1
+    try:
+        for batch in parts.iter_batches(batch_size=None, batch_format="pyarrow"):
+            for blob in batch.column("partial").to_pylist():
+                partial += pickle.loads(blob)
+                n += 1
+    finally:
+        progress.stop()
     delta, counted = None, 0
     if chunks is not None:
         delta, counted = compare_chunk_ids(ds, *chunks, [s.label for s in settings], cfg)

@@ -14,6 +14,7 @@ from raychunk.config import ConfigError, RunConfig, check_limits, load_doc_types
 from raychunk.io import resolve_output
 from raychunk.listing import InputPlanner
 from raychunk.pipeline import build, init_ray, plan_duplicates, plan_embedding, read_blocks
+from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
 from raychunk.report import render_run_markdown
 from raychunk.sink import ShardSink
 
@@ -79,6 +80,7 @@ def run(cfg: RunConfig) -> dict:
             rows_per_shard=cfg.output_files.rows_per_shard,
             compression=cfg.output_files.compression,
         )
+        counter = start_counter()
         ds = build(
             read_blocks(inputs.blocks, inputs.fs, cfg),
             cfg,
@@ -88,7 +90,15 @@ def run(cfg: RunConfig) -> dict:
             previous=previous,
             unchanged=unchanged,
             known=known,
+            progress=ReportProgress(counter),
         )
+        progress = Progress(
+            read_counter(counter),
+            documents=inputs.todo_files,
+            nbytes=inputs.todo_bytes,
+            label="run",
+            embedding=plan is not None,
+        ).start()
         try:
             ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries, "num_cpus": 0})
         except BaseException:
@@ -97,6 +107,8 @@ def run(cfg: RunConfig) -> dict:
                 staging.path,
             )
             raise
+        finally:
+            progress.stop()
         stats = _stage_stats(ds)
     document_files = _on_this_node(publish.compact_documents, out_fs, staging, cfg.output_files.compression)
     # In a task too: Arrow's default allocator (mimalloc) keeps what streaming 200,000 rows touched,
@@ -165,6 +177,7 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, cfg) -> d
     chunks = total("chunks")
     return {
         "previous": previous.uri,
+        "previous_identity": previous.identity,  # what `raychunk export` checks a table holds
         "documents_reused": total("reused_documents"),
         "documents_skip": unchanged is not None,
         "chunks": counts,

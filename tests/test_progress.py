@@ -1,0 +1,176 @@
+"""The jobs' own progress (raychunk.progress) and a quiet engine: counts read from the rows as the
+stages emit them, the line and its ETA weighted by bytes, the printer on and off a terminal, and a
+real `raychunk run` off a terminal whose stderr is its own progress lines and no Ray log line."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+
+from raychunk.progress import Progress, ProgressCounter, count_batch, render_progress
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def document_row(source: str, status: str, size: int, text: str, reason: str = "") -> dict:
+    doc = {"doc_id": "d", "source": source, "status": status, "reason": reason, "bytes": size, "text": text}
+    return {"row_type": "document", "document": json.dumps(doc, ensure_ascii=False), "source": source}
+
+
+def test_count_batch_reads_status_and_bytes_from_the_rows_not_from_their_text():
+    # A text that quotes the keys: JSON escapes its quotes, so only the row's own keys match.
+    sly = 'he wrote "status": "failed", "bytes": 999999 — ünïcode'
+    rows = [
+        document_row("a.md", "ok", 1200, sly),
+        {"row_type": "chunk", "document": None, "source": "a.md"},
+        {"row_type": "chunk", "document": None, "source": "a.md"},
+        document_row(
+            "b.pdf", "failed", 5000, "", reason="parse took longer than 300 s (limits.doc_timeout_s)"
+        ),
+        document_row("c.txt", "duplicate", 7, ""),
+        {"row_type": "reuse", "document": None, "source": "d.txt"},
+    ]
+    counts = count_batch(pa.Table.from_pylist(rows))
+    assert counts == {
+        "documents": 3,
+        "bytes": 6207,
+        "chunks": 2,
+        "reused": 1,
+        "failed": 1,
+        "failures": [("b.pdf", "parse took longer than 300 s (limits.doc_timeout_s)")],
+    }
+    assert count_batch(pa.table({"x": [1]}))["documents"] == 0  # rows of another shape count nothing
+
+
+def test_the_line_weights_the_eta_by_bytes():
+    counter = ProgressCounter()
+    counter.add("chunk", {"documents": 2, "bytes": 900_000, "chunks": 30, "failed": 0})
+    counter.add("embed", {"documents": 1, "bytes": 900_000, "chunks": 30})
+    totals, _ = counter.snapshot()
+    # one document of two done, but it held 90% of the bytes: 10 s gone, about 1 s to go
+    line = render_progress(totals, documents=2, nbytes=1_000_000, elapsed=10.0, embedding=True)
+    assert line.startswith("documents 1/2 (2 parsed) · 900.0 kB/1.0 MB (90%)")
+    assert line.endswith("· 90.0 kB/s · ETA 1s")
+    done = render_progress(totals, documents=2, nbytes=900_000, elapsed=10.0, embedding=True)
+    assert "(100%)" in done and "ETA" not in done
+    # Everything chunked, a quarter of the chunks embedded: the chunks tell the share, not the bytes
+    counter.add("chunk", {"chunks": 90})
+    tail, _ = counter.snapshot()
+    line = render_progress(tail, documents=2, nbytes=1_000_000, elapsed=10.0, embedding=True)
+    assert "· chunks 30/120 ·" in line and "(25%)" in line and line.endswith("ETA 30s")
+    assert render_progress(totals, documents=2, nbytes=1_000_000, elapsed=10.0, embedding=False).startswith(
+        "documents 2/2 · 900.0 kB"
+    )
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def fake_counter(steps):
+    """A snapshot function that advances one step a call."""
+    state = {"i": 0}
+
+    def snapshot():
+        i = min(state["i"], len(steps) - 1)
+        state["i"] += 1
+        docs, failures = steps[i]
+        chunk = {
+            "documents": docs,
+            "bytes": docs * 100,
+            "chunks": docs * 3,
+            "reused": 0,
+            "failed": len(failures),
+        }
+        return {"chunk": chunk, "embed": chunk}, failures
+
+    return snapshot
+
+
+def test_off_a_terminal_a_plain_line_every_interval_and_each_failure_once():
+    out = io.StringIO()
+    steps = [(0, []), (1, [("bad.pdf", "no text")]), (2, []), (3, [])]
+    p = Progress(
+        fake_counter(steps),
+        documents=3,
+        nbytes=300,
+        label="run",
+        embedding=False,
+        out=out,
+        every_s=0.2,
+        poll_s=0.05,
+    )
+    t0 = time.monotonic()
+    p.start()
+    time.sleep(0.7)
+    p.stop()
+    elapsed = time.monotonic() - t0
+    lines = out.getvalue().splitlines()
+    assert "\r" not in out.getvalue()
+    periodic = [line for line in lines[:-1] if line.startswith("run: documents")]
+    assert 1 <= len(periodic) <= elapsed / 0.2 + 1, lines  # one every 0.2 s at most, then the last
+    assert lines.count("run: failed: bad.pdf: no text") == 1
+    assert lines[-1].startswith("run: documents 3/3 · 300 B/300 B (100%) · chunks 9")
+
+
+def test_on_a_terminal_one_line_redrawn_in_place():
+    out = Terminal()
+    steps = [(0, []), (1, []), (2, []), (3, [])]
+    p = Progress(
+        fake_counter(steps), documents=3, nbytes=300, label="price", embedding=False, out=out, poll_s=0.05
+    )
+    p.start()
+    time.sleep(0.3)
+    p.stop()
+    text = out.getvalue()
+    assert text.count("\r") >= 2 and text.count("\n") == 1 and text.endswith("\n")
+    assert text.rsplit("\r", 1)[-1].startswith("price: documents 3/3")
+
+
+def test_a_run_off_a_terminal_prints_its_own_progress_and_no_engine_lines(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in ("billing-faq.txt", "release-notes.txt", "acme-cloud-admin-guide.md"):
+        (corpus / name).write_bytes((ROOT / "samples" / name).read_bytes())
+    size = sum(f.stat().st_size for f in corpus.iterdir())
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "raychunk",
+            "run",
+            "--input",
+            str(corpus),
+            "--output",
+            str(tmp_path / "out"),
+            "--num-cpus",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    err = done.stderr.splitlines()
+    ours = [line for line in err if line.startswith("run: ")]
+    assert ours and ours[-1].startswith(
+        f"run: documents 3/3 · {size / 1000:.1f} kB/{size / 1000:.1f} kB (100%)"
+    )
+    for noise in (
+        "INFO",
+        "RayDeprecationWarning",
+        "ray_remote_args",
+        "Running Dataset",
+        "progress UI",
+        "Loading weights",
+    ):
+        assert not any(noise in line for line in err), (noise, err)
+    assert done.stdout.startswith("raychunk run → ")
