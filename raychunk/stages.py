@@ -7,6 +7,7 @@ its ``chunk`` rows. Every row has the same keys (``ROW_KEYS``), so Ray Data can 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import time
@@ -111,7 +112,7 @@ def failed_file(row: dict, reason: str, scheme: str = "") -> dict:
         reason=reason,
         bytes=len(data),
     )
-    return {"source": source, "parsed": ParsedDocument(doc), "parse_seconds": 0.0}
+    return {"source": source, "parsed": ParsedDocument(doc), "parse_seconds": 0.0, "raw": row.get("raw")}
 
 
 def parse_file(
@@ -137,7 +138,18 @@ def parse_file(
         )
     else:
         parsed = parse_document(data, source, options=options)
-    return {"source": source, "parsed": parsed, "parse_seconds": time.perf_counter() - t}
+    listed = row.get("size")
+    if listed is not None and listed != len(data):
+        note = f"the file changed size between listing and reading ({listed:,} bytes listed, {len(data):,} read): its bytes as read are used"
+        doc = parsed.document
+        reason = f"{doc.reason}; {note}" if doc.reason else note
+        parsed = dataclasses.replace(parsed, document=dataclasses.replace(doc, reason=reason))
+    return {
+        "source": source,
+        "parsed": parsed,
+        "parse_seconds": time.perf_counter() - t,
+        "raw": row.get("raw"),
+    }
 
 
 def classify_document(row: dict, *, thresholds: dict, overrides: tuple = ()) -> dict:
@@ -181,6 +193,7 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str) -> list[dict]:
         "parse_seconds": round(row["parse_seconds"], 4),
         "peak_rss_mb": row.get("peak_rss_mb") or peak_rss_mb(),
         "text": None if doc.status == "duplicate" else parsed.text,  # a duplicate's is the kept copy's
+        "source_bytes": row["raw"].hex() if row.get("raw") else None,  # JSON here; bytes in documents/
     }
     empty = dict.fromkeys(CHUNK_COLUMNS)
     out = [

@@ -240,3 +240,45 @@ def test_an_incremental_run_updates_an_s3_output_in_place(s3_server, local_ray):
     keys = sorted(o["Key"] for o in listing if not o["Key"].endswith("/"))
     listed = sorted(f"live/{p}" for files in report["files"].values() for p in files)
     assert keys == sorted([*listed, "live/report.json", "live/report.md"])
+
+
+def test_s3_keys_with_control_characters_or_escapes_each_end_as_one_row(s3_server, local_ray):
+    """Keys holding a tab, a control byte, a carriage return, a literal ``\\xff`` or ``%ff`` are shown
+    escaped, read by their own name, and each ends as one documents row; the job finishes. (moto's
+    server refuses a key with a newline; a carriage return comes back from the XML listing as a
+    newline, so that object cannot be read by the listed name: a ``failed`` row says so.)"""
+    from raychunk.io import shown
+    from raychunk.jobs.run import run
+
+    s3 = s3_server["client"]
+    keys = {
+        "odd/tab\tkey.md": b"# Tab\n\na key with a tab\n",
+        "odd/bell\x07.txt": b"a key with a control byte\n",
+        "odd/literal\\xff.txt": b"a key with a backslash\n",
+        "odd/pct%ff.txt": b"a key with a percent sign\n",
+        "odd/caf\u00e9 \u2014 ok.txt": b"a key in plain unicode\n",
+    }
+    for key, data in {**keys, "odd/cr\rx.txt": b"carriage return\n"}.items():
+        s3.put_object(Bucket=BUCKET, Key=key, Body=data)
+    cfg = build_run_config(
+        {},
+        {
+            "input": f"s3://{BUCKET}/odd",
+            "output": f"s3://{BUCKET}/odd-index",
+            "embedder.enabled": False,
+            "resources.num_cpus": 2,
+        },
+    )
+    run(cfg)
+    fs, root = pafs.FileSystem.from_uri(f"s3://{BUCKET}/odd-index")
+    docs = {d["source"]: d for d in pq.read_table(f"{root}/documents", filesystem=fs).to_pylist()}
+    cr = f"s3://{BUCKET}/odd/cr\\nx.txt"
+    assert sorted(docs) == sorted([cr, *(f"s3://{BUCKET}/{shown(k)}" for k in keys)])
+    assert docs.pop(cr)["reason"].startswith("could not read the file")
+    assert {d["status"] for d in docs.values()} == {"ok"}
+    chunks = pq.read_table(f"{root}/chunks", filesystem=fs).to_pylist()
+    text = {c["source"]: c["text"] for c in chunks}
+    for key, data in keys.items():
+        assert data.decode().strip().split("\n")[-1] in text[f"s3://{BUCKET}/{shown(key)}"]
+    assert docs[f"s3://{BUCKET}/odd/tab\\tkey.md"]["source_bytes"] == f"{BUCKET}/odd/tab\tkey.md".encode()
+    assert docs[f"s3://{BUCKET}/odd/caf\u00e9 \u2014 ok.txt"]["source_bytes"] is None

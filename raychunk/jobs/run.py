@@ -256,6 +256,7 @@ def refused_rows(files, scheme: str) -> list[dict]:
                 "tokens": 0,
                 "blocks": 0,
                 "bytes": f.size,
+                "source_bytes": f.raw,
             }
         )
     return rows
