@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import glob
 import os
+import posixpath
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.fs as pafs
 
-__all__ = ["InputFile", "list_inputs", "open_input", "readable", "real_name", "resolve_output", "shown"]
+__all__ = [
+    "InputFile",
+    "identity_of",
+    "input_root",
+    "list_inputs",
+    "open_input",
+    "readable",
+    "real_name",
+    "resolve_output",
+    "shown",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +266,46 @@ def _list_fs(fs: pafs.FileSystem, root: str, uri: str) -> dict[str, int]:
             if i.type == pafs.FileType.File and not _hidden(i.path[len(root) :].lstrip("/"))
         }
     raise FileNotFoundError(f"no such object or prefix: {uri}")
+
+
+def input_root(inputs: tuple[str, ...] | list[str]) -> str:
+    """The folder the inputs' documents are named relative to (``identity_of``), as their sources
+    show it (a URI keeps its scheme): an input folder; a file's own path; a glob's folder before its
+    first wildcard; for several inputs, the deepest folder they share.
+
+    >>> input_root(["s3://bucket/corpus/?endpoint_override=h:1"]), input_root(["/a/b/x", "/a/c/*.md"])
+    ('s3://bucket/corpus', '/a')
+    """
+    scheme, roots = "", []
+    for item in inputs:
+        if _is_uri(item):
+            scheme, rest = item.split("://", 1)
+            scheme += "://"
+            roots.append(rest.split("?", 1)[0].rstrip("/") or "/")
+            continue
+        parts = Path(os.path.expanduser(item)).parts
+        fixed = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts))
+        roots.append(str(Path(*parts[:fixed]).resolve()) if fixed else os.getcwd())
+    if not roots:
+        return ""
+    root = roots[0] if len(roots) == 1 else posixpath.commonpath(roots)
+    return shown(scheme + root)
+
+
+def identity_of(source: str, root: str) -> str:
+    """A document's identity: its source relative to ``root`` (``input_root``), so that the same
+    tree under another folder, mount point or bucket names its documents alike; the file's name when
+    the input is that file; the source itself outside ``root`` (or with no root).
+
+    >>> identity_of("/mnt/new/corpus/a/b.md", "/mnt/new/corpus"), identity_of("s3://b/x/c.md", "s3://b/x/c.md")
+    ('a/b.md', 'c.md')
+    """
+    if not root:
+        return source
+    if source == root:
+        return source.rsplit("/", 1)[-1]
+    prefix = root.rstrip("/") + "/"
+    return source[len(prefix) :] if source.startswith(prefix) else source
 
 
 def resolve_output(output: str) -> tuple[pafs.FileSystem, str]:

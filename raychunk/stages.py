@@ -19,6 +19,7 @@ from raychunk.dedupe import duplicate_reason
 from raychunk.document import Document, ParsedDocument, content_hash
 from raychunk.faults import inject
 from raychunk.incremental import DocIndex, doc_key
+from raychunk.io import identity_of
 from raychunk.isolate import Limits, Sandbox, peak_rss_mb
 from raychunk.parse import ParseOptions, parse_document
 from raychunk.parse.detect import format_from_name
@@ -65,12 +66,13 @@ def isolated(
     scheme: str = "",
     unchanged: DocIndex | None = None,
     duplicates: dict[str, str] | None = None,
+    root: str = "",
 ) -> list[dict]:
     """One input file through ``steps`` (parse → classify → chunk) in this worker's sandbox: a child
     process under ``limits``. A document that goes over a limit, crashes its worker or raises becomes
     a ``failed`` document (the steps after parse then run here, on a document with no text).
-    A file whose bytes and format are in ``unchanged`` (and that is not a byte-identical copy, in
-    ``duplicates``) is not parsed: it becomes one ``reuse`` row, replaced by the previous output's
+    A file whose bytes, format and identity (its source relative to ``root``) are in ``unchanged``
+    (and that is not a byte-identical copy, in ``duplicates``) is not parsed: it becomes one ``reuse`` row, replaced by the previous output's
     rows in ``merge_previous``."""
     global _SANDBOX
     t = time.perf_counter()
@@ -79,7 +81,7 @@ def isolated(
         doc_id = content_hash(bytes(row["bytes"]))
         if (
             source not in (duplicates or {})
-            and doc_key(doc_id, format_from_name(source) or "unknown") in unchanged
+            and doc_key(doc_id, format_from_name(source) or "unknown", identity_of(source, root)) in unchanged
         ):
             return [{**dict.fromkeys(ROW_KEYS), "row_type": "reuse", "doc_id": doc_id, "source": source}]
     if row.get("read_error"):
@@ -116,10 +118,16 @@ def failed_file(row: dict, reason: str, scheme: str = "") -> dict:
 
 
 def parse_file(
-    row: dict, *, options: ParseOptions, scheme: str = "", duplicates: dict[str, str] | None = None
+    row: dict,
+    *,
+    options: ParseOptions,
+    scheme: str = "",
+    duplicates: dict[str, str] | None = None,
+    root: str = "",
 ) -> dict:
     """``{bytes, path}`` from the reader → ``{source, parsed, parse_seconds}``. A source in
-    ``duplicates`` (duplicate → kept source) is not parsed: it becomes a ``duplicate`` document."""
+    ``duplicates`` (duplicate → kept source) is not parsed: it becomes a ``duplicate`` document.
+    The document's identity (what its chunk ids name) is its source relative to ``root``."""
     t = time.perf_counter()
     source = scheme + row["path"]
     inject(source)  # test-only faults (raychunk.faults); nothing unless RAYCHUNK_TEST_FAULTS is set
@@ -138,6 +146,9 @@ def parse_file(
         )
     else:
         parsed = parse_document(data, source, options=options)
+    parsed = dataclasses.replace(
+        parsed, document=dataclasses.replace(parsed.document, identity=identity_of(source, root))
+    )
     listed = row.get("size")
     if listed is not None and listed != len(data):
         note = f"the file changed size between listing and reading ({listed:,} bytes listed, {len(data):,} read): its bytes as read are used"
@@ -366,10 +377,10 @@ def as_rows(batch, *, dim: int):
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def new_rows(batch, *, dim: int, known: DocIndex):
+def new_rows(batch, *, dim: int, known: DocIndex, root: str = ""):
     """The chunk stage's rows → ``row_schema`` rows keyed for the join: ``id:`` + doc_id for a
     ``reuse`` row and for a document whose bytes and format ``known`` (the previous output's ``ok``
-    documents) holds, ``src:`` + source for the rest."""
+    documents) holds, ``src:`` + its identity (source relative to ``root``) for the rest."""
     import pyarrow as pa
 
     rows = as_rows(batch, dim=dim)
@@ -384,7 +395,7 @@ def new_rows(batch, *, dim: int, known: DocIndex):
         if (doc_id, source) not in seen:
             fmt = format_from_name(source or "") or "unknown"
             by_id = doc_id is not None and (kind == "reuse" or doc_key(doc_id, fmt) in known)
-            seen[doc_id, source] = f"id:{doc_id}" if by_id else f"src:{source}"
+            seen[doc_id, source] = f"id:{doc_id}" if by_id else f"src:{identity_of(source or '', root)}"
         keys.append(seen[doc_id, source])
     return rows.set_column(rows.schema.get_field_index("group"), "group", pa.array(keys, pa.string()))
 
@@ -396,9 +407,10 @@ def text_sha256(texts) -> list[bytes | None]:
     return [None if t is None else hashlib.sha256(t.encode()).digest() for t in texts]
 
 
-def previous_chunk_rows(batch, *, dim: int):
+def previous_chunk_rows(batch, *, dim: int, root: str = ""):
     """The previous output's ``chunks/`` rows → ``row_schema`` rows: each whole, as ``previous_chunk``
-    under its doc_id, and again as ``previous_text`` (id, source, text hash, vector) under its source."""
+    under its doc_id, and again as ``previous_text`` (id, source, text hash, vector) under its
+    document's identity (its source relative to ``root``, the previous run's input root)."""
     import pyarrow as pa
 
     rows = as_rows(batch, dim=dim)
@@ -415,7 +427,7 @@ def previous_chunk_rows(batch, *, dim: int):
         "chunk_id": rows.column("chunk_id"),
         "source": sources,
         "embedding": rows.column("embedding"),
-        "group": pa.array([f"src:{s}" for s in sources.to_pylist()], pa.string()),
+        "group": pa.array([f"src:{identity_of(s, root)}" for s in sources.to_pylist()], pa.string()),
         "text_sha256": digests,
     }
     return pa.concat_tables([whole, as_rows(pa.table(short), dim=dim)])

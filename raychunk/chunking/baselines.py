@@ -259,7 +259,13 @@ def run_unstructured_by_title(
             part = table_parts.get(source, 0)
             table_parts[source] = part + 1
         parts.append(part)
-    cids = chunk_ids(doc.doc_id, profile, counter.name, [(a, b, t) for (a, b), t in zip(spans, parts)])
+    paths = []
+    for _, source, _ in drafts:
+        first = blocks[source[0]]
+        paths.append(first.heading_path + (first.text,) if first.kind == "heading" else first.heading_path)
+    cids = chunk_ids(
+        doc.key, profile, counter.name, [(path, p.text) for path, (p, _, _) in zip(paths, drafts)]
+    )
     limit = counter.max_input
     chunks = []
     for i, ((p, source, continuation), n, (start, end)) in enumerate(zip(drafts, counts, spans)):
