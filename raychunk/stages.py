@@ -83,7 +83,16 @@ def isolated(
             source not in (duplicates or {})
             and doc_key(doc_id, format_from_name(source) or "unknown", identity_of(source, root)) in unchanged
         ):
-            return [{**dict.fromkeys(ROW_KEYS), "row_type": "reuse", "doc_id": doc_id, "source": source}]
+            raw = {"source_bytes": row["raw"].hex() if row.get("raw") else None}
+            return [
+                {
+                    **dict.fromkeys(ROW_KEYS),
+                    "row_type": "reuse",
+                    "document": json.dumps(raw),
+                    "doc_id": doc_id,
+                    "source": source,
+                }
+            ]
     if row.get("read_error"):
         reason, peak = row["read_error"], None
     else:
@@ -438,7 +447,10 @@ def previous_document_rows(batch, *, dim: int):
     under their doc_id, the whole documents row as JSON in ``document``."""
     import pyarrow as pa
 
-    docs = batch.to_pylist()
+    docs = [
+        {**d, "source_bytes": d["source_bytes"].hex() if d.get("source_bytes") else None}  # JSON: hex
+        for d in batch.to_pylist()
+    ]
     table = pa.table(
         {
             "row_type": pa.array(["previous_document"] * len(docs), pa.string()),
@@ -483,6 +495,7 @@ def merge_previous(group):
             )
         doc = json.loads(group["document"][ok[0]].as_py())
         doc["source"] = sources[r]
+        doc["source_bytes"] = json.loads(group["document"][r].as_py() or "{}").get("source_bytes")
         rows = group.take(pa.array([ok[0], *previous], pa.int64()))
         moved = [sources[i] != sources[r] for i in previous]
         rows = rows.set_column(0, "row_type", pa.array(["document"] + ["chunk"] * len(previous), pa.string()))

@@ -177,3 +177,37 @@ def test_run_and_price_over_every_entry_kind_finish_with_one_row_per_entry(tmp_p
     assert measured.listing["files"] == len(want)
     oks = sum(1 for s, _ in want.values() if s == "ok")
     assert measured.partial.totals["per-type profile"].chunks == oks
+
+
+def test_names_show_escaped_and_read_back_by_their_bytes():
+    from raychunk.io import raw_of, real_name
+
+    for name, want in [
+        ("plain/é — ok.md", "plain/é — ok.md"),
+        ("a\udcffb.txt", "a\\xffb.txt"),
+        ("new\nline\t\r.txt", "new\\nline\\t\\r.txt"),
+        ("bell\x07\x7f.txt", "bell\\x07\\x7f.txt"),
+    ]:
+        assert shown(name) == want
+        want.encode("utf-8")
+        assert real_name(shown(name), raw_of(name)) == name  # lossless: the bytes give the name back
+    assert raw_of("plain.md") is None
+
+
+def test_a_document_is_named_relative_to_its_input_root(tmp_path):
+    from raychunk.io import identity_of, input_root
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x.md").write_text("x")
+    assert input_root([str(tmp_path / "a")]) == str(tmp_path / "a")
+    assert input_root([str(tmp_path / "a"), str(tmp_path / "b")]) == str(tmp_path)  # the folder both share
+    assert input_root([str(tmp_path / "a" / "*.md")]) == str(tmp_path / "a")  # a glob's folder
+    assert input_root(["s3://bucket/corpus/?endpoint_override=h:1"]) == "s3://bucket/corpus"
+    root = input_root([str(tmp_path / "a" / "x.md")])
+    assert identity_of(str(tmp_path / "a" / "x.md"), root) == "x.md"  # a file input: its own name
+    # the same tree under another root, local or in a bucket, names its documents alike
+    assert identity_of("/mnt/old/corpus/guide/install.md", "/mnt/old/corpus") == "guide/install.md"
+    assert identity_of("s3://bucket/snap-2/guide/install.md", "s3://bucket/snap-2") == "guide/install.md"
+    assert identity_of("/elsewhere/a.md", "/mnt/old/corpus") == "/elsewhere/a.md"
+    assert identity_of("/mnt/old/corpus-2/a.md", "/mnt/old/corpus") == "/mnt/old/corpus-2/a.md"

@@ -485,7 +485,29 @@ def test_merge_copies_an_unchanged_document_under_its_new_name():
     rows = _join(previous, [{"row_type": "reuse", "doc_id": "d", "source": "new.md"}])
     assert [r["row_type"] for r in rows] == ["document", "chunk"]
     assert {r["source"] for r in rows} == {"new.md"}
-    assert json.loads(rows[0]["document"]) == {**doc, "source": "new.md"} and rows[0]["changed"] is False
+    assert json.loads(rows[0]["document"]) == {**doc, "source": "new.md", "source_bytes": None}
+    assert rows[0]["changed"] is False
     assert rows[1]["embedding"] == [1.0, 0.0] and rows[1]["changed"] is True  # upsert: its source moved
     assert rows[1]["reused"] == "id"
     assert _join(previous, []) == []  # the file is gone: nothing written
+
+
+def test_a_moved_document_whose_name_is_not_utf8_keeps_its_new_name_bytes():
+    """The documents row of a file reused under a new source carries the new name's bytes (hex in
+    the row's JSON, bytes again in documents/), not the old ones."""
+    from raychunk.schema import documents_table
+
+    doc = {"doc_id": "d", "source": "/old/caf\\xe9.md", "format": "markdown", "status": "ok"}
+    previous = [
+        {**doc, "source_bytes": b"/old/caf\xe9.md"},
+        _chunk("c1", doc["source"], "one", embedding=[1.0, 0.0]),
+    ]
+    reuse = {
+        "row_type": "reuse",
+        "doc_id": "d",
+        "source": "/new/caf\\xe9.md",
+        "document": json.dumps({"source_bytes": b"/new/caf\xe9.md".hex()}),
+    }
+    rows = _join(previous, [reuse])
+    written = documents_table([json.loads(rows[0]["document"])]).to_pylist()[0]
+    assert written["source"] == "/new/caf\\xe9.md" and written["source_bytes"] == b"/new/caf\xe9.md"
