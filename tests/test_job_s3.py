@@ -195,8 +195,8 @@ def test_an_interrupted_s3_run_resumes_and_publishes_over_the_old_output(s3_serv
 
 
 def test_an_incremental_run_updates_an_s3_output_in_place(s3_server, local_ray):
-    """``--previous`` and ``--output`` the same S3 URI: one document edited, its chunks upserted
-    and only those whose text is new embedded, the delta published with the output, and no object
+    """``--previous`` and ``--output`` the same S3 URI: one document edited, only its chunks whose
+    text is new upserted and embedded, the delta published with the output, and no object
     left that report.json does not name."""
     from raychunk.jobs.run import run
 
@@ -225,12 +225,12 @@ def test_an_incremental_run_updates_an_s3_output_in_place(s3_server, local_ray):
     before = set(pq.read_table(f"{root}/delta/removed", filesystem=fs).column("chunk_id").to_pylist())
     new = chunks.filter(pc.equal(chunks.column("source"), f"s3://{BUCKET}/incdocs/{edited}"))
     inc = report["incremental"]
-    # every chunk of the edited file has a new id (ids hash the bytes) and is upserted; only the
-    # ones whose text the first output lacks (the edited end) are embedded, the rest reuse by text
-    assert new.num_rows == inc["chunks"]["new"] == inc["delta"]["added"] > 1
+    # ids name the chunk, not the file's bytes: only the chunks whose text the edit changed (the
+    # end) get new ids, are embedded and upserted; the old ids of those texts are deleted
     fresh = [t for t in new.column("text").to_pylist() if t not in old_texts]
-    assert inc["vectors_embedded"] == len(fresh) >= 1
-    assert inc["vectors_reused_by_text"] == new.num_rows - len(fresh)
+    assert inc["chunks"]["new"] == inc["delta"]["added"] == inc["vectors_embedded"] == len(fresh) >= 1
+    assert len(fresh) < new.num_rows and inc["vectors_reused_by_text"] == 0
+    assert len(before) == len(old_texts - set(new.column("text").to_pylist()))
     assert inc["documents_reused"] == len(texts) - 1
     assert inc["chunks"]["removed"] == len(before) and inc["chunks"]["unchanged"] == first["chunks"] - len(
         before

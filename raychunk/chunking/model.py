@@ -156,6 +156,36 @@ def chunk_id(
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+def table_ids(identity: str, tables: list[str]) -> list[str]:
+    """Ids of one document's tables from their texts, in order: like chunk ids, a hash of what the
+    table is (the document's identity, its text and its occurrence), not of where it sits, so an
+    edit elsewhere keeps them; every part of a split table shares its table's id."""
+    seen: dict[str, int] = {}
+    out = []
+    for text in tables:
+        n = seen.get(text, 0)
+        seen[text] = n + 1
+        out.append(
+            hashlib.sha256(
+                f"{identity}\x1ftable\x1f{n}\x1f{text}".encode("utf-8", "surrogatepass")
+            ).hexdigest()[:32]
+        )
+    return out
+
+
+def parent_ids(identity: str, paths: list[tuple[str, ...]]) -> list[str]:
+    """Ids of one document's sections from their heading paths, in order (a hash of the identity, the
+    path and how many earlier sections had it): the parent a chunk is expanded to, small-to-big."""
+    seen: dict[tuple[str, ...], int] = {}
+    out = []
+    for path in paths:
+        n = seen.get(path, 0)
+        seen[path] = n + 1
+        key = "\x1f".join((identity, "\x1e".join(path), str(n)))
+        out.append(hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32])
+    return out
+
+
 class ChunkIds:
     """Ids of one document's chunks, given in order: unique within the document, as a chunk whose
     heading path and text an earlier one had gets the next occurrence."""
