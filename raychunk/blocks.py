@@ -18,7 +18,7 @@ import pyarrow.fs as pafs
 from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
 
-from raychunk.io import InputFile
+from raychunk.io import InputFile, open_input
 from raychunk.parse.detect import format_from_name
 
 __all__ = [
@@ -48,7 +48,15 @@ BLOCKS_PER_CPU = 4
 MAX_BLOCKS = 1024  # Ray Data keeps ~8 KB of driver state per block: more files per block past this
 MAX_BLOCK_BYTES = 256 * 2**20
 
-SCHEMA = pa.schema([("path", pa.string()), ("bytes", pa.binary()), ("read_error", pa.string())])
+SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),
+        ("bytes", pa.binary()),
+        ("read_error", pa.string()),
+        ("raw", pa.binary()),  # the name's bytes, when ``path`` escapes them (``io.shown``)
+        ("size", pa.int64()),  # as listed: a file read at another size changed in between
+    ]
+)
 DIGEST_SCHEMA = pa.schema([("path", pa.string()), ("digest", pa.binary(32))])
 DIGEST_BLOCK_BYTES = 64 * 2**20
 DIGEST_BLOCK_FILES = 4096
@@ -101,25 +109,45 @@ def plan_blocks(files: list[InputFile], *, cpus: float, max_files: int) -> list[
     return groups
 
 
-def _read_group(paths: tuple[str, ...], fs: pafs.FileSystem) -> Iterator[pa.Table]:
+def _read_group(
+    paths: tuple[str, ...],
+    fs: pafs.FileSystem,
+    raws: tuple[bytes | None, ...] | None = None,
+    sizes: tuple[int, ...] | None = None,
+) -> Iterator[pa.Table]:
+    raws = raws or (None,) * len(paths)
+    sizes = sizes or (None,) * len(paths)
     data, errors = [], []
-    for path in paths:
+    for path, raw in zip(paths, raws):
         try:
-            with fs.open_input_file(path) as f:
+            with open_input(fs, path, raw) as f:
                 data.append(f.read())
             errors.append(None)
         except OSError as e:  # gone or unreadable since it was listed: a failed row, not a failed run
             data.append(None)
-            errors.append(f"could not read the file: {type(e).__name__}: {e}".splitlines()[0])
+            errors.append(" ".join(f"could not read the file: {type(e).__name__}: {e.strerror or e}".split()))
     yield pa.Table.from_arrays(
-        [pa.array(paths), pa.array(data, pa.binary()), pa.array(errors, pa.string())], schema=SCHEMA
+        [
+            pa.array(paths, pa.string()),
+            pa.array(data, pa.binary()),
+            pa.array(errors, pa.string()),
+            pa.array(raws, pa.binary()),
+            pa.array(sizes, pa.int64()),
+        ],
+        schema=SCHEMA,
     )
 
 
 def _read_block(ref, fs: pafs.FileSystem) -> Iterator[pa.Table]:
     import ray
 
-    yield from _read_group(tuple(ray.get(ref).column("path").to_pylist()), fs)
+    table = ray.get(ref)
+    yield from _read_group(
+        tuple(table.column("path").to_pylist()),
+        fs,
+        tuple(table.column("raw").to_pylist()),
+        tuple(table.column("size").to_pylist()),
+    )
 
 
 class InputBlocks(Datasource):
@@ -182,10 +210,11 @@ def _digest_block(ref, fs: pafs.FileSystem) -> Iterator[pa.Table]:
 
     from raychunk.dedupe import file_digest
 
+    table = ray.get(ref)
     kept, digests = [], []
-    for path in ray.get(ref).column("path").to_pylist():
+    for path, raw in zip(table.column("path").to_pylist(), table.column("raw").to_pylist()):
         try:
-            digests.append(file_digest(fs, path))
+            digests.append(file_digest(fs, path, raw))
         except OSError:  # unreadable now: not a duplicate of anything; the parse stage reports it
             continue
         kept.append(path)

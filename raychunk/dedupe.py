@@ -20,7 +20,7 @@ from collections.abc import Hashable, Iterable, Sequence
 
 import pyarrow.fs as pafs
 
-from raychunk.io import InputFile
+from raychunk.io import InputFile, open_input
 
 __all__ = [
     "DRIVER_HASH_BYTES",
@@ -67,13 +67,23 @@ def duplicate_reason(kept: str) -> str:
 
 
 def hash_in_driver(candidates: Sequence[InputFile], fs: pafs.FileSystem, scheme: str) -> dict[str, str]:
-    return duplicates_of((scheme + f.path, file_digest(fs, f.path).hex()) for f in candidates)
+    """``{duplicate source: kept source}``; a file that cannot be read now is nobody's duplicate
+    (the parse stage reports it)."""
+
+    def digests():
+        for f in candidates:
+            try:
+                yield scheme + f.path, file_digest(fs, f.path, f.raw).hex()
+            except OSError:
+                continue
+
+    return duplicates_of(digests())
 
 
-def file_digest(fs: pafs.FileSystem, path: str) -> bytes:
+def file_digest(fs: pafs.FileSystem, path: str, raw: bytes | None = None) -> bytes:
     """SHA-256 of the file, read in 1 MiB pieces."""
     h = hashlib.sha256()
-    with fs.open_input_stream(path) as f:
+    with open_input(fs, path, raw) as f:
         while block := f.read(_READ):
             h.update(block)
     return h.digest()

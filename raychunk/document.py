@@ -106,6 +106,12 @@ class Document:
     ocr_pages: tuple[int, ...] = ()
     ocr_engine: str = ""
     ocr_seconds: float = 0.0
+    identity: str = ""  # the source relative to its input root: what chunk ids name; "" → source
+
+    @property
+    def key(self) -> str:
+        """What chunk ids name the document by: ``identity``, else its source."""
+        return self.identity or self.source
 
     def to_dict(self) -> dict:
         return {

@@ -31,10 +31,12 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def doc_key(doc_id: str, fmt: str) -> bytes:
-    """16 bytes naming a document's bytes and the format its name gives it: a renamed file keeps its
-    key unless the rename changes its parser (``a.md`` → ``a.txt``)."""
-    return hashlib.sha256(f"{doc_id}|{fmt}".encode()).digest()[:16]
+def doc_key(doc_id: str, fmt: str, identity: str | None = None) -> bytes:
+    """16 bytes naming a document's bytes and the format its name gives it (a renamed file keeps this
+    key unless the rename changes its parser, ``a.md`` → ``a.txt``), and with ``identity`` its path
+    relative to its input root too (what its chunk ids name: a renamed file is chunked again)."""
+    key = f"{doc_id}|{fmt}" if identity is None else f"{doc_id}|{fmt}|{identity}"
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()[:16]
 
 
 class DocIndex:
@@ -87,6 +89,12 @@ class Previous:
     def files(self, table: str) -> list[str]:
         """Full paths of the output's ``chunks`` or ``documents`` files."""
         return [f"{self.path}/{f}" for f in self.report["files"][table]]
+
+    @property
+    def root(self) -> str:
+        """The input root its documents are named relative to ("" for an output written before it
+        was recorded: its sources are their own identities)."""
+        return (self.report.get("input") or {}).get("root") or ""
 
     @property
     def identity(self) -> str:
@@ -159,19 +167,25 @@ def check_reuse(previous: dict, current: dict, *, force: bool, uri: str = "") ->
     return not chunks
 
 
-def unchanged_documents(prev: Previous) -> DocIndex:
-    """The previous output's ``ok`` documents as a ``DocIndex``, read a batch at a time (three short
-    columns, 16 bytes a document kept)."""
+def unchanged_documents(prev: Previous) -> tuple[DocIndex, DocIndex]:
+    """The previous output's ``ok`` documents as two ``DocIndex``: by bytes and format (``known``:
+    where their old rows are), and by bytes, format and identity (``unchanged``: what need not be
+    parsed again, its chunk ids being the same). Read a batch at a time (four short columns, 32
+    bytes a document kept)."""
     import pyarrow.parquet as pq
 
-    keys = []
+    from raychunk.io import identity_of
+
+    known, unchanged = [], []
+    root = prev.root
     for path in prev.files("documents"):
         with prev.fs.open_input_file(path) as f:
             for batch in pq.ParquetFile(f).iter_batches(
-                batch_size=65536, columns=["doc_id", "format", "status"]
+                batch_size=65536, columns=["doc_id", "source", "format", "status"]
             ):
                 d = batch.to_pydict()
-                keys += [
-                    doc_key(i, fmt) for i, fmt, s in zip(d["doc_id"], d["format"], d["status"]) if s == "ok"
-                ]
-    return DocIndex(keys)
+                for i, source, fmt, s in zip(d["doc_id"], d["source"], d["format"], d["status"]):
+                    if s == "ok":
+                        known.append(doc_key(i, fmt))
+                        unchanged.append(doc_key(i, fmt, identity_of(source, root)))
+    return DocIndex(known), DocIndex(unchanged)

@@ -4,23 +4,85 @@ from __future__ import annotations
 
 import glob
 import os
+import posixpath
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.fs as pafs
 
-__all__ = ["InputFile", "list_inputs", "readable", "resolve_output"]
+__all__ = [
+    "InputFile",
+    "identity_of",
+    "input_root",
+    "list_inputs",
+    "open_input",
+    "readable",
+    "real_name",
+    "resolve_output",
+    "shown",
+]
 
 
 @dataclass(frozen=True, slots=True)
 class InputFile:
-    path: str  # as the filesystem names it (no scheme)
+    path: str  # the name shown (``shown``), the file's identity in every output; no scheme
     size: int
     refused: tuple[str, str] | None = None  # (status, reason): listed, but not to be read
+    raw: bytes | None = None  # the name's bytes, when ``path`` had to escape some of them
+
+    @property
+    def real(self) -> str:
+        return real_name(self.path, self.raw)
 
 
 def readable(files: list[InputFile]) -> list[InputFile]:
     return [f for f in files if f.refused is None]
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def shown(name: str) -> str:
+    r"""``name`` as valid, printable UTF-8: a byte that is not UTF-8 (a surrogate escape, as Python
+    lists it) as ``\xNN``, a newline, tab or other control character as ``\n``, ``\t``, ``\xNN``;
+    any other name unchanged. Two names that show the same are told apart at listing.
+
+    >>> shown("a\udcffb\nc.txt")
+    'a\\xffb\\nc.txt'
+    """
+    if name.isprintable() and name.isascii():
+        return name
+    out = []
+    for ch in name:
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif o < 0x20 or o == 0x7F or 0xD800 <= o <= 0xDFFF:
+            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def raw_of(name: str) -> bytes | None:
+    """The bytes of ``name`` when ``shown`` changes it, else None."""
+    return None if shown(name) == name else name.encode("utf-8", "surrogateescape")
+
+
+def real_name(path: str, raw: bytes | None) -> str:
+    """The name to open: ``path`` itself, or its bytes decoded as Python names files."""
+    return path if raw is None else raw.decode("utf-8", "surrogateescape")
+
+
+def open_input(fs: pafs.FileSystem, path: str, raw: bytes | None = None):
+    """A readable binary stream of the listed file. A local name that is not UTF-8 is opened by
+    Python (pyarrow takes only UTF-8 names); an object key is UTF-8 by definition."""
+    if raw is not None and isinstance(fs, pafs.LocalFileSystem):
+        return open(os.fsdecode(raw), "rb")
+    return fs.open_input_stream(real_name(path, raw))
 
 
 def _is_uri(s: str) -> bool:
@@ -59,15 +121,20 @@ def list_inputs(
         files.update(found)
     if not files:
         raise ValueError(f"no input files found in {', '.join(inputs)}")
-    listed = []
-    for p in sorted(files):
+    listed, seen = [], set()
+    for p in sorted(files, key=shown):
         size, refused = files[p] if isinstance(files[p], tuple) else (files[p], None)
         if refused is None and max_file_mb is not None and size > max_file_mb * 2**20:
             refused = (
                 "failed",
                 f"file is {size / 2**20:,.1f} MiB, over limits.max_file_mb={max_file_mb:g}: not read",
             )
-        listed.append(InputFile(p, size, refused))
+        name, raw = shown(p), raw_of(p)
+        if name in seen:  # an escaped name that reads like another file's: told apart by its bytes
+            name = f"{name} [name bytes {raw.hex() if raw else p.encode().hex()}]"
+            raw = p.encode("utf-8", "surrogateescape")
+        seen.add(name)
+        listed.append(InputFile(name, size, refused and (refused[0], shown(refused[1])), raw))
     return fs, scheme, listed
 
 
@@ -75,26 +142,60 @@ def _hidden(rel: str) -> bool:
     return any(part.startswith(".") for part in rel.replace("\\", "/").split("/"))
 
 
+_SPECIAL = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _entry(q: Path) -> int | tuple:
+    """A listed name's size, or ``(0, (status, reason))`` when it is not a regular file: a FIFO,
+    socket or device is refused without being opened (reading one can wait for ever or never end)."""
+    try:
+        st = q.stat()
+    except OSError as e:
+        return (0, ("failed", _oneline(f"could not stat the file: {type(e).__name__}: {e.strerror or e}")))
+    if stat.S_ISREG(st.st_mode):
+        return st.st_size
+    kind = next((what for test, what in _SPECIAL if test(st.st_mode)), "not a regular file")
+    return (0, ("skipped", f"{kind}, not a regular file: not opened"))
+
+
+def _oneline(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _list_local(item: str, follow_symlinks: bool) -> dict[str, int | tuple]:
     p = Path(item).expanduser()
     if p.is_dir():
         return _walk(p.resolve(), follow_symlinks)
-    if p.is_file():
+    if p.exists():
         q = p.resolve()
-        return {str(q): q.stat().st_size}
+        return {str(q): _entry(q)}
     matches = [Path(m).resolve() for m in glob.glob(os.path.expanduser(item), recursive=True)]
-    found = {str(q): q.stat().st_size for q in matches if q.is_file()}
+    found = {str(q): _entry(q) for q in matches if q.exists() and not q.is_dir()}
     if not found:
         raise FileNotFoundError(f"no such file, folder or glob match: {item}")
     return found
 
 
 def _walk(root: Path, follow_symlinks: bool) -> dict[str, int | tuple]:
-    """A folder's files. A symlink is followed only while it stays inside ``root`` (or with
-    ``follow_symlinks``); one that leaves it, or leads nowhere, is listed as refused."""
+    """A folder's entries. A symlink is followed only while it stays inside ``root`` (or with
+    ``follow_symlinks``); one that leaves it, or leads nowhere, is listed as refused, as is a folder
+    that cannot be listed and an entry that is not a regular file (``_entry``)."""
     found: dict[str, int | tuple] = {}
     seen = {root}
-    for folder, dirs, names in os.walk(root, followlinks=follow_symlinks):
+
+    def unlisted(e: OSError) -> None:
+        if e.filename is not None and Path(os.fsdecode(e.filename)) != root:
+            reason = _oneline(f"could not list the folder: {type(e).__name__}: {e.strerror or e}")
+            found[os.fsdecode(e.filename)] = (0, ("failed", reason))
+        elif e.filename is not None:
+            raise OSError(f"cannot list the input folder {shown(str(root))}: {e.strerror or e}") from e
+
+    for folder, dirs, names in os.walk(root, onerror=unlisted, followlinks=follow_symlinks):
         base = Path(folder)
         if base != root and _hidden(str(base.relative_to(root))):
             dirs[:] = []
@@ -103,8 +204,11 @@ def _walk(root: Path, follow_symlinks: bool) -> dict[str, int | tuple]:
             q = base / d
             if not q.is_symlink():
                 continue
-            target = q.resolve()
-            if _hidden(d) or target in seen or _inside(target, root):
+            target = _target(q)
+            if isinstance(target, str):
+                dirs.remove(d)
+                found[str(q)] = (0, ("failed", target))
+            elif _hidden(d) or target in seen or _inside(target, root):
                 dirs.remove(d)  # inside the root it is walked anyway; a loop is walked once
             elif not follow_symlinks:
                 found[str(q)] = (0, ("skipped", _outside(q, target, root)))
@@ -114,16 +218,29 @@ def _walk(root: Path, follow_symlinks: bool) -> dict[str, int | tuple]:
             if _hidden(str(q.relative_to(root))):
                 continue
             if q.is_symlink():
-                target = q.resolve()
+                target = _target(q)
+                if isinstance(target, str):
+                    found[str(q)] = (0, ("failed", target))
+                    continue
                 if not target.is_file():
-                    found[str(q)] = (0, ("failed", f"symlink to {target}, which is not a readable file"))
+                    found[str(q)] = (
+                        0,
+                        ("failed", f"symlink to {shown(str(target))}, which is not a readable file"),
+                    )
                     continue
                 if not follow_symlinks and not _inside(target, root):
                     found[str(q)] = (0, ("skipped", _outside(q, target, root)))
                     continue
-            if q.is_file():
-                found[str(q)] = q.stat().st_size
+            found[str(q)] = _entry(q)
     return found
+
+
+def _target(link: Path) -> Path | str:
+    """Where a symlink leads, or why it leads nowhere (a loop)."""
+    try:
+        return link.resolve(strict=False)
+    except (RuntimeError, OSError) as e:  # a loop: RuntimeError before Python 3.13
+        return _oneline(f"symlink that cannot be resolved: {e}")
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -131,7 +248,10 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _outside(link: Path, target: Path, root: Path) -> str:
-    return f"symlink to {target}, outside the input folder {root}: not followed (pass --follow-symlinks to read it)"
+    return (
+        f"symlink to {shown(str(target))}, outside the input folder {shown(str(root))}: not followed "
+        "(pass --follow-symlinks to read it)"
+    )
 
 
 def _list_fs(fs: pafs.FileSystem, root: str, uri: str) -> dict[str, int]:
@@ -146,6 +266,46 @@ def _list_fs(fs: pafs.FileSystem, root: str, uri: str) -> dict[str, int]:
             if i.type == pafs.FileType.File and not _hidden(i.path[len(root) :].lstrip("/"))
         }
     raise FileNotFoundError(f"no such object or prefix: {uri}")
+
+
+def input_root(inputs: tuple[str, ...] | list[str]) -> str:
+    """The folder the inputs' documents are named relative to (``identity_of``), as their sources
+    show it (a URI keeps its scheme): an input folder; a file's own path; a glob's folder before its
+    first wildcard; for several inputs, the deepest folder they share.
+
+    >>> input_root(["s3://bucket/corpus/?endpoint_override=h:1"]), input_root(["/a/b/x", "/a/c/*.md"])
+    ('s3://bucket/corpus', '/a')
+    """
+    scheme, roots = "", []
+    for item in inputs:
+        if _is_uri(item):
+            scheme, rest = item.split("://", 1)
+            scheme += "://"
+            roots.append(rest.split("?", 1)[0].rstrip("/") or "/")
+            continue
+        parts = Path(os.path.expanduser(item)).parts
+        fixed = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts))
+        roots.append(str(Path(*parts[:fixed]).resolve()) if fixed else os.getcwd())
+    if not roots:
+        return ""
+    root = roots[0] if len(roots) == 1 else posixpath.commonpath(roots)
+    return shown(scheme + root)
+
+
+def identity_of(source: str, root: str) -> str:
+    """A document's identity: its source relative to ``root`` (``input_root``), so that the same
+    tree under another folder, mount point or bucket names its documents alike; the file's name when
+    the input is that file; the source itself outside ``root`` (or with no root).
+
+    >>> identity_of("/mnt/new/corpus/a/b.md", "/mnt/new/corpus"), identity_of("s3://b/x/c.md", "s3://b/x/c.md")
+    ('a/b.md', 'c.md')
+    """
+    if not root:
+        return source
+    if source == root:
+        return source.rsplit("/", 1)[-1]
+    prefix = root.rstrip("/") + "/"
+    return source[len(prefix) :] if source.startswith(prefix) else source
 
 
 def resolve_output(output: str) -> tuple[pafs.FileSystem, str]:

@@ -19,12 +19,12 @@ from raychunk.io import InputFile
 
 __all__ = ["Block", "InputPlan", "InputPlanner", "blocks_of"]
 
-BLOCK_SCHEMA = pa.schema([("path", pa.string()), ("size", pa.int64())])
+BLOCK_SCHEMA = pa.schema([("path", pa.string()), ("size", pa.int64()), ("raw", pa.binary())])
 
 
 @dataclass(frozen=True, slots=True)
 class Block:
-    """One planned read: the object holding its ``(path, size)`` table, and its totals."""
+    """One planned read: the object holding its ``(path, size, raw)`` table, and its totals."""
 
     ref: object  # ray.ObjectRef of a BLOCK_SCHEMA table
     files: int
@@ -54,6 +54,7 @@ def block_table(files) -> pa.Table:
         {
             "path": pa.array([f.path for f in files], pa.string()),
             "size": pa.array([f.size for f in files], pa.int64()),
+            "raw": pa.array([f.raw for f in files], pa.binary()),  # the name's bytes, when path escapes them
         },
         schema=BLOCK_SCHEMA,
     )

@@ -19,6 +19,7 @@ from ray.util.annotations import RayDeprecationWarning
 
 from raychunk.config import ConfigError, RunConfig, load_doc_types
 from raychunk.incremental import DocIndex, Previous
+from raychunk.io import input_root
 
 log = logging.getLogger(__name__)
 
@@ -246,6 +247,7 @@ def build(
             "scheme": scheme,
             "unchanged": unchanged,
             "duplicates": duplicates,
+            "root": input_root(cfg.input),
         },
         **cpu_task_args(cfg),
     )
@@ -302,7 +304,7 @@ def locate_labels(ds, cfg: RunConfig, *, scheme: str, labelled: dict):
     from raychunk.stages import isolated, parse_file
 
     steps = [
-        ("parse", partial(parse_file, options=cfg.parse, scheme=scheme)),
+        ("parse", partial(parse_file, options=cfg.parse, scheme=scheme, root=input_root(cfg.input))),
         ("locate", partial(locate_labelled, labelled=labelled)),
     ]
     return ds.flat_map(
@@ -320,11 +322,17 @@ def _join_previous(ds, previous: Previous, known: DocIndex, cfg: RunConfig, dim:
 
     cpus = cfg.resources.cpus_per_task
     rows = {"fn_kwargs": {"dim": dim}, "batch_size": None, "batch_format": "pyarrow", "num_cpus": cpus}
-    parts = [ds.map_batches(new_rows, **{**rows, "fn_kwargs": {"dim": dim, "known": known}})]
-    for table, fn in (("chunks", previous_chunk_rows), ("documents", previous_document_rows)):
+    new = {"dim": dim, "known": known, "root": input_root(cfg.input)}
+    parts = [ds.map_batches(new_rows, **{**rows, "fn_kwargs": new})]
+    for table, fn, kwargs in (
+        ("chunks", previous_chunk_rows, {"dim": dim, "root": previous.root}),
+        ("documents", previous_document_rows, {"dim": dim}),
+    ):
         files = previous.files(table)
         if files:
-            parts.append(read_parquet(files, filesystem=previous.fs).map_batches(fn, **rows))
+            parts.append(
+                read_parquet(files, filesystem=previous.fs).map_batches(fn, **{**rows, "fn_kwargs": kwargs})
+            )
     partitions = _partitions(previous)
     return (
         parts[0]
@@ -411,7 +419,16 @@ def cpu_steps(
         if retrieval is not None:
             last = partial(last, labelled=retrieval.labelled, parent_budget=retrieval.parent_budget)
     return [
-        ("parse", partial(parse_file, options=cfg.parse, scheme=scheme, duplicates=duplicates or {})),
+        (
+            "parse",
+            partial(
+                parse_file,
+                options=cfg.parse,
+                scheme=scheme,
+                duplicates=duplicates or {},
+                root=input_root(cfg.input),
+            ),
+        ),
         ("classify", partial(classify_document, thresholds=types.thresholds, overrides=types.overrides)),
         ("chunk", last),
     ]

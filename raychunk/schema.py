@@ -93,12 +93,22 @@ DOCUMENT_SCHEMA = pa.schema(
         pa.field("parse_seconds", pa.float32()),
         pa.field("peak_rss_mb", pa.int32()),  # of the process that parsed, classified and chunked it
         pa.field("text", pa.large_string()),  # what chunk spans index into; null for a duplicate
+        pa.field("source_bytes", pa.binary()),  # the name's own bytes, where ``source`` escapes them
     ]
 )
 DOCUMENT_COLUMNS = [f.name for f in DOCUMENT_SCHEMA]
 
 
 def documents_table(rows: list[dict]) -> pa.Table:
+    """Documents rows as the table; ``source_bytes`` may come as hex (from a row's JSON)."""
     return pa.Table.from_pylist(
-        [{k: r.get(k) for k in DOCUMENT_COLUMNS} for r in rows], schema=DOCUMENT_SCHEMA
+        [
+            {k: _source_bytes(r.get(k)) if k == "source_bytes" else r.get(k) for k in DOCUMENT_COLUMNS}
+            for r in rows
+        ],
+        schema=DOCUMENT_SCHEMA,
     )
+
+
+def _source_bytes(value):
+    return bytes.fromhex(value) if isinstance(value, str) else value

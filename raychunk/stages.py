@@ -7,6 +7,7 @@ its ``chunk`` rows. Every row has the same keys (``ROW_KEYS``), so Ray Data can 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import time
@@ -18,6 +19,7 @@ from raychunk.dedupe import duplicate_reason
 from raychunk.document import Document, ParsedDocument, content_hash
 from raychunk.faults import inject
 from raychunk.incremental import DocIndex, doc_key
+from raychunk.io import identity_of
 from raychunk.isolate import Limits, Sandbox, peak_rss_mb
 from raychunk.parse import ParseOptions, parse_document
 from raychunk.parse.detect import format_from_name
@@ -64,12 +66,13 @@ def isolated(
     scheme: str = "",
     unchanged: DocIndex | None = None,
     duplicates: dict[str, str] | None = None,
+    root: str = "",
 ) -> list[dict]:
     """One input file through ``steps`` (parse → classify → chunk) in this worker's sandbox: a child
     process under ``limits``. A document that goes over a limit, crashes its worker or raises becomes
     a ``failed`` document (the steps after parse then run here, on a document with no text).
-    A file whose bytes and format are in ``unchanged`` (and that is not a byte-identical copy, in
-    ``duplicates``) is not parsed: it becomes one ``reuse`` row, replaced by the previous output's
+    A file whose bytes, format and identity (its source relative to ``root``) are in ``unchanged``
+    (and that is not a byte-identical copy, in ``duplicates``) is not parsed: it becomes one ``reuse`` row, replaced by the previous output's
     rows in ``merge_previous``."""
     global _SANDBOX
     t = time.perf_counter()
@@ -78,9 +81,18 @@ def isolated(
         doc_id = content_hash(bytes(row["bytes"]))
         if (
             source not in (duplicates or {})
-            and doc_key(doc_id, format_from_name(source) or "unknown") in unchanged
+            and doc_key(doc_id, format_from_name(source) or "unknown", identity_of(source, root)) in unchanged
         ):
-            return [{**dict.fromkeys(ROW_KEYS), "row_type": "reuse", "doc_id": doc_id, "source": source}]
+            raw = {"source_bytes": row["raw"].hex() if row.get("raw") else None}
+            return [
+                {
+                    **dict.fromkeys(ROW_KEYS),
+                    "row_type": "reuse",
+                    "document": json.dumps(raw),
+                    "doc_id": doc_id,
+                    "source": source,
+                }
+            ]
     if row.get("read_error"):
         reason, peak = row["read_error"], None
     else:
@@ -111,14 +123,20 @@ def failed_file(row: dict, reason: str, scheme: str = "") -> dict:
         reason=reason,
         bytes=len(data),
     )
-    return {"source": source, "parsed": ParsedDocument(doc), "parse_seconds": 0.0}
+    return {"source": source, "parsed": ParsedDocument(doc), "parse_seconds": 0.0, "raw": row.get("raw")}
 
 
 def parse_file(
-    row: dict, *, options: ParseOptions, scheme: str = "", duplicates: dict[str, str] | None = None
+    row: dict,
+    *,
+    options: ParseOptions,
+    scheme: str = "",
+    duplicates: dict[str, str] | None = None,
+    root: str = "",
 ) -> dict:
     """``{bytes, path}`` from the reader → ``{source, parsed, parse_seconds}``. A source in
-    ``duplicates`` (duplicate → kept source) is not parsed: it becomes a ``duplicate`` document."""
+    ``duplicates`` (duplicate → kept source) is not parsed: it becomes a ``duplicate`` document.
+    The document's identity (what its chunk ids name) is its source relative to ``root``."""
     t = time.perf_counter()
     source = scheme + row["path"]
     inject(source)  # test-only faults (raychunk.faults); nothing unless RAYCHUNK_TEST_FAULTS is set
@@ -137,7 +155,21 @@ def parse_file(
         )
     else:
         parsed = parse_document(data, source, options=options)
-    return {"source": source, "parsed": parsed, "parse_seconds": time.perf_counter() - t}
+    parsed = dataclasses.replace(
+        parsed, document=dataclasses.replace(parsed.document, identity=identity_of(source, root))
+    )
+    listed = row.get("size")
+    if listed is not None and listed != len(data):
+        note = f"the file changed size between listing and reading ({listed:,} bytes listed, {len(data):,} read): its bytes as read are used"
+        doc = parsed.document
+        reason = f"{doc.reason}; {note}" if doc.reason else note
+        parsed = dataclasses.replace(parsed, document=dataclasses.replace(doc, reason=reason))
+    return {
+        "source": source,
+        "parsed": parsed,
+        "parse_seconds": time.perf_counter() - t,
+        "raw": row.get("raw"),
+    }
 
 
 def classify_document(row: dict, *, thresholds: dict, overrides: tuple = ()) -> dict:
@@ -181,6 +213,7 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str) -> list[dict]:
         "parse_seconds": round(row["parse_seconds"], 4),
         "peak_rss_mb": row.get("peak_rss_mb") or peak_rss_mb(),
         "text": None if doc.status == "duplicate" else parsed.text,  # a duplicate's is the kept copy's
+        "source_bytes": row["raw"].hex() if row.get("raw") else None,  # JSON here; bytes in documents/
     }
     empty = dict.fromkeys(CHUNK_COLUMNS)
     out = [
@@ -361,10 +394,10 @@ def as_rows(batch, *, dim: int):
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def new_rows(batch, *, dim: int, known: DocIndex):
+def new_rows(batch, *, dim: int, known: DocIndex, root: str = ""):
     """The chunk stage's rows → ``row_schema`` rows keyed for the join: ``id:`` + doc_id for a
     ``reuse`` row and for a document whose bytes and format ``known`` (the previous output's ``ok``
-    documents) holds, ``src:`` + source for the rest."""
+    documents) holds, ``src:`` + its identity (source relative to ``root``) for the rest."""
     import pyarrow as pa
 
     rows = as_rows(batch, dim=dim)
@@ -379,7 +412,7 @@ def new_rows(batch, *, dim: int, known: DocIndex):
         if (doc_id, source) not in seen:
             fmt = format_from_name(source or "") or "unknown"
             by_id = doc_id is not None and (kind == "reuse" or doc_key(doc_id, fmt) in known)
-            seen[doc_id, source] = f"id:{doc_id}" if by_id else f"src:{source}"
+            seen[doc_id, source] = f"id:{doc_id}" if by_id else f"src:{identity_of(source or '', root)}"
         keys.append(seen[doc_id, source])
     return rows.set_column(rows.schema.get_field_index("group"), "group", pa.array(keys, pa.string()))
 
@@ -391,9 +424,10 @@ def text_sha256(texts) -> list[bytes | None]:
     return [None if t is None else hashlib.sha256(t.encode()).digest() for t in texts]
 
 
-def previous_chunk_rows(batch, *, dim: int):
+def previous_chunk_rows(batch, *, dim: int, root: str = ""):
     """The previous output's ``chunks/`` rows → ``row_schema`` rows: each whole, as ``previous_chunk``
-    under its doc_id, and again as ``previous_text`` (id, source, text hash, vector) under its source."""
+    under its doc_id, and again as ``previous_text`` (id, source, text hash, vector) under its
+    document's identity (its source relative to ``root``, the previous run's input root)."""
     import pyarrow as pa
 
     rows = as_rows(batch, dim=dim)
@@ -410,7 +444,7 @@ def previous_chunk_rows(batch, *, dim: int):
         "chunk_id": rows.column("chunk_id"),
         "source": sources,
         "embedding": rows.column("embedding"),
-        "group": pa.array([f"src:{s}" for s in sources.to_pylist()], pa.string()),
+        "group": pa.array([f"src:{identity_of(s, root)}" for s in sources.to_pylist()], pa.string()),
         "text_sha256": digests,
     }
     return pa.concat_tables([whole, as_rows(pa.table(short), dim=dim)])
@@ -421,7 +455,10 @@ def previous_document_rows(batch, *, dim: int):
     under their doc_id, the whole documents row as JSON in ``document``."""
     import pyarrow as pa
 
-    docs = batch.to_pylist()
+    docs = [
+        {**d, "source_bytes": d["source_bytes"].hex() if d.get("source_bytes") else None}  # JSON: hex
+        for d in batch.to_pylist()
+    ]
     table = pa.table(
         {
             "row_type": pa.array(["previous_document"] * len(docs), pa.string()),
@@ -466,6 +503,7 @@ def merge_previous(group):
             )
         doc = json.loads(group["document"][ok[0]].as_py())
         doc["source"] = sources[r]
+        doc["source_bytes"] = json.loads(group["document"][r].as_py() or "{}").get("source_bytes")
         rows = group.take(pa.array([ok[0], *previous], pa.int64()))
         moved = [sources[i] != sources[r] for i in previous]
         rows = rows.set_column(0, "row_type", pa.array(["document"] + ["chunk"] * len(previous), pa.string()))

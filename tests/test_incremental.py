@@ -70,7 +70,12 @@ def change(folder: Path) -> dict:
     )
     (folder / "billing-faq.txt").unlink()
     (folder / "release-notes.txt").rename(folder / "release-notes-renamed.txt")
-    return {"edited": guide.name, "added": "new-note.md", "deleted": "billing-faq.txt"}
+    return {
+        "edited": guide.name,
+        "added": "new-note.md",
+        "deleted": "billing-faq.txt",
+        "renamed": "release-notes-renamed.txt",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -171,17 +176,22 @@ def test_the_second_run_embeds_only_the_new_texts(runs):
     assert 0 < todo.num_rows < new.num_rows
     assert runs["second"]["tokens_embedded"] < runs["second"]["tokens_chunked"]
     assert runs["first"]["tokens_embedded"] == runs["first"]["tokens_chunked"]  # a full run embeds all
-    # Only the edited and the added document were parsed; the renamed one was reused unparsed.
+    # The edited, the added and the renamed document were parsed (a rename changes the ids, which
+    # name the document's path); the others were reused unparsed.
     n_inputs = len(list(runs["inputs"].iterdir()))
-    assert inc["documents_reused"] == n_inputs - 2
-    # An edit changes the document's bytes, so every chunk id of it is new; no other document's is.
+    assert inc["documents_reused"] == n_inputs - 3
+    # Chunk ids name the chunk, not the file's bytes: the edit gives new ids to the chunks whose
+    # text it changed and to none other of the document; the renamed file's chunks all have new ids.
     sources = lambda t: {Path(s).name for s in t.column("source").to_pylist()}  # noqa: E731
-    assert sources(new) == {runs["what"]["edited"], runs["what"]["added"]}
-    # Of the edited document only the chunks under the edited heading are embedded again.
-    edited = pc.match_substring(new.column("source"), runs["what"]["edited"])
-    edited_todo = pc.match_substring(todo.column("source"), runs["what"]["edited"])
-    assert 0 < pc.sum(edited_todo).as_py() < pc.sum(edited).as_py()
-    assert all("Edited: " in t for t in todo.filter(edited_todo).column("text").to_pylist())
+    assert sources(new) == {runs["what"]["edited"], runs["what"]["added"], runs["what"]["renamed"]}
+    edited = new.filter(pc.match_substring(new.column("source"), runs["what"]["edited"]))
+    whole = pc.sum(pc.match_substring(after.column("source"), runs["what"]["edited"])).as_py()
+    assert 0 < edited.num_rows < whole  # the edited heading is in each new chunk's header line
+    assert all("Edited: " in t for t in edited.column("text").to_pylist())
+    edited_todo = todo.filter(pc.match_substring(todo.column("source"), runs["what"]["edited"]))
+    assert edited_todo.column("chunk_id").to_pylist() == edited.column("chunk_id").to_pylist()
+    renamed = pc.match_substring(todo.column("source"), runs["what"]["renamed"])
+    assert not pc.any(renamed).as_py()  # its vectors are reused by text
     saved = json.loads((tmp / "second" / "report.json").read_text())
     assert saved["incremental"] == inc
     assert "by text" in (tmp / "second" / "report.md").read_text()
@@ -214,12 +224,19 @@ def test_the_delta_turns_the_first_table_into_the_second(runs):
         pa.concat_arrays([*added.column("chunk_id").chunks, *removed.column("chunk_id").chunks]),
     )
     applied = pa.concat_tables([first.filter(pc.invert(gone)), added]).sort_by("chunk_id")
-    assert applied.equals(second)
-    # The renamed file's chunks kept their ids and vectors; they are upserted for their new source.
+    # An unchanged chunk (same id, same text, same source) is not upserted, so where an edit moved it
+    # its position (index, offsets, pages) and its file's doc_id are the first run's; every other
+    # column, vectors, parent and table ids included, is the second's.
+    positional = ["doc_id", "chunk_index", "char_start", "char_end", "page_start", "page_end"]
+    assert applied.drop_columns(positional).equals(second.drop_columns(positional))
+    assert applied.column("chunk_id").equals(second.column("chunk_id"))
+    # The renamed file's chunks have new ids (upserted, with their old vectors) and the old ones go.
     renamed = added.filter(pc.match_substring(added.column("source"), "release-notes-renamed"))
-    assert renamed.num_rows and set(renamed.column("chunk_id").to_pylist()) <= set(
+    assert renamed.num_rows and not set(renamed.column("chunk_id").to_pylist()) & set(
         first.column("chunk_id").to_pylist()
     )
+    old_ids = first.filter(pc.match_substring(first.column("source"), "release-notes.txt")).column("chunk_id")
+    assert set(old_ids.to_pylist()) <= set(removed.column("chunk_id").to_pylist())
     files = runs["second"]["files"]
     assert files["delta/added"] and files["delta/removed"]
 
@@ -427,7 +444,7 @@ def test_merge_reuses_vectors_by_chunk_id_and_marks_the_upserts():
 
 
 def test_an_edited_document_takes_the_vectors_of_its_unchanged_texts_from_its_source():
-    """New bytes at a.md (a new doc_id, so every chunk id is new): a chunk whose text a chunk of
+    """New bytes at a.md (a new doc_id; here every chunk id new too): a chunk whose text a chunk of
     a.md's previous version had takes that vector (and is still upserted, under its new id); a text
     only another source had, or a changed one, waits for the embedder."""
     previous = [
@@ -473,7 +490,29 @@ def test_merge_copies_an_unchanged_document_under_its_new_name():
     rows = _join(previous, [{"row_type": "reuse", "doc_id": "d", "source": "new.md"}])
     assert [r["row_type"] for r in rows] == ["document", "chunk"]
     assert {r["source"] for r in rows} == {"new.md"}
-    assert json.loads(rows[0]["document"]) == {**doc, "source": "new.md"} and rows[0]["changed"] is False
+    assert json.loads(rows[0]["document"]) == {**doc, "source": "new.md", "source_bytes": None}
+    assert rows[0]["changed"] is False
     assert rows[1]["embedding"] == [1.0, 0.0] and rows[1]["changed"] is True  # upsert: its source moved
     assert rows[1]["reused"] == "id"
     assert _join(previous, []) == []  # the file is gone: nothing written
+
+
+def test_a_moved_document_whose_name_is_not_utf8_keeps_its_new_name_bytes():
+    """The documents row of a file reused under a new source carries the new name's bytes (hex in
+    the row's JSON, bytes again in documents/), not the old ones."""
+    from raychunk.schema import documents_table
+
+    doc = {"doc_id": "d", "source": "/old/caf\\xe9.md", "format": "markdown", "status": "ok"}
+    previous = [
+        {**doc, "source_bytes": b"/old/caf\xe9.md"},
+        _chunk("c1", doc["source"], "one", embedding=[1.0, 0.0]),
+    ]
+    reuse = {
+        "row_type": "reuse",
+        "doc_id": "d",
+        "source": "/new/caf\\xe9.md",
+        "document": json.dumps({"source_bytes": b"/new/caf\xe9.md".hex()}),
+    }
+    rows = _join(previous, [reuse])
+    written = documents_table([json.loads(rows[0]["document"])]).to_pylist()[0]
+    assert written["source"] == "/new/caf\\xe9.md" and written["source_bytes"] == b"/new/caf\xe9.md"

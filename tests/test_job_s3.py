@@ -195,8 +195,8 @@ def test_an_interrupted_s3_run_resumes_and_publishes_over_the_old_output(s3_serv
 
 
 def test_an_incremental_run_updates_an_s3_output_in_place(s3_server, local_ray):
-    """``--previous`` and ``--output`` the same S3 URI: one document edited, its chunks upserted
-    and only those whose text is new embedded, the delta published with the output, and no object
+    """``--previous`` and ``--output`` the same S3 URI: one document edited, only its chunks whose
+    text is new upserted and embedded, the delta published with the output, and no object
     left that report.json does not name."""
     from raychunk.jobs.run import run
 
@@ -225,12 +225,12 @@ def test_an_incremental_run_updates_an_s3_output_in_place(s3_server, local_ray):
     before = set(pq.read_table(f"{root}/delta/removed", filesystem=fs).column("chunk_id").to_pylist())
     new = chunks.filter(pc.equal(chunks.column("source"), f"s3://{BUCKET}/incdocs/{edited}"))
     inc = report["incremental"]
-    # every chunk of the edited file has a new id (ids hash the bytes) and is upserted; only the
-    # ones whose text the first output lacks (the edited end) are embedded, the rest reuse by text
-    assert new.num_rows == inc["chunks"]["new"] == inc["delta"]["added"] > 1
+    # ids name the chunk, not the file's bytes: only the chunks whose text the edit changed (the
+    # end) get new ids, are embedded and upserted; the old ids of those texts are deleted
     fresh = [t for t in new.column("text").to_pylist() if t not in old_texts]
-    assert inc["vectors_embedded"] == len(fresh) >= 1
-    assert inc["vectors_reused_by_text"] == new.num_rows - len(fresh)
+    assert inc["chunks"]["new"] == inc["delta"]["added"] == inc["vectors_embedded"] == len(fresh) >= 1
+    assert len(fresh) < new.num_rows and inc["vectors_reused_by_text"] == 0
+    assert len(before) == len(old_texts - set(new.column("text").to_pylist()))
     assert inc["documents_reused"] == len(texts) - 1
     assert inc["chunks"]["removed"] == len(before) and inc["chunks"]["unchanged"] == first["chunks"] - len(
         before
@@ -240,3 +240,45 @@ def test_an_incremental_run_updates_an_s3_output_in_place(s3_server, local_ray):
     keys = sorted(o["Key"] for o in listing if not o["Key"].endswith("/"))
     listed = sorted(f"live/{p}" for files in report["files"].values() for p in files)
     assert keys == sorted([*listed, "live/report.json", "live/report.md"])
+
+
+def test_s3_keys_with_control_characters_or_escapes_each_end_as_one_row(s3_server, local_ray):
+    """Keys holding a tab, a control byte, a carriage return, a literal ``\\xff`` or ``%ff`` are shown
+    escaped, read by their own name, and each ends as one documents row; the job finishes. (moto's
+    server refuses a key with a newline; a carriage return comes back from the XML listing as a
+    newline, so that object cannot be read by the listed name: a ``failed`` row says so.)"""
+    from raychunk.io import shown
+    from raychunk.jobs.run import run
+
+    s3 = s3_server["client"]
+    keys = {
+        "odd/tab\tkey.md": b"# Tab\n\na key with a tab\n",
+        "odd/bell\x07.txt": b"a key with a control byte\n",
+        "odd/literal\\xff.txt": b"a key with a backslash\n",
+        "odd/pct%ff.txt": b"a key with a percent sign\n",
+        "odd/caf\u00e9 \u2014 ok.txt": b"a key in plain unicode\n",
+    }
+    for key, data in {**keys, "odd/cr\rx.txt": b"carriage return\n"}.items():
+        s3.put_object(Bucket=BUCKET, Key=key, Body=data)
+    cfg = build_run_config(
+        {},
+        {
+            "input": f"s3://{BUCKET}/odd",
+            "output": f"s3://{BUCKET}/odd-index",
+            "embedder.enabled": False,
+            "resources.num_cpus": 2,
+        },
+    )
+    run(cfg)
+    fs, root = pafs.FileSystem.from_uri(f"s3://{BUCKET}/odd-index")
+    docs = {d["source"]: d for d in pq.read_table(f"{root}/documents", filesystem=fs).to_pylist()}
+    cr = f"s3://{BUCKET}/odd/cr\\nx.txt"
+    assert sorted(docs) == sorted([cr, *(f"s3://{BUCKET}/{shown(k)}" for k in keys)])
+    assert docs.pop(cr)["reason"].startswith("could not read the file")
+    assert {d["status"] for d in docs.values()} == {"ok"}
+    chunks = pq.read_table(f"{root}/chunks", filesystem=fs).to_pylist()
+    text = {c["source"]: c["text"] for c in chunks}
+    for key, data in keys.items():
+        assert data.decode().strip().split("\n")[-1] in text[f"s3://{BUCKET}/{shown(key)}"]
+    assert docs[f"s3://{BUCKET}/odd/tab\\tkey.md"]["source_bytes"] == f"{BUCKET}/odd/tab\tkey.md".encode()
+    assert docs[f"s3://{BUCKET}/odd/caf\u00e9 \u2014 ok.txt"]["source_bytes"] is None

@@ -1,5 +1,6 @@
 """`raychunk price` end to end on the sample corpus, on a real local Ray."""
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -18,12 +19,14 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
 def _profile_ids(paths) -> dict[str, int]:
-    """The chunk ids `raychunk run` would write for these files (the per-type profiles)."""
+    """The chunk ids `raychunk run --input samples` would write for these files (the per-type
+    profiles): each document named by its path relative to the input folder."""
     types = load_doc_types()
     counter = load_counter()
     ids = {}
     for p in paths:
         parsed = parse_path(p)
+        parsed = dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, identity=p.name))
         doc_type = classify(parsed, types.thresholds).doc_type
         for c in chunk_document(parsed, types.profiles[doc_type], counter, doc_type=doc_type):
             ids[c.chunk_id] = c.n_tokens

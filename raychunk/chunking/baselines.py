@@ -19,7 +19,7 @@ import html
 import re
 
 from raychunk.chunking.align import Alignment, align
-from raychunk.chunking.model import Chunk, Profile, Strategy, chunk_ids
+from raychunk.chunking.model import Chunk, Profile, Strategy, chunk_ids, parent_ids, table_ids
 from raychunk.document import Block, ParsedDocument
 from raychunk.tokens import TokenCounter
 
@@ -259,8 +259,18 @@ def run_unstructured_by_title(
             part = table_parts.get(source, 0)
             table_parts[source] = part + 1
         parts.append(part)
-    cids = chunk_ids(doc.doc_id, profile, counter.name, [(a, b, t) for (a, b), t in zip(spans, parts)])
+    paths = []
+    for _, source, _ in drafts:
+        first = blocks[source[0]]
+        paths.append(first.heading_path + (first.text,) if first.kind == "heading" else first.heading_path)
+    cids = chunk_ids(
+        doc.key, profile, counter.name, [(path, p.text) for path, (p, _, _) in zip(paths, drafts)]
+    )
     limit = counter.max_input
+    # The same ids as the structure chunker gives these tables, so the two can be compared.
+    tables = sorted({source[0] for (_, source, _), part in zip(drafts, parts) if part is not None})
+    table_id_of = dict(zip(tables, table_ids(doc.key, [blocks[j].text for j in tables])))
+    parent_of = dict(zip(sorted(set(paths)), parent_ids(doc.key, sorted(set(paths)))))
     chunks = []
     for i, ((p, source, continuation), n, (start, end)) in enumerate(zip(drafts, counts, spans)):
         src = [blocks[j] for j in source]
@@ -269,8 +279,7 @@ def run_unstructured_by_title(
         pages = [pg for b in src for pg in b.pages]
         table_id = table_part = None
         if parts[i] is not None:
-            # The same id as the structure chunker gives this table, so the two can be compared.
-            table_id = _hash(f"{doc.doc_id}|table|{first.char_start}|{first.char_end}")
+            table_id = table_id_of[source[0]]
             table_part = parts[i]
         chunks.append(
             Chunk(
@@ -293,7 +302,7 @@ def run_unstructured_by_title(
                 header_tokens=0,
                 overlap_tokens=overlap_counts.get(i, 0),
                 block_kinds=tuple(dict.fromkeys(b.kind for b in src)),
-                parent_id=_hash(f"{doc.doc_id}|{'/'.join(path)}"),
+                parent_id=parent_of[path],
                 table_id=table_id,
                 table_part=table_part,
                 continuation=continuation,

@@ -14,9 +14,10 @@ these (tested with hypothesis, ``tests/test_chunking_properties.py`` and ``tests
   tokenizer; the header line takes at most ``header_share`` of ``max_tokens``;
 - a chunk exceeds its cap only when it is one unit that cannot be split (a table row under its
   header rows; a word over the cap is cut at token boundaries), and is then flagged ``oversize``;
-- ids hash the document, the setting, the tokenizer, the span, the table part and an ordinal among
-  equal spans: unique within a document, and the same document and profile give the same chunks
-  and ids (``chunk_stats(with_ids=True)`` too).
+- ids hash the document's identity (``Document.key``: its path relative to its input root), the
+  setting, the tokenizer, the heading path, the text and its occurrence among equal (path, text)
+  pairs: unique within a document, unchanged by an edit elsewhere in it, and the same document and
+  profile give the same chunks and ids (``chunk_stats(with_ids=True)`` too).
 
 Memory is proportional to the document's text, whatever its shape (a 20 MB single line is one block
 and one sentence): a text over ``tokens.WINDOW`` characters is tokenized window by window, token

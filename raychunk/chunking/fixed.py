@@ -6,9 +6,9 @@ span claim more text the parser dropped between blocks than ``Packer.bridges`` a
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Iterator
 
+from raychunk.chunking.model import parent_ids
 from raychunk.chunking.packing import PROSE, Packer, PackingStrategy, Piece, in_windows
 from raychunk.document import Block
 
@@ -21,7 +21,7 @@ class Fixed(PackingStrategy):
     def pack(self, packer: Packer) -> None:
         blocks = [b for b in packer.parsed.blocks if b.kind != "page_break"]
         budget = packer.budget(())
-        parent = hashlib.sha256(f"{packer.doc.doc_id}|document".encode()).hexdigest()[:32]
+        (parent,) = parent_ids(packer.doc.key, [()])
         current: list[Piece] = []
         size = 0
         for unit in _units(packer, blocks, budget):

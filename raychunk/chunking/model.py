@@ -12,7 +12,17 @@ if TYPE_CHECKING:
     from raychunk.document import ParsedDocument
     from raychunk.tokens import TokenCounter
 
-__all__ = ["PEERS", "STRATEGIES", "Chunk", "ChunkStats", "Profile", "Strategy", "chunk_id", "chunk_ids"]
+__all__ = [
+    "PEERS",
+    "STRATEGIES",
+    "Chunk",
+    "ChunkIds",
+    "ChunkStats",
+    "Profile",
+    "Strategy",
+    "chunk_id",
+    "chunk_ids",
+]
 
 STRATEGIES = ("structure", "records", "fixed", "code", "unstructured_by_title")
 # Other libraries' chunkers, run by ``raychunk.peers`` (eval and price), never by the core.
@@ -143,33 +153,76 @@ class ChunkStats:
 
 
 def chunk_id(
-    doc_id: str,
+    identity: str,
     profile: Profile,
-    char_start: int,
-    char_end: int,
-    part: int | None = None,
+    heading_path: tuple[str, ...],
+    text: str,
     *,
     tokenizer: str = "",
-    ordinal: int = 0,
+    occurrence: int = 0,
 ) -> str:
-    """Deterministic: a hash of the document, the setting, the tokenizer and the span (and table
-    part, and how many earlier chunks of the document had the same span and part)."""
-    key = f"{doc_id}|{profile.key}|{tokenizer}|{char_start}|{char_end}|{part}|{ordinal}"
-    return hashlib.sha256(key.encode()).hexdigest()[:32]
+    """Deterministic, and derived from what the chunk is within its document, not from the file's
+    bytes or where the chunk sits: a hash of the document's identity (its path relative to its input
+    root, ``Document.identity``), the setting (``profile.key``) and tokenizer, the chunk's heading
+    path, its text (as embedded) and how many earlier chunks of the document had the same path and
+    text. An edit elsewhere in the document leaves the id as it was; a rename changes it."""
+    key = "\x1f".join((identity, profile.key, tokenizer, "\x1e".join(heading_path), str(occurrence), text))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def table_ids(identity: str, tables: list[str]) -> list[str]:
+    """Ids of one document's tables from their texts, in order: like chunk ids, a hash of what the
+    table is (the document's identity, its text and its occurrence), not of where it sits, so an
+    edit elsewhere keeps them; every part of a split table shares its table's id."""
+    seen: dict[str, int] = {}
+    out = []
+    for text in tables:
+        n = seen.get(text, 0)
+        seen[text] = n + 1
+        out.append(
+            hashlib.sha256(
+                f"{identity}\x1ftable\x1f{n}\x1f{text}".encode("utf-8", "surrogatepass")
+            ).hexdigest()[:32]
+        )
+    return out
+
+
+def parent_ids(identity: str, paths: list[tuple[str, ...]]) -> list[str]:
+    """Ids of one document's sections from their heading paths, in order (a hash of the identity, the
+    path and how many earlier sections had it): the parent a chunk is expanded to, small-to-big."""
+    seen: dict[tuple[str, ...], int] = {}
+    out = []
+    for path in paths:
+        n = seen.get(path, 0)
+        seen[path] = n + 1
+        key = "\x1f".join((identity, "\x1e".join(path), str(n)))
+        out.append(hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32])
+    return out
+
+
+class ChunkIds:
+    """Ids of one document's chunks, given in order: unique within the document, as a chunk whose
+    heading path and text an earlier one had gets the next occurrence."""
+
+    def __init__(self, identity: str, profile: Profile, tokenizer: str):
+        self.identity, self.profile, self.tokenizer = identity, profile, tokenizer
+        self._seen: dict[tuple[tuple[str, ...], str], int] = {}
+
+    def __call__(self, heading_path: tuple[str, ...], text: str) -> str:
+        key = (tuple(heading_path), text)
+        occurrence = self._seen.get(key, 0)
+        self._seen[key] = occurrence + 1
+        return chunk_id(
+            self.identity, self.profile, key[0], text, tokenizer=self.tokenizer, occurrence=occurrence
+        )
 
 
 def chunk_ids(
-    doc_id: str, profile: Profile, tokenizer: str, spans: list[tuple[int, int, int | None]]
+    identity: str, profile: Profile, tokenizer: str, chunks: list[tuple[tuple[str, ...], str]]
 ) -> list[str]:
-    """The ids of one document's chunks, in order, from their ``(start, end, table part)``: unique
-    within the document, as a repeated span gets the next ordinal."""
-    seen: dict[tuple[int, int, int | None], int] = {}
-    out = []
-    for span in spans:
-        ordinal = seen.get(span, 0)
-        seen[span] = ordinal + 1
-        out.append(chunk_id(doc_id, profile, *span, tokenizer=tokenizer, ordinal=ordinal))
-    return out
+    """The ids of one document's chunks, in order, from their ``(heading path, text)``."""
+    ids = ChunkIds(identity, profile, tokenizer)
+    return [ids(path, text) for path, text in chunks]
 
 
 class Strategy(ABC):

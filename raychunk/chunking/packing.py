@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import ClassVar
 
 from raychunk.chunking.align import Alignment, align, identity
-from raychunk.chunking.model import Chunk, ChunkStats, Profile, Strategy, chunk_ids
+from raychunk.chunking.model import Chunk, ChunkIds, ChunkStats, Profile, Strategy, chunk_ids
 from raychunk.chunking.sentences import iter_sentence_spans
 from raychunk.document import Block, ParsedDocument
 from raychunk.render import render_table
@@ -732,19 +732,23 @@ class Packer:
         parts[0].continuation = p.continuation
         return [dataclasses.replace(d, pieces=[x]) for x in parts]
 
-    def _ids(self, spans: list[tuple[int, int]]) -> list[str]:
-        return chunk_ids(
-            self.doc.doc_id,
-            self.profile,
-            self.counter.name,
-            [(s, e, d.table_part) for (s, e), d in zip(spans, self.drafts)],
-        )
+    def _ids(self) -> ChunkIds:
+        return ChunkIds(self.doc.key, self.profile, self.counter.name)
 
     def finish_stats(self, *, with_ids: bool) -> list[ChunkStats]:
         """What the cost report needs, without building chunk texts and records where counts add up."""
         full, counts = self._settle(texts=False)
         limit = self.counter.max_input
-        ids = self._ids([_span(d.pieces) for d in self.drafts]) if with_ids else [None] * len(self.drafts)
+        if with_ids:
+            texts = full if full is not None else [_text(d) for d in self.drafts]
+            ids = chunk_ids(
+                self.doc.key,
+                self.profile,
+                self.counter.name,
+                [(d.path, t) for d, t in zip(self.drafts, texts)],
+            )
+        else:
+            ids = [None] * len(self.drafts)
         out = []
         for i, (d, n) in enumerate(zip(self.drafts, counts)):
             if full is not None:
@@ -770,14 +774,15 @@ class Packer:
         full, counts = self._settle(texts=False)
         limit = self.counter.max_input
         spans = [_span(d.pieces) for d in self.drafts]
-        ids = self._ids(spans)
+        ids = self._ids()
         # Each chunk's text is joined when its record is made, and its draft let go: the pieces and
         # the chunk texts (each about the size of the document) are not all held at once.
         drafts, self.drafts = self.drafts, []
         chunks = []
-        for i, (n, (start, end), cid) in enumerate(zip(counts, spans, ids)):
+        for i, (n, (start, end)) in enumerate(zip(counts, spans)):
             d, drafts[i] = drafts[i], None
             text = full[i] if full is not None else _text(d)
+            cid = ids(d.path, text)
             pieces = d.pieces
             pages = [pg for p in pieces for pg in p.pages]
             kinds = tuple(dict.fromkeys(p.kind for p in pieces if not p.overlap)) or (pieces[0].kind,)

@@ -7,10 +7,10 @@ takes whole pieces from the chunk before it (``_balance_tail``)."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 from dataclasses import dataclass, field
 
+from raychunk.chunking.model import parent_ids, table_ids
 from raychunk.chunking.packing import Packer, PackingStrategy, Piece
 from raychunk.document import Block, ParsedDocument
 from raychunk.render import render_table, squash
@@ -42,14 +42,16 @@ class Structure(PackingStrategy):
         sections = _sections(packer.parsed)
         if packer.profile.min_tokens:
             sections = _merge_tiny(packer, sections)
-        for section in sections:
+        parents = parent_ids(packer.doc.key, [s.path for s in sections])
+        tables = [b for s in sections for b in s.blocks if b.kind == "table"]
+        self._table_ids = dict(zip(map(id, tables), table_ids(packer.doc.key, [b.text for b in tables])))
+        for section, parent in zip(sections, parents):
             blocks = section.blocks if section.merged else [b for b in section.blocks if b.kind != "heading"]
-            self._pack_section(packer, section, blocks)
+            self._pack_section(packer, section, blocks, parent)
 
-    def _pack_section(self, packer: Packer, section: Section, blocks: list[Block]) -> None:
+    def _pack_section(self, packer: Packer, section: Section, blocks: list[Block], parent: str) -> None:
         budget = packer.budget(section.path)
         overlap_budget = packer.profile.overlap_tokens
-        parent = _parent_id(packer.doc.doc_id, section)
         current: list[Piece] = []
         size = 0
 
@@ -68,7 +70,7 @@ class Structure(PackingStrategy):
             if block.kind == "table":
                 flush(False)
                 current, size = [], 0
-                _emit_table(packer, block, piece, section, parent)
+                _emit_table(packer, block, piece, section, parent, self._table_ids[id(block)])
                 continue
             if self.stands_alone(block, piece, budget):
                 flush(False)
@@ -173,20 +175,14 @@ def _merge_tiny(packer: Packer, sections: list[Section]) -> list[Section]:
     return out
 
 
-def _parent_id(doc_id: str, section: Section) -> str:
-    key = f"{doc_id}|{'/'.join(section.path)}|{section.ordinal}"
-    return hashlib.sha256(key.encode()).hexdigest()[:32]
-
-
-def _emit_table(packer: Packer, block: Block, piece: Piece, section: Section, parent: str) -> None:
+def _emit_table(
+    packer: Packer, block: Block, piece: Piece, section: Section, parent: str, table_id: str
+) -> None:
     """A table up to its cap is one chunk; a bigger one is cut by rows, its header rows repeated at
     the top of every part as context (each part spans its own rows). A row over the cap on its own
     is cut by cells (``_row_parts``)."""
     counter = packer.counter
     budget = packer.budget(section.path, packer.profile.table_cap)
-    table_id = hashlib.sha256(
-        f"{packer.doc.doc_id}|table|{block.char_start}|{block.char_end}".encode()
-    ).hexdigest()[:32]
     hr = block.header_rows
     if _fits(packer, section.path, piece.text, piece.tokens, budget) or len(block.rows) <= hr:
         packer.emit([piece], section.path, parent, table_id=table_id, table_part=0)

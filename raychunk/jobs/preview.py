@@ -16,7 +16,7 @@ from raychunk.chunking import check_profiles, chunk_document
 from raychunk.classify import DOC_TYPES, classify
 from raychunk.config import ConfigError, DocTypeConfig
 from raychunk.document import Document, ParsedDocument, content_hash
-from raychunk.io import list_inputs
+from raychunk.io import list_inputs, open_input
 from raychunk.isolate import Limits, Sandbox
 from raychunk.parse import ParseOptions, parse_document
 from raychunk.parse.detect import format_from_name
@@ -45,7 +45,8 @@ def parsed_inputs(
                 parsed = _failed(source, b"", f.refused[1], f.size, status=f.refused[0])
             else:
                 try:
-                    data = fs.open_input_file(f.path).readall()
+                    with open_input(fs, f.path, f.raw) as stream:
+                        data = stream.read()
                 except OSError as e:
                     parsed = _failed(source, source.encode(), f"cannot read file: {e}", 0)
                 else:

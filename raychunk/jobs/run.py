@@ -11,7 +11,7 @@ import time
 
 from raychunk import publish
 from raychunk.config import ConfigError, RunConfig, check_limits, load_doc_types
-from raychunk.io import resolve_output
+from raychunk.io import input_root, resolve_output
 from raychunk.listing import InputPlanner
 from raychunk.pipeline import build, init_ray, plan_duplicates, plan_embedding, read_blocks
 from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
@@ -150,8 +150,8 @@ def _previous(cfg: RunConfig, settings: dict):
         raise ConfigError(f"--previous {uri} reuses vectors: it needs the embedder (drop --no-embed)")
     previous = open_previous(uri)
     skip = check_reuse(previous.settings, settings, force=cfg.incremental.force_reuse, uri=uri)
-    known = unchanged_documents(previous)
-    unchanged = known if skip else None
+    known, same = unchanged_documents(previous)
+    unchanged = same if skip else None
     log.info("--previous %s: %s documents need no parse", uri, len(unchanged) if unchanged else 0)
     return previous, known, unchanged
 
@@ -269,6 +269,7 @@ def refused_rows(files, scheme: str) -> list[dict]:
                 "tokens": 0,
                 "blocks": 0,
                 "bytes": f.size,
+                "source_bytes": f.raw,
             }
         )
     return rows
@@ -330,7 +331,7 @@ def run_report(cfg, docs: dict, inputs, results, plan, stats, wall, where, clust
         }
         if plan
         else None,
-        "input": {"files": files, "bytes": input_bytes},
+        "input": {"files": files, "bytes": input_bytes, "root": input_root(cfg.input)},
         "documents": {"by_status": docs["by_status"], "by_type": docs["by_type"]},
         "ocr": docs["ocr"],
         "duplicates": docs["duplicates"],

@@ -95,8 +95,18 @@ def _split_cells(split, line: str) -> list[str]:
     return line.split("|") if "\\" not in line else split(line)
 
 
+# Container markers (``>``, a bullet) at the start of a line past this depth are dropped before the
+# parse: markdown-it stops at 20 levels of nesting (a list is two: list and item) and drops what is
+# deeper, text and all.
+MAX_DEPTH = 8
+_MARK = r"[ \t]*(?:>|(?:[-*+]|\d{1,9}[.)])(?=[ \t]))"
+_DEEP = re.compile(rf"^((?:{_MARK}){{{MAX_DEPTH}}})(?:{_MARK})+", re.M)
+
+
 def parse_markdown(text: str, base: Document) -> ParsedDocument:
-    tokens = _parser().parse(text)
+    # Spans come from the line maps and from finding each block's content in ``text``: a line that
+    # lost markers keeps its number and its content, so they still point into ``text``.
+    tokens = _parser().parse(_DEEP.sub(r"\1", text))
     off = line_offsets(text)
     off.append(len(text))
     out = BlockStream()

@@ -152,6 +152,8 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
     refused = _refuse(data, base, options)
     if refused is not None:
         return refused
+    if fmt in ("docx", "pptx", "xlsx"):
+        data = _without_doctype(data)
     module, func, install = _PARTITIONERS[fmt]
     try:
         prepare_unstructured()
@@ -344,6 +346,53 @@ def _refuse(data: bytes, base: Document, options: ParseOptions) -> ParsedDocumen
     if fmt in _ZIP_FORMATS:
         return _check_package(data, base, options)
     return None
+
+
+_DOCTYPE = re.compile(rb"<!DOCTYPE\s[^\[>]*(\[.*?\]\s*)?>", re.S)
+_ENTITY_DECL = re.compile(rb"<!ENTITY\s+([\w.:-]+)\s+(?:\"([^\"]*)\"|'([^']*)')\s*>")
+_ENTITY_REF = re.compile(rb"&([A-Za-z_][\w.:-]*);")
+_PREDEFINED = {b"amp", b"lt", b"gt", b"quot", b"apos"}
+
+
+def _without_doctype(data: bytes) -> bytes:
+    """The package with every part's DOCTYPE taken out, so that no entity is resolved from outside
+    and none hides the text after it (lxml, told not to resolve, keeps a reference as a node whose
+    tail python-docx never reads): a reference to an internal entity with a plain literal value
+    becomes that value, any other (external, parameter, nested) becomes nothing. A package with no
+    DOCTYPE comes back as it was."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            members = zf.infolist()
+            parts = {
+                m.filename: zf.read(m)
+                for m in members
+                if m.filename.endswith((".xml", ".rels")) and m.file_size < 256 * 2**20
+            }
+            if not any(b"<!DOCTYPE" in v[:65536] for v in parts.values()):
+                return data
+            out = io.BytesIO()
+            with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as new:
+                for m in members:
+                    body = parts.get(m.filename)
+                    new.writestr(m, _strip_doctype(body) if body is not None else zf.read(m))
+            return out.getvalue()
+    except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, zlib.error, EOFError):
+        return data  # the partitioner words what is wrong with it
+
+
+def _strip_doctype(xml: bytes) -> bytes:
+    found = _DOCTYPE.search(xml, 0, 65536 + 4096)
+    if found is None:
+        return xml
+    values = {}
+    for m in _ENTITY_DECL.finditer(found.group(1) or b""):
+        value = m.group(2) if m.group(2) is not None else m.group(3)
+        if b"&" not in value and b"%" not in value and b"<" not in value:
+            values[m.group(1)] = value
+    body = xml[: found.start()] + xml[found.end() :]
+    return _ENTITY_REF.sub(
+        lambda m: m.group(0) if m.group(1) in _PREDEFINED else values.get(m.group(1), b""), body
+    )
 
 
 def _check_package(data: bytes, base: Document, options: ParseOptions) -> ParsedDocument | None:

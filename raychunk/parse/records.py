@@ -21,7 +21,22 @@ def _lines(text: str):
         pos += len(line) + 1
 
 
+FIELD_LIMIT = 131072  # characters of one field kept (the csv module's default limit); the rest is cut
+
+
 def parse_csv(text: str, base: Document) -> ParsedDocument:
+    """One ``record`` block per row, named by the header. A field over ``FIELD_LIMIT`` characters
+    (a huge cell, or an unclosed quote that swallows the rest of the file) is cut there, and the
+    reason names its line: that row is kept short and the other rows whole."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text) + 1))  # the reader never stops at a long field
+    try:
+        return _parse_csv(text, base)
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _parse_csv(text: str, base: Document) -> ParsedDocument:
     if base.format == "tsv":
         dialect: type[csv.Dialect] | csv.Dialect = csv.excel_tab
     else:
@@ -35,12 +50,16 @@ def parse_csv(text: str, base: Document) -> ParsedDocument:
     header: tuple[str, ...] | None = None
     consumed = 0
     ragged = 0
+    cut: list[int] = []  # lines of the rows with a field cut at FIELD_LIMIT
     try:
         for row in reader:
             first_line, consumed = consumed, reader.line_num
             start = lines[first_line][0]
             last_pos, last_line = lines[consumed - 1]
             end = last_pos + len(last_line.rstrip("\r"))
+            if any(len(c) > FIELD_LIMIT for c in row):
+                cut.append(first_line + 1)
+                row = [c[:FIELD_LIMIT] for c in row]
             cells = tuple(squash(clean_text(c)) for c in row)
             if not any(cells):
                 continue
@@ -59,8 +78,13 @@ def parse_csv(text: str, base: Document) -> ParsedDocument:
                 base, status="failed", reason=f"malformed CSV at line {reader.line_num}: {why}"
             )
         )
-    reason = f"{ragged} rows do not have the header's {len(header)} columns" if ragged and header else ""
-    return finish(base, text, out.blocks, reason=reason)
+    notes = [f"{ragged} rows do not have the header's {len(header)} columns"] if ragged and header else []
+    if cut:
+        lines_cut = ", ".join(map(str, cut[:5])) + (f" and {len(cut) - 5} more" if len(cut) > 5 else "")
+        notes.append(
+            f"a field over {FIELD_LIMIT:,} characters was cut to that length (row at line {lines_cut})"
+        )
+    return finish(base, text, out.blocks, reason="; ".join(notes))
 
 
 def parse_jsonl(text: str, base: Document) -> ParsedDocument:

@@ -201,11 +201,11 @@ def peer_chunks(
             counter.count_batch([p.header for p in pieces if p.header]),
         )
     )
-    ids = chunk_ids(doc.doc_id, profile, counter.name, [(a, b, None) for a, b in spans])
+    paths = [tuple(x for x in p.header.split(" > ") if x) if p.header else () for p in pieces]
+    ids = chunk_ids(doc.key, profile, counter.name, list(zip(paths, texts)))
     limit = counter.max_input
     chunks = []
-    for i, (p, text, n, (a, b)) in enumerate(zip(pieces, texts, counts, spans)):
-        path = tuple(x for x in p.header.split(" > ") if x) if p.header else ()
+    for i, (p, text, n, (a, b), path) in enumerate(zip(pieces, texts, counts, spans, paths)):
         chunks.append(
             Chunk(
                 chunk_id=ids[i],
