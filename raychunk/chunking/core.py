@@ -12,8 +12,9 @@ these (tested with hypothesis, ``tests/test_chunking_properties.py`` and ``tests
 - the chunks cover every non-empty block, and only declared overlap repeats text;
 - ``n_tokens`` is ``counter.count(text)`` for the text embedded (header, separators, body), for any
   tokenizer; the header line takes at most ``header_share`` of ``max_tokens``;
-- a chunk exceeds its cap only when it is one unit that cannot be split (a table row under its
-  header rows; a word over the cap is cut at token boundaries), and is then flagged ``oversize``;
+- a chunk exceeds its cap only when it is one unit that cannot be split (a table's header cells
+  over it; a word over the cap is cut at token boundaries), and is then flagged ``oversize``; a
+  table row over the cap is cut by cells, its label and header narrowed to each part's columns;
 - ids hash the document's identity (``Document.key``: its path relative to its input root), the
   setting, the tokenizer, the heading path, the text and its occurrence among equal (path, text)
   pairs: unique within a document, unchanged by an edit elsewhere in it, and the same document and
