@@ -220,6 +220,7 @@ def test_ids_depend_on_the_tokenizer():
 
 
 def test_profiles_are_checked_against_the_embedder_limit(caplog):
+    caplog.set_level("WARNING", logger="raychunk")  # whatever level an earlier in-process CLI left
     assert MINILM.max_input == 254
     assert check_profiles({"prose": Profile(max_tokens=254)}, MINILM) == []
     with pytest.raises(ValueError, match=r"'prose'.*table_max_tokens=300.*254"):

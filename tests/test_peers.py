@@ -195,6 +195,7 @@ def _installed(strategy: str) -> bool:
 def test_the_embedding_cache_embeds_each_text_once_and_keeps_it_across_runs(tmp_path, caplog):
     from raychunk.embed import EmbedChunks
 
+    caplog.set_level("WARNING", logger="raychunk")  # whatever level an earlier in-process CLI left
     texts = ["refunds are paid within 10 days", "credits expire", "refunds are paid within 10 days", None]
     kinds = ["chunk", "chunk", "chunk", "document"]
     batch = pa.table({"row_type": kinds, "text": texts})
