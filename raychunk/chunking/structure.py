@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from raychunk.chunking.model import parent_ids, table_ids
-from raychunk.chunking.packing import Packer, PackingStrategy, Piece
+from raychunk.chunking.packing import Packer, PackingStrategy, Piece, SourceMap
 from raychunk.document import Block, ParsedDocument
 from raychunk.render import render_table, squash
 
@@ -212,7 +212,7 @@ def _emit_table(
     lines = _Lines(head_text, head_tokens, row_texts, row_tokens)
     if not counter.additive:
         groups = _fit_groups(packer, section.path, lines, groups)
-    part = 0
+    parts: list[tuple[str, int, SourceMap]] = []  # each part's text, tokens and source
     for rows in groups:
         texts, counts = lines.of(rows)
         text = "\n".join(texts)
@@ -222,33 +222,14 @@ def _emit_table(
             else packer.count_joined(texts, ["\n"] * (len(texts) - 1), counts)
         )
         if len(rows) == 1 and not _fits(packer, section.path, text, tokens, budget):
-            for text, tokens, cells in _row_parts(packer, block, whole, hr + rows[0], section.path, budget):
-                p = Piece(
-                    text,
-                    tokens,
-                    "table",
-                    block.pages,
-                    continuation=part > 0,
-                    root=text,
-                    source=packer.table_cells(block, whole, cells),
-                )
-                packer.emit(
-                    [p], section.path, parent, table_id=table_id, table_part=part, continuation=part > 0
-                )
-                part += 1
+            cut = _row_parts(packer, block, whole, hr + rows[0], section.path, budget)
+            parts += [(t, n, packer.table_cells(block, whole, cells)) for t, n, cells in cut]
             continue
-        own = [hr + i for i in rows] + (list(range(hr)) if part == 0 else [])
-        p = Piece(
-            text,
-            tokens,
-            "table",
-            block.pages,
-            continuation=part > 0,
-            root=text,
-            source=packer.table_rows(block, whole, own),
-        )
+        own = [hr + i for i in rows] + (list(range(hr)) if not parts else [])
+        parts.append((text, tokens, packer.table_rows(block, whole, own)))
+    for part, (text, tokens, source) in enumerate(parts):
+        p = Piece(text, tokens, "table", block.pages, continuation=part > 0, root=text, source=source)
         packer.emit([p], section.path, parent, table_id=table_id, table_part=part, continuation=part > 0)
-        part += 1
 
 
 def _fits(packer: Packer, path: tuple[str, ...], text: str, tokens: int, budget: int) -> bool:
