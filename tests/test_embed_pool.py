@@ -91,7 +91,7 @@ def test_the_pool_grows_when_a_gpu_node_joins_mid_run(tmp_path, fresh_ray):
         for f in sorted(SAMPLES.glob("*")):
             if f.suffix in (".md", ".txt"):
                 (inputs / f"copy{n}-{f.name}").write_text(f.read_text() + f"\n\nCopy {n}.\n")
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
     joined = {}
     try:
         cluster.add_node(num_cpus=1)

@@ -156,7 +156,7 @@ def test_multi_node_cluster_gives_the_same_chunks(tmp_path, fresh_ray):
     run(single)
     ray.shutdown()
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
     try:
         cluster.add_node(num_cpus=1)
         cluster.add_node(num_cpus=1, num_gpus=1)
