@@ -42,18 +42,21 @@ CORPUS_PAGES = (
 )
 
 _EDGE = "\"'.,;:!?()[]{}<>«»“”‘’„*•·…"
-_DASHES = str.maketrans({"‐": "-", "‑": "-", "–": "-", "—": "-", "−": "-", "ﬁ": "fi", "ﬂ": "fl"})
+# One spelling for what a page shows the same: dashes, typographic apostrophes, ligatures.
+_FOLD = str.maketrans(
+    {"‐": "-", "‑": "-", "–": "-", "—": "-", "−": "-", "’": "'", "‘": "'", "ﬁ": "fi", "ﬂ": "fl"}
+)
 
 
 def words(text: str) -> list[str]:
-    """The words of ``text`` as compared: NFKC, dashes as ``-``, punctuation at the edges stripped,
+    """The words of ``text`` as compared: NFKC, dashes as ``-``, ``’`` as ``'``, punctuation at the edges stripped,
     case kept; a word holds a letter or a digit (a bullet, an emoji or a math sign is none).
 
     >>> words("“Hello,” she said — twice. ● ∼ 2")
     ['Hello', 'she', 'said', 'twice', '2']
     """
     out = []
-    for tok in unicodedata.normalize("NFKC", text).translate(_DASHES).split():
+    for tok in unicodedata.normalize("NFKC", text).translate(_FOLD).split():
         t = tok.strip(_EDGE + "-")
         if t and any(ch.isalnum() for ch in t):
             out.append(t)

@@ -7,7 +7,7 @@ Inputs, each the same for every engine, in one run:
 - generated scans of the shared text PDFs (``../shared/corpus/pdf``): each page rendered at 200 dpi
   into an image-only PDF (``fidelity_ocr.scan_pdf``) and read back through ``raychunk.parse.ocr``
   as the job reads a scanned page. The truth is the original page's visible text layer (spans with
-  alpha > 0); word accuracy = truth words the engine read (a multiset, punctuation at word edges
+  alpha > 0, a line's spans joined as written: ``truth_words``); word accuracy = truth words the engine read (a multiset, punctuation at word edges
   aside, case kept: ``fidelity_ocr.words``) over truth words, per file and overall. Files whose
   pages have no visible text layer (scans), and pages with fewer than 20 truth words, are left out;
   CJK documents are reported but the English model cannot read them (``--no-cjk`` leaves them out);
@@ -76,12 +76,13 @@ MIN_WORDS = 20
 
 
 def truth_words(page) -> list[str]:
+    """The visible words of ``page``'s text layer. A line's spans are joined as the layer writes
+    them, so a word drawn in two spans (``H₂SO₄``, a code token in two colours) is one word, as a
+    reader and ``get_text()`` see it; an invisible span (alpha 0) counts as a space."""
     out = []
     for b in page.get_text("dict", flags=0)["blocks"]:
         for ln in b.get("lines", ()):
-            for s in ln["spans"]:
-                if s.get("alpha", 255):
-                    out += words(s["text"])
+            out += words("".join(s["text"] if s.get("alpha", 255) else " " for s in ln["spans"]))
     return out
 
 

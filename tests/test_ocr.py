@@ -71,6 +71,36 @@ def test_the_same_scan_gives_the_same_text_and_blocks_every_time(scan, scanned):
     assert again.text == scanned.text and again.blocks == scanned.blocks
 
 
+def test_paragraphs_printed_upside_down_or_on_their_side_are_read_turned():
+    """A page of upright prose with three boxes turned 90°, 180° and 270°: each box is read the
+    right way up (the orientation detector names its angle), placed where it is on the page, and
+    the upright prose reads as before."""
+    boxes = {
+        90: "Turned labels appear on engineering drawings and forms.",
+        180: "This warning label was printed upside down on purpose.",
+        270: "Sideways captions run along the margin of wide tables.",
+    }
+    upright = "Upright prose explains how the release process works from start to finish. " * 3
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(60, 60, 540, 160), upright, fontsize=12)
+    where = {
+        90: pymupdf.Rect(60, 220, 100, 600),
+        180: pymupdf.Rect(160, 300, 460, 360),
+        270: pymupdf.Rect(500, 220, 540, 600),
+    }
+    for angle, text in boxes.items():
+        assert page.insert_textbox(where[angle], text, fontsize=12, rotate=angle) >= 0
+    scanned = parse_document(scan_pdf(doc.tobytes()), "turned.pdf")
+    assert scanned.document.ocr_pages == (1,)
+    got = words(scanned.text)
+    for angle, text in boxes.items():
+        ok, total = word_recall(words(text), got)
+        assert ok >= total - 1, (angle, ok, total, scanned.text)
+    ok, total = word_recall(words(upright), got)
+    assert ok >= 0.95 * total
+
+
 def test_a_scanned_image_file_is_read_like_a_scanned_page(original):
     with pymupdf.open(stream=original[0], filetype="pdf") as d:
         png = d[0].get_pixmap(dpi=200).tobytes("png")

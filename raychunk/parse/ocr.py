@@ -46,6 +46,10 @@ INSTALL = {
 }
 _MAX_PIXELS = 40e6  # a poster-sized page is rendered at a lower resolution, not at 200 dpi
 _MIN_CONFIDENCE = 20.0  # words Tesseract itself rates below this are specks and picture texture
+# A paragraph whose words average below _TURN_BELOW is read again turned; a turned reading replaces
+# it when its words average above both its own + _TURN_GAIN and _TURN_FLOOR.
+_TURN_BELOW, _TURN_GAIN, _TURN_FLOOR = 75.0, 15.0, 70.0
+_TURN_SURE = 1.0  # the orientation detector's confidence below which a paragraph is left as read
 _IMAGE_COVER = 0.5  # a page is "mostly image" when images cover this share of it
 _GARBAGE = 0.5  # a visible text layer scoring below this over a mostly-image page is garbage
 _POOR = 0.9  # an invisible layer scoring below this is read again, and the better reading kept
@@ -268,25 +272,115 @@ class _Tesseract(Engine):
             path=path.rstrip("/") + "/", lang="eng", oem=tesserocr.OEM.LSTM_ONLY, psm=tesserocr.PSM.AUTO
         )
         self.version = f"{tesserocr.tesseract_version().split()[1]} eng (tessdata_fast)"
+        self._tessdata = path
+        self._osd = None  # the orientation detector, loaded when a paragraph first needs it
 
     def read(self, samples: bytes, width: int, height: int, dpi: float) -> list[OcrBlock]:
         from PIL import Image
 
+        image = Image.frombytes("L", (width, height), samples)
+        out = []
+        for conf, box, block in self._paragraphs(image, dpi):
+            if conf < _TURN_BELOW:
+                block = self._turned(image, box, dpi, conf) or block
+            if block.lines:
+                out.append(block)
+        return out
+
+    def _turned(self, image, box: Box, dpi: float, conf: float) -> OcrBlock | None:
+        """A paragraph read poorly may be text at another angle (a label turned on its side, a
+        box printed upside down): Tesseract's orientation detector (``osd.traineddata``, tens of
+        milliseconds) names the angle, the region is read turned by it, and that reading is kept
+        when it is clearly better, its boxes mapped back onto the page."""
+        from PIL import Image
+
+        pad = 8
+        x0, y0 = max(0, int(box[0]) - pad), max(0, int(box[1]) - pad)
+        x1, y1 = min(image.width, int(box[2]) + pad), min(image.height, int(box[3]) + pad)
+        if min(x1 - x0, y1 - y0) < 24:
+            return None
+        crop = image.crop((x0, y0, x1, y1))
+        turn = self._orientation(crop, dpi)
+        if turn is None:
+            return None
+        w, h = crop.size
+        to_page = {  # a point of the turned crop -> the page
+            Image.Transpose.ROTATE_90: lambda u, v: (x0 + w - v, y0 + u),
+            Image.Transpose.ROTATE_180: lambda u, v: (x0 + w - u, y0 + h - v),
+            Image.Transpose.ROTATE_270: lambda u, v: (x0 + v, y0 + h - u),
+        }[turn]
+        paras = self._paragraphs(crop.transpose(turn), dpi)
+        if not paras or not any(b.lines for _, _, b in paras):
+            return None
+        if sum(c for c, _, _ in paras) / len(paras) <= max(conf + _TURN_GAIN, _TURN_FLOOR):
+            return None
+
+        def page_box(b: Box) -> Box:
+            (ax, ay), (bx, by) = to_page(b[0], b[1]), to_page(b[2], b[3])
+            return (min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
+
+        lines = tuple(
+            OcrLine(
+                ln.text,
+                *page_box((ln.x0, ln.y0, ln.x1, ln.y1)),
+                ln.size,
+                tuple((page_box(bb), word) for bb, word in ln.words),
+            )
+            for _, _, b in paras
+            for ln in b.lines
+        )
+        return OcrBlock(lines)
+
+    def _orientation(self, crop, dpi: float):
+        """The turn that sets ``crop``'s text upright, by Tesseract's orientation detector; None
+        when it is upright, too short to tell, or the detector is not installed."""
+        from PIL import Image
+
+        if self._osd is None:
+            path = self._tessdata
+            if not os.path.isfile(os.path.join(path, "osd.traineddata")):
+                self._osd = False
+            else:
+                t = self._tesserocr
+                self._osd = t.PyTessBaseAPI(path=path.rstrip("/") + "/", lang="osd", psm=t.PSM.OSD_ONLY)
+        if self._osd is False:
+            return None
+        self._osd.SetImage(crop)
+        self._osd.SetSourceResolution(int(round(dpi)))
+        try:
+            found = self._osd.DetectOrientationScript()
+        except RuntimeError:
+            found = None
+        finally:
+            self._osd.Clear()
+        if not found or found.get("orient_conf", 0.0) < _TURN_SURE:
+            return None
+        return {
+            90: Image.Transpose.ROTATE_90,
+            180: Image.Transpose.ROTATE_180,
+            270: Image.Transpose.ROTATE_270,
+        }.get(found.get("orient_deg"))
+
+    def _paragraphs(self, image, dpi: float) -> list[tuple[float, Box, OcrBlock]]:
+        """Each paragraph Tesseract reads in ``image``: its mean word confidence, the box of all
+        its words, and the block of its words read with confidence."""
         t = self._tesserocr
         api = self._api
-        api.SetImage(Image.frombytes("L", (width, height), samples))
+        api.SetImage(image)
         api.SetSourceResolution(int(round(dpi)))
-        blocks: list[OcrBlock] = []
+        paras: list[tuple[float, Box, OcrBlock]] = []
         try:
             api.Recognize()
             it = api.GetIterator()
         except RuntimeError:  # tesserocr raises "No text returned" for a page without any
             api.Clear()
-            return blocks
+            return paras
         lines: list[OcrLine] = []
         words: list[tuple[Box, str]] = []
         box = None
         size = 0.0
+        confs: list[float] = []
+        para_box = None
 
         def close_line():
             nonlocal words, box
@@ -294,17 +388,20 @@ class _Tesseract(Engine):
                 lines.append(OcrLine(" ".join(w for _, w in words), *box, size, tuple(words)))
             words, box = [], None
 
-        def close_block():
-            nonlocal lines
+        def close_para():
+            nonlocal lines, confs, para_box
             close_line()
-            if lines:
-                blocks.append(OcrBlock(tuple(lines)))
-            lines = []
+            if confs and para_box:
+                paras.append((sum(confs) / len(confs), para_box, OcrBlock(tuple(lines))))
+            lines, confs, para_box = [], [], None
+
+        def union(a, b):
+            return b if a is None else (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
         if it is not None:
             for w in t.iterate_level(it, t.RIL.WORD):
                 if w.IsAtBeginningOf(t.RIL.PARA):
-                    close_block()
+                    close_para()
                 elif w.IsAtBeginningOf(t.RIL.TEXTLINE):
                     close_line()
                 if w.IsAtBeginningOf(t.RIL.TEXTLINE):
@@ -316,17 +413,18 @@ class _Tesseract(Engine):
                 except RuntimeError:  # "No text returned": a word box the recogniser left empty
                     continue
                 bb = w.BoundingBox(t.RIL.WORD)
-                if not text or bb is None or w.Confidence(t.RIL.WORD) < _MIN_CONFIDENCE:
+                if not text or bb is None:
+                    continue
+                conf = w.Confidence(t.RIL.WORD)
+                confs.append(conf)
+                para_box = union(para_box, bb)
+                if conf < _MIN_CONFIDENCE:
                     continue
                 words.append((bb, text))
-                box = (
-                    bb
-                    if box is None
-                    else (min(box[0], bb[0]), min(box[1], bb[1]), max(box[2], bb[2]), max(box[3], bb[3]))
-                )
-        close_block()
+                box = union(box, bb)
+        close_para()
         api.Clear()
-        return blocks
+        return paras
 
 
 class _RapidOCR(Engine):
