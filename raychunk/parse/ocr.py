@@ -50,6 +50,8 @@ _MIN_CONFIDENCE = 20.0  # words Tesseract itself rates below this are specks and
 # it when its words average above both its own + _TURN_GAIN and _TURN_FLOOR.
 _TURN_BELOW, _TURN_GAIN, _TURN_FLOOR = 75.0, 15.0, 70.0
 _TURN_SURE = 1.0  # the orientation detector's confidence below which a paragraph is left as read
+# The largest window of a paragraph the orientation detector looks at (pixels): a long line whole.
+_OSD_SIDE, _OSD_AREA = 320, 320 * 320
 _IMAGE_COVER = 0.5  # a page is "mostly image" when images cover this share of it
 _GARBAGE = 0.5  # a visible text layer scoring below this over a mostly-image page is garbage
 _POOR = 0.9  # an invisible layer scoring below this is read again, and the better reading kept
@@ -345,6 +347,12 @@ class _Tesseract(Engine):
                 self._osd = t.PyTessBaseAPI(path=path.rstrip("/") + "/", lang="osd", psm=t.PSM.OSD_ONLY)
         if self._osd is False:
             return None
+        w, h = crop.size
+        if w * h > _OSD_AREA:  # a window tells the angle; the detector's time grows with area
+            ww = min(w, max(_OSD_SIDE, _OSD_AREA // h))
+            hh = min(h, _OSD_AREA // ww)
+            x, y = (w - ww) // 2, (h - hh) // 2
+            crop = crop.crop((x, y, x + ww, y + hh))
         self._osd.SetImage(crop)
         self._osd.SetSourceResolution(int(round(dpi)))
         try:
