@@ -41,9 +41,10 @@ def _init(inputs: list[str]) -> None:
     global _STEPS
     from raychunk.config import build_run_config, load_config
     from raychunk.pipeline import cpu_steps
+    from raychunk.plan import resolve_plan
 
     cfg = build_run_config(load_config(), {"input": inputs, "embedder.enabled": False})
-    _STEPS = cpu_steps(cfg, scheme="")
+    _STEPS = cpu_steps(resolve_plan(cfg), scheme="")
 
 
 def _one(path: str) -> int:

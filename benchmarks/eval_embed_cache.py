@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 from raychunk.config import build_run_config, load_config  # noqa: E402
 from raychunk.io import list_inputs, readable  # noqa: E402
 from raychunk.pipeline import Retrieval, cpu_steps  # noqa: E402
+from raychunk.plan import resolve_plan  # noqa: E402
 from raychunk.pricing import Setting, grid  # noqa: E402
 
 SIX = [
@@ -39,7 +40,7 @@ def chunk_rows(cfg, settings) -> list[dict]:
     import pyarrow as pa
 
     _, _, files = list_inputs(cfg.input)
-    steps = cpu_steps(cfg, scheme="", settings=settings, retrieval=Retrieval({}, None, 5, 512))
+    steps = cpu_steps(resolve_plan(cfg), scheme="", settings=settings, retrieval=Retrieval({}, None, 5, 512))
     rows = []
     for f in readable(files):
         value = {"path": f.path, "bytes": Path(f.path).read_bytes()}

@@ -27,6 +27,11 @@ from raychunk.models import PACKAGED_MODEL, resolve_model
 log = logging.getLogger(__name__)
 
 
+def _local(model: str) -> str:
+    """A model folder as given (a job's plan resolved the name once), else the name resolved here."""
+    return model if Path(model).is_dir() else resolve_model(model)
+
+
 def _load(model: str, device: str, backend: str = "torch"):
     """The model as an object with sentence-transformers' ``encode``: torch on CPU or CUDA (fp16), or
     onnxruntime on CPU for ``onnx`` / ``onnx-int8``."""
@@ -42,13 +47,13 @@ def _load(model: str, device: str, backend: str = "torch"):
             raise RuntimeError(f"embedder.backend={backend} runs on CPU; use embedder.backend=torch on CUDA")
         from raychunk.onnx_encoder import OnnxEncoder
 
-        st = SentenceTransformer(resolve_model(model), device="cpu")
+        st = SentenceTransformer(_local(model), device="cpu")
         return OnnxEncoder(st, quantize=backend == "onnx-int8"), "cpu"
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     elif device == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("embedder.device=cuda but this worker has no CUDA device; use auto or cpu")
-    st = SentenceTransformer(resolve_model(model), device=device)
+    st = SentenceTransformer(_local(model), device=device)
     if device == "cuda":
         st = st.half()
     return st, device
@@ -58,7 +63,7 @@ def embedding_dim(model: str) -> int:
     """The model's output dimension, read from its config without loading weights when possible."""
     import json
 
-    path = Path(resolve_model(model))
+    path = Path(_local(model))
     for cfg in (path / "config.json",):
         if cfg.exists():
             data = json.loads(cfg.read_text())
@@ -77,7 +82,7 @@ def model_version(model: str) -> str:
     would fetch it)."""
     import hashlib
 
-    path = Path(resolve_model(model))
+    path = Path(_local(model))
     if not path.is_dir():
         return model
     h = hashlib.sha256()

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from ray.util.annotations import RayDeprecationWarning
 
-from raychunk.config import ConfigError, RunConfig, load_doc_types
+from raychunk.config import ConfigError, RunConfig
 from raychunk.incremental import DocIndex, Previous
-from raychunk.io import input_root
+from raychunk.plan import JobPlan
 
 log = logging.getLogger(__name__)
 
@@ -136,11 +136,10 @@ def init_ray(cfg: RunConfig) -> str:
     return "local"
 
 
-def plan_embedding(cfg: RunConfig, cluster: dict[str, float]) -> EmbedPlan:
+def plan_embedding(job: JobPlan, cluster: dict[str, float]) -> EmbedPlan:
     """Pool size and per-actor resources from config, with ``auto`` derived from the cluster.
     Never asks for a GPU the cluster does not have (Ray would wait for it forever)."""
-    from raychunk.embed import embedding_dim
-
+    cfg = job.config
     r = cfg.resources
     cpus, gpus = cluster.get("CPU", 1.0), cluster.get("GPU", 0.0)
     on_cpu = cfg.embedder.backend != "torch"  # the onnx backends run on CPU only
@@ -171,7 +170,7 @@ def plan_embedding(cfg: RunConfig, cluster: dict[str, float]) -> EmbedPlan:
         gpus_per_actor,
         cpus_per_actor,
         256 if cfg.embedder.batch_size == "auto" else cfg.embedder.batch_size * 4,
-        embedding_dim(cfg.embedder.model),
+        job.model.dim,
         max_threads=max(1, int(cpus // actors)),
         min_actors=actors if r.embed_actors != "auto" else 1,
         max_actors=_pool_ceiling(r, actors, gpus_per_actor),
@@ -194,7 +193,7 @@ def _pool_ceiling(r, actors: int, gpus_per_actor: float) -> int:
 
 def build(
     ds,
-    cfg: RunConfig,
+    job: JobPlan,
     *,
     scheme: str,
     plan: EmbedPlan | None,
@@ -229,8 +228,9 @@ def build(
     from raychunk.stages import isolated
 
     # Parse, classify and chunk each document in a child process under cfg.limits (raychunk.isolate).
+    cfg = job.config
     steps = cpu_steps(
-        cfg,
+        job,
         scheme=scheme,
         settings=settings,
         measure=measure,
@@ -247,22 +247,22 @@ def build(
             "scheme": scheme,
             "unchanged": unchanged,
             "duplicates": duplicates,
-            "root": input_root(cfg.input),
+            "root": job.root,
         },
-        **cpu_task_args(cfg),
+        **cpu_task_args(job),
     )
     if progress is not None:  # counts what the chunk stage passes on, fused into its tasks
         ds = ds.map_batches(
-            progress, batch_format="pyarrow", batch_size=None, zero_copy_batch=True, **cpu_task_args(cfg)
+            progress, batch_format="pyarrow", batch_size=None, zero_copy_batch=True, **cpu_task_args(job)
         )
     if previous is not None:
-        ds = _join_previous(ds, previous, known, cfg, plan.dim)
+        ds = _join_previous(ds, previous, known, job, plan.dim)
     if plan is not None:
         ds = ds.map_batches(
             EmbedChunks,
             fn_constructor_kwargs={
                 "on_batch": progress.at("embed") if progress is not None else None,
-                "model": cfg.embedder.model,
+                "model": job.model.local,
                 "batch_size": cfg.embedder.batch_size,
                 "device": cfg.embedder.device,
                 "normalize": cfg.embedder.normalize,
@@ -294,7 +294,7 @@ def build(
     return ds
 
 
-def locate_labels(ds, cfg: RunConfig, *, scheme: str, labelled: dict):
+def locate_labels(ds, job: JobPlan, *, scheme: str, labelled: dict):
     """The eval's check before any chunking or embedding: the labelled documents (``ds``, from
     ``read_files``) parsed, and their questions' passages located where the text is
     (``labelled``: source → ``[(index, query)]``); one small row per document comes back."""
@@ -304,15 +304,15 @@ def locate_labels(ds, cfg: RunConfig, *, scheme: str, labelled: dict):
     from raychunk.stages import isolated, parse_file
 
     steps = [
-        ("parse", partial(parse_file, options=cfg.parse, scheme=scheme, root=input_root(cfg.input))),
+        ("parse", partial(parse_file, options=job.config.parse, scheme=scheme, root=job.root)),
         ("locate", partial(locate_labelled, labelled=labelled)),
     ]
     return ds.flat_map(
-        isolated, fn_kwargs={"steps": steps, "limits": cfg.limits, "scheme": scheme}, **cpu_task_args(cfg)
+        isolated, fn_kwargs={"steps": steps, "limits": job.limits, "scheme": scheme}, **cpu_task_args(job)
     )
 
 
-def _join_previous(ds, previous: Previous, known: DocIndex, cfg: RunConfig, dim: int):
+def _join_previous(ds, previous: Previous, known: DocIndex, job: JobPlan, dim: int):
     """The chunk stage's rows and the previous output's, grouped on the cluster and merged per group
     (``stages.merge_previous``): the previous rows of a doc_id meet the new rows of the same bytes
     (``known``: the previous output's documents), and its chunks' texts and vectors meet the new rows
@@ -320,9 +320,9 @@ def _join_previous(ds, previous: Previous, known: DocIndex, cfg: RunConfig, dim:
 
     from raychunk.stages import merge_previous, new_rows, previous_chunk_rows, previous_document_rows
 
-    cpus = cfg.resources.cpus_per_task
+    cpus = job.config.resources.cpus_per_task
     rows = {"fn_kwargs": {"dim": dim}, "batch_size": None, "batch_format": "pyarrow", "num_cpus": cpus}
-    new = {"dim": dim, "known": known, "root": input_root(cfg.input)}
+    new = {"dim": dim, "known": known, "root": job.root}
     parts = [ds.map_batches(new_rows, **{**rows, "fn_kwargs": new})]
     for table, fn, kwargs in (
         ("chunks", previous_chunk_rows, {"dim": dim, "root": previous.root}),
@@ -348,9 +348,7 @@ def _partitions(previous: Previous) -> int:
     return max(1, 2 * len(previous.files("chunks")))
 
 
-def diff_chunk_ids(
-    fs, chunk_files: list[str], previous: Previous, cfg: RunConfig, *, removed_to: str
-) -> dict:
+def diff_chunk_ids(fs, chunk_files: list[str], previous: Previous, job: JobPlan, *, removed_to: str) -> dict:
     """The new output's chunk ids (``chunk_files``) against the previous output's, grouped by id on
     the cluster: ``{unchanged, new, removed}`` (as ``compare_chunk_ids`` counts them for the price
     job), and the removed ids written as Parquet to ``removed_to``. The driver receives one count row
@@ -358,7 +356,7 @@ def diff_chunk_ids(
 
     from raychunk.stages import diff_chunk_id, diff_counts, removed_ids, staged_chunk_ids
 
-    cpus = cfg.resources.cpus_per_task
+    cpus = job.config.resources.cpus_per_task
     batches = {"batch_size": None, "num_cpus": cpus}
     sides = []
     for files, filesystem, is_previous in (
@@ -394,7 +392,7 @@ def diff_chunk_ids(
 
 
 def cpu_steps(
-    cfg: RunConfig,
+    job: JobPlan,
     *,
     scheme: str,
     settings: list | None = None,
@@ -408,8 +406,8 @@ def cpu_steps(
 
     from raychunk.stages import chunk_rows, chunk_settings, classify_document, measure_settings, parse_file
 
-    types = load_doc_types(cfg.chunk.doc_types_path)
-    chunk_args = {"profiles": types.profiles, "tokenizer": cfg.tokenizer_spec}
+    types = job.doc_types
+    chunk_args = {"profiles": types.profiles, "tokenizer": job.tokenizer, "tokenizer_dir": job.tokenizer_dir}
     if settings is None:
         last = partial(chunk_rows, **chunk_args)
     elif measure:
@@ -423,10 +421,10 @@ def cpu_steps(
             "parse",
             partial(
                 parse_file,
-                options=cfg.parse,
+                options=job.config.parse,
                 scheme=scheme,
                 duplicates=duplicates or {},
-                root=input_root(cfg.input),
+                root=job.root,
             ),
         ),
         ("classify", partial(classify_document, thresholds=types.thresholds, overrides=types.overrides)),
@@ -437,12 +435,13 @@ def cpu_steps(
 WORKER_OVERHEAD_MB = 512  # the Ray worker beside its document process: the block's bytes and rows
 
 
-def task_memory(cfg: RunConfig) -> int:
+def task_memory(job: JobPlan) -> int:
     """Bytes of memory a CPU task asks Ray for: its document process's limit plus the worker. Ray
     then runs no more of them on a node than its memory allows; a request no node can meet would
     wait forever, so it fails here instead."""
     import ray
 
+    cfg = job.config
     need = (cfg.limits.doc_memory_mb + WORKER_OVERHEAD_MB) * 2**20
     nodes = [n["Resources"].get("memory", 0) for n in ray.nodes() if n.get("Alive")]
     if nodes and need > max(nodes):
@@ -454,7 +453,7 @@ def task_memory(cfg: RunConfig) -> int:
     return need
 
 
-def read_blocks(blocks, fs, cfg: RunConfig):
+def read_blocks(blocks, fs, job: JobPlan):
     """Planned blocks (``listing.Block``) as a Ray Data dataset of ``(path, bytes, read_error)`` rows.
     Its tasks ask for what the CPU stage's do, so Ray fuses reading into that stage: one task reads
     and processes a block."""
@@ -462,7 +461,7 @@ def read_blocks(blocks, fs, cfg: RunConfig):
 
     from raychunk.blocks import InputBlocks
 
-    args = cpu_task_args(cfg)
+    args = cpu_task_args(job)
     return ray.data.read_datasource(
         InputBlocks(blocks, fs),
         num_cpus=args["num_cpus"],
@@ -472,7 +471,7 @@ def read_blocks(blocks, fs, cfg: RunConfig):
     )
 
 
-def read_files(files: list, fs, cfg: RunConfig):
+def read_files(files: list, fs, job: JobPlan):
     """Files listed in the driver (``io.list_inputs``), in blocks sized by expected parse cost
     (``raychunk.blocks``), read as ``read_blocks`` reads a plan."""
     import ray
@@ -481,9 +480,9 @@ def read_files(files: list, fs, cfg: RunConfig):
     from raychunk.listing import blocks_of
 
     groups = plan_blocks(
-        files, cpus=ray.cluster_resources().get("CPU", 1), max_files=cfg.resources.files_per_block
+        files, cpus=ray.cluster_resources().get("CPU", 1), max_files=job.config.resources.files_per_block
     )
-    return read_blocks(blocks_of(groups), fs, cfg)
+    return read_blocks(blocks_of(groups), fs, job)
 
 
 def read_parquet(paths, *, filesystem):
@@ -527,16 +526,16 @@ def read_parquet_files(batch, *, filesystem):
                 yield pa.Table.from_batches([part])
 
 
-def cpu_task_args(cfg: RunConfig) -> dict:
+def cpu_task_args(job: JobPlan) -> dict:
     """Ray resources of the parse → classify → chunk tasks (and of the reads fused into them)."""
     return {
-        "num_cpus": cfg.resources.cpus_per_task,
-        "memory": task_memory(cfg),
-        "max_retries": cfg.limits.task_retries,  # the task's worker or node lost, not a bad document
+        "num_cpus": job.config.resources.cpus_per_task,
+        "memory": task_memory(job),
+        "max_retries": job.limits.task_retries,  # the task's worker or node lost, not a bad document
     }
 
 
-def find_duplicates(files: list, fs, scheme: str, cfg: RunConfig) -> dict[str, str]:
+def find_duplicates(files: list, fs, scheme: str, job: JobPlan) -> dict[str, str]:
     """``{duplicate source: kept source}`` for byte-identical files listed in the driver. Only files
     whose listed sizes collide are read: here when they are few, else by ``hash_duplicates``."""
     import ray
@@ -547,18 +546,18 @@ def find_duplicates(files: list, fs, scheme: str, cfg: RunConfig) -> dict[str, s
     duplicates, runs = duplicate_check(files, fs, scheme, cpus=ray.cluster_resources().get("CPU", 1))
     if duplicates is not None:
         return duplicates
-    return hash_duplicates(blocks_of(runs), fs, scheme, cfg)
+    return hash_duplicates(blocks_of(runs), fs, scheme, job)
 
 
-def plan_duplicates(plan, cfg: RunConfig) -> dict[str, str]:
+def plan_duplicates(plan, job: JobPlan) -> dict[str, str]:
     """The duplicates of a planned corpus (``listing.InputPlan``): the planner's own answer when it
     hashed the few candidates, else ``hash_duplicates`` over its runs."""
     if plan.duplicates is not None:
         return plan.duplicates
-    return hash_duplicates(plan.digest_runs, plan.fs, plan.scheme, cfg)
+    return hash_duplicates(plan.digest_runs, plan.fs, plan.scheme, job)
 
 
-def hash_duplicates(runs, fs, scheme: str, cfg: RunConfig) -> dict[str, str]:
+def hash_duplicates(runs, fs, scheme: str, job: JobPlan) -> dict[str, str]:
     """Candidates hashed in Ray read tasks (``blocks.InputDigests``: a path and 32 bytes per file),
     grouped by a task on the driver's node: the driver receives the ``{duplicate: kept}`` map only."""
     import ray
@@ -570,8 +569,8 @@ def hash_duplicates(runs, fs, scheme: str, cfg: RunConfig) -> dict[str, str]:
     source = InputDigests(runs, fs)
     ds = ray.data.read_datasource(
         source,
-        num_cpus=cfg.resources.cpus_per_task,
-        ray_remote_args={"max_retries": cfg.limits.task_retries},
+        num_cpus=job.config.resources.cpus_per_task,
+        ray_remote_args={"max_retries": job.limits.task_retries},
         override_num_blocks=max(1, source.num_blocks),
     )
     refs = ds.materialize().to_arrow_refs()
@@ -595,7 +594,7 @@ def _group_digests(refs: list, scheme: str) -> dict[str, str]:
     )
 
 
-def price_partials(ds, cfg: RunConfig, *, kept_sources: frozenset[str], rounds: int, seed: int = 0):
+def price_partials(ds, job: JobPlan, *, kept_sources: frozenset[str], rounds: int, seed: int = 0):
     """The price job's aggregation, on the workers: each block of measure rows becomes one row holding
     its pickled ``PricePartial``. It asks for the CPU stage's resources, so Ray fuses it into those
     tasks and the per-document rows never leave them."""
@@ -606,11 +605,11 @@ def price_partials(ds, cfg: RunConfig, *, kept_sources: frozenset[str], rounds: 
         fn_kwargs={"kept_sources": kept_sources, "rounds": rounds, "seed": seed},
         batch_size=None,
         batch_format="pyarrow",
-        **cpu_task_args(cfg),
+        **cpu_task_args(job),
     )
 
 
-def compare_chunk_ids(measured, fs, chunks_path: str, labels: list[str], cfg: RunConfig) -> tuple[dict, int]:
+def compare_chunk_ids(measured, fs, chunks_path: str, labels: list[str], job: JobPlan) -> tuple[dict, int]:
     """Each setting's chunk ids (``measured``: materialized rows built with ``keep_ids``) against an earlier run's
     ``chunks/`` table: both grouped by chunk id on the cluster, counted per block, and only those
     per-setting counts reach the driver. Returns ``{label: {unchanged, new, removed,
@@ -618,7 +617,7 @@ def compare_chunk_ids(measured, fs, chunks_path: str, labels: list[str], cfg: Ru
 
     from raychunk.stages import compare_chunk_id, count_comparison, current_chunk_ids, previous_chunk_ids
 
-    cpus = cfg.resources.cpus_per_task
+    cpus = job.config.resources.cpus_per_task
     batches = {"batch_size": None, "num_cpus": cpus}
     current = measured.map_batches(
         current_chunk_ids, fn_kwargs={"labels": labels}, batch_format="pyarrow", **batches

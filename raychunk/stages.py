@@ -180,7 +180,7 @@ def classify_document(row: dict, *, thresholds: dict, overrides: tuple = ()) -> 
     return {**row, "doc_type": c.doc_type, "type_reason": c.reason}
 
 
-def chunk_rows(row: dict, *, profiles: dict, tokenizer: str) -> list[dict]:
+def chunk_rows(row: dict, *, profiles: dict, tokenizer: str, tokenizer_dir: str | None = None) -> list[dict]:
     """One ``document`` row and the document's ``chunk`` rows."""
     from raychunk.tokens import CachedCounter, load_counter
 
@@ -188,7 +188,8 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str) -> list[dict]:
     doc = parsed.document
     chunks = []
     if doc.status == "ok":
-        counter = CachedCounter(load_counter(tokenizer))  # token offsets of this document, counted once
+        # token offsets of this document, counted once
+        counter = CachedCounter(load_counter(tokenizer, tokenizer_dir))
         chunks = chunk_document(parsed, profiles[row["doc_type"]], counter, doc_type=row["doc_type"])
     document = {
         "doc_id": doc.doc_id,
@@ -231,7 +232,13 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str) -> list[dict]:
 
 
 def measure_settings(
-    row: dict, *, settings: list, profiles: dict, tokenizer: str, keep_ids: bool
+    row: dict,
+    *,
+    settings: list,
+    profiles: dict,
+    tokenizer: str,
+    keep_ids: bool,
+    tokenizer_dir: str | None = None,
 ) -> list[dict]:
     """The price job's stage: one statistics row per grid setting for this document."""
     from raychunk.peers import chunk_stats_any
@@ -243,7 +250,7 @@ def measure_settings(
         row["doc_type"],
         settings,
         profiles,
-        load_counter(tokenizer),
+        load_counter(tokenizer, tokenizer_dir),
         keep_ids=keep_ids,
         stats=chunk_stats_any,
     )
@@ -329,6 +336,7 @@ def chunk_settings(
     settings: list,
     profiles: dict,
     tokenizer: str,
+    tokenizer_dir: str | None = None,
     labelled: dict | None = None,
     parent_budget: int = 512,
 ) -> list[dict]:
@@ -344,7 +352,7 @@ def chunk_settings(
     doc = parsed.document
     mine = (labelled or {}).get(doc.source, [])
     facts = {"status": doc.status, "reason": doc.reason, "doc_type": row["doc_type"], "bytes": doc.bytes}
-    counter = CachedCounter(load_counter(tokenizer))
+    counter = CachedCounter(load_counter(tokenizer, tokenizer_dir))
     empty = dict.fromkeys(CHUNK_COLUMNS)
     out = [
         {

@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk.pricing",
         "raychunk.projection",
         "raychunk.embed",
+        "raychunk.plan",
     ),
     ("raychunk.evaluation", "raychunk.peers", "raychunk.stages"),
     (

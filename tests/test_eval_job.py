@@ -10,6 +10,7 @@ from raychunk.evaluation import load_queries
 from raychunk.evaluation.report import evaluate_partials
 from raychunk.jobs.eval import prepare_eval, run_eval
 from raychunk.parse import parse_document
+from raychunk.plan import resolve_plan
 from raychunk.pricing import Setting, grid
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +32,9 @@ def test_eval_on_the_sample_corpus(tmp_path, fresh_ray, monkeypatch):
     settings = grid([256], [0], ["structure", "fixed"])
     queries = load_queries(QUERIES)
 
-    inputs = prepare_eval(cfg, settings, queries, k=5, parent_budget=512)  # the one Ray run of this test
+    inputs = prepare_eval(
+        resolve_plan(cfg), settings, queries, k=5, parent_budget=512
+    )  # the one Ray run of this test
 
     # Every passage was located in its document's text, on the workers: no text came back.
     assert len(inputs["queries"]) == len(queries)
@@ -112,7 +115,7 @@ def test_unlocatable_quotes_fail_after_parsing_before_any_chunking(tmp_path, fre
     assert [m["id"] for m in e.value.missing] == ["m1", "m2"] and not built
     assert "its first 3 of 6 words are at character" in str(e.value)  # m2's nearest match
     monkeypatch.undo()
-    inputs = prepare_eval(cfg, grid([256], [0], ["fixed"]), queries, skip_unlocated=True)
+    inputs = prepare_eval(resolve_plan(cfg), grid([256], [0], ["fixed"]), queries, skip_unlocated=True)
     assert [q.qid for q in inputs["queries"]] == [q.qid for q in queries[:3]]
     assert inputs["labels"]["skipped_questions"] == ["m1", "m2"]
 

@@ -19,6 +19,7 @@ from raychunk.evaluation.partials import collect_partials, retrieve_block
 from raychunk.evaluation.report import evaluate_partials
 from raychunk.io import list_inputs, readable
 from raychunk.pipeline import Retrieval, cpu_steps
+from raychunk.plan import resolve_plan
 from raychunk.pricing import Setting, grid
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +37,7 @@ def run_stages(cfg, settings, queries, files):
     parsed = []
     for f in files:
         value = {"path": f.path, "bytes": Path(f.path).read_bytes()}
-        for _, fn in cpu_steps(cfg, scheme="", settings=settings)[:2]:  # parse, classify
+        for _, fn in cpu_steps(resolve_plan(cfg), scheme="", settings=settings)[:2]:  # parse, classify
             value = fn(value)
         parsed.append(value)
     texts = {v["source"]: v["parsed"].text for v in parsed}
@@ -44,7 +45,9 @@ def run_stages(cfg, settings, queries, files):
     labelled = {}
     for i, q in enumerate(resolved):
         labelled.setdefault(q.source, []).append((i, [[p.start, p.end, p.quote] for p in q.passages]))
-    steps = cpu_steps(cfg, scheme="", settings=settings, retrieval=Retrieval(labelled, None, K, BUDGET))
+    steps = cpu_steps(
+        resolve_plan(cfg), scheme="", settings=settings, retrieval=Retrieval(labelled, None, K, BUDGET)
+    )
     rows = [row for v in parsed for row in steps[-1][1](v)]
     return rows, texts, resolved
 

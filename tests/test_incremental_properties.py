@@ -24,6 +24,7 @@ from raychunk.incremental import DocIndex, doc_key
 from raychunk.io import identity_of
 from raychunk.parse.detect import format_from_name
 from raychunk.pipeline import cpu_steps
+from raychunk.plan import resolve_plan
 from raychunk.stages import (
     ROW_KEYS,
     merge_previous,
@@ -47,7 +48,7 @@ def vector(text: str) -> list[float]:
 def steps():
     cfg = build_run_config(load_config(), {"input": ["/x"], "embedder.enabled": False})
     types = load_doc_types(cfg.chunk.doc_types_path)
-    parse, classify, chunk = (fn for _, fn in cpu_steps(cfg, scheme=""))
+    parse, classify, chunk = (fn for _, fn in cpu_steps(resolve_plan(cfg), scheme=""))
     return types, parse, classify, chunk
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from raychunk.listing import Block, InputPlanner
+from raychunk.plan import resolve_plan
 from raychunk.pricing import in_sample
 
 
@@ -55,7 +56,7 @@ def test_blocks_hold_every_readable_file_once_and_the_driver_only_counts(tmp_pat
 
     cfg = build_run_config(load_config(), {"input": [str(tmp_path / "in")], "embedder.enabled": False})
     kept = str(tmp_path / "in" / "copy-0.txt")
-    assert plan_duplicates(plan, cfg) == {
+    assert plan_duplicates(plan, resolve_plan(cfg)) == {
         str(tmp_path / "in" / "copy-1.txt"): kept,
         str(tmp_path / "in" / "note-00000.txt"): kept,
     }

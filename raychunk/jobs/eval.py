@@ -12,13 +12,13 @@ import logging
 import time
 from pathlib import Path
 
-from raychunk.config import check_limits
 from raychunk.evaluation import LabelledQuery, match_source
 from raychunk.evaluation.labels import apply_locations
 from raychunk.evaluation.metrics import READ_BUDGET
 from raychunk.evaluation.partials import collect_partials
 from raychunk.evaluation.report import evaluate_partials
 from raychunk.peers import require_peers
+from raychunk.plan import JobPlan, resolve_plan
 from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ def embed_queries(
 
 
 def prepare_eval(
-    cfg,
+    job: JobPlan,
     settings,
     queries: list[LabelledQuery],
     *,
@@ -67,6 +67,7 @@ def prepare_eval(
         read_files,
     )
 
+    cfg = job.config
     in_fs, scheme, files = list_inputs(
         cfg.input, follow_symlinks=cfg.limits.follow_symlinks, max_file_mb=cfg.limits.max_file_mb
     )
@@ -79,8 +80,8 @@ def prepare_eval(
         except ValueError as e:
             raise ValueError(f"query {q.qid} ({q.query!r}): {e}") from e
     init_ray(cfg)
-    plan = plan_embedding(cfg, ray.cluster_resources())
-    duplicates = find_duplicates(files, in_fs, scheme, cfg)  # one copy indexed; labels follow it
+    plan = plan_embedding(job, ray.cluster_resources())
+    duplicates = find_duplicates(files, in_fs, scheme, job)  # one copy indexed; labels follow it
     # A label on a duplicate follows the kept copy; the others keep their source as written.
     queries = [
         dataclasses.replace(q, source=duplicates[s]) if s in duplicates else q for q, s in zip(queries, named)
@@ -92,8 +93,8 @@ def prepare_eval(
     t = time.perf_counter()
     located: dict[int, dict] = {}
     pre = locate_labels(
-        read_files([f for f in files if scheme + f.path in to_locate], in_fs, cfg),
-        cfg,
+        read_files([f for f in files if scheme + f.path in to_locate], in_fs, job),
+        job,
         scheme=scheme,
         labelled=to_locate,
     )
@@ -116,7 +117,7 @@ def prepare_eval(
     for i, q in enumerate(resolved):
         labelled.setdefault(q.source, []).append((i, [[p.start, p.end, p.quote] for p in q.passages]))
     query_vectors = embed_queries(
-        cfg.embedder.model,
+        job.model.local,
         [q.query for q in resolved],
         device="cpu" if plan.gpus_per_actor == 0 else cfg.embedder.device,
         normalize=cfg.embedder.normalize,
@@ -126,8 +127,8 @@ def prepare_eval(
     t_embed = time.perf_counter()
     counter = start_counter()
     ds = build(
-        read_files(files, in_fs, cfg),
-        cfg,
+        read_files(files, in_fs, job),
+        job,
         scheme=scheme,
         plan=plan,
         settings=settings,
@@ -200,10 +201,10 @@ def run_eval(
                 raise ValueError(
                     f"--compare {label!r}: not a setting of this run ({', '.join(sorted(labels))})"
                 )
-    check_limits(cfg)  # every doc type's caps within the embedder's input limit
+    job = resolve_plan(cfg)  # every doc type's caps within the embedder's input limit
     require_peers(settings)
     inputs = prepare_eval(
-        cfg,
+        job,
         settings,
         queries,
         k=k,

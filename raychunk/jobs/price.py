@@ -10,11 +10,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from raychunk.config import RunConfig, check_limits
+from raychunk.config import RunConfig
 from raychunk.io import resolve_output
 from raychunk.listing import InputPlanner
 from raychunk.peers import require_peers
 from raychunk.pipeline import build, compare_chunk_ids, init_ray, plan_duplicates, price_partials, read_blocks
+from raychunk.plan import JobPlan, resolve_plan
 from raychunk.pricing import (
     BOOTSTRAP_ROUNDS,
     IndexSpec,
@@ -56,12 +57,12 @@ class PriceOptions:
 
 def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
     """Measure every setting over the (sampled) corpus on Ray, price it, and write the report files."""
-    from raychunk.embed import embedding_dim, measure_throughput
+    from raychunk.embed import measure_throughput
 
-    check_limits(cfg)  # every doc type's caps within the embedder's input limit
+    job = resolve_plan(cfg)  # every doc type's caps within the embedder's input limit
     require_peers(settings)
-    dim = opts.dim or embedding_dim(cfg.embedder.model)
-    measured = measure_corpus(cfg, settings, sample=opts.sample, previous=opts.previous)
+    dim = opts.dim or job.model.dim
+    measured = measure_corpus(job, settings, sample=opts.sample, previous=opts.previous)
 
     throughput = None
     tps = opts.tokens_per_second
@@ -69,7 +70,7 @@ def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
         first = measured.partial.totals.get(settings[0].label)
         mean = first.tokens / max(1, first.chunks) if first else 0
         throughput = measure_throughput(
-            cfg.embedder.model, tokens_per_text=max(16, int(mean)), backend=cfg.embedder.backend
+            job.model.local, tokens_per_text=max(16, int(mean)), backend=cfg.embedder.backend
         )
         tps = throughput["tokens_per_second"]
     rates = Rates(opts.gpu_hour_usd, opts.storage_gb_month_usd, opts.api_usd_per_1m_tokens, tps)
@@ -107,7 +108,7 @@ class Measured:
 
 
 def measure_corpus(
-    cfg: RunConfig,
+    job: JobPlan,
     settings: list[Setting],
     *,
     sample: float = 1.0,
@@ -121,6 +122,7 @@ def measure_corpus(
     chunks = previous_chunks(previous) if previous else None  # fail before parsing, not after
     import ray
 
+    cfg = job.config
     init_ray(cfg)
     planner = InputPlanner()  # lists and plans off the driver: its memory does not grow with the corpus
     planner.list(cfg.input, follow_symlinks=cfg.limits.follow_symlinks, max_file_mb=cfg.limits.max_file_mb)
@@ -137,11 +139,11 @@ def measure_corpus(
     }
     if not inputs.todo_files:
         raise ValueError(f"--sample {sample} selects none of the {inputs.files} files; use a larger fraction")
-    duplicates = plan_duplicates(inputs, cfg)  # within the sample: it reads no more
+    duplicates = plan_duplicates(inputs, job)  # within the sample: it reads no more
     counter = start_counter()
     ds = build(
-        read_blocks(inputs.blocks, inputs.fs, cfg),
-        cfg,
+        read_blocks(inputs.blocks, inputs.fs, job),
+        job,
         scheme=inputs.scheme,
         plan=None,
         settings=settings,
@@ -161,7 +163,7 @@ def measure_corpus(
         ds = ds.materialize()  # read twice (partials, ids): the rows stay in the cluster's object store
     parts = price_partials(
         ds,
-        cfg,
+        job,
         kept_sources=frozenset(duplicates.values()),
         rounds=BOOTSTRAP_ROUNDS if sample < 1 else 0,
         seed=seed,
@@ -176,7 +178,7 @@ def measure_corpus(
         progress.stop()
     delta, counted = None, 0
     if chunks is not None:
-        delta, counted = compare_chunk_ids(ds, *chunks, [s.label for s in settings], cfg)
+        delta, counted = compare_chunk_ids(ds, *chunks, [s.label for s in settings], job)
     return Measured(partial, listing, delta, partials=n, driver_rows=n + counted)
 
 

@@ -10,10 +10,11 @@ import re
 import time
 
 from raychunk import publish
-from raychunk.config import ConfigError, RunConfig, check_limits, load_doc_types
+from raychunk.config import ConfigError, RunConfig
 from raychunk.io import input_root, resolve_output
 from raychunk.listing import InputPlanner
 from raychunk.pipeline import build, init_ray, plan_duplicates, plan_embedding, read_blocks
+from raychunk.plan import JobPlan, resolve_plan
 from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
 from raychunk.report import render_run_markdown
 from raychunk.sink import ShardSink
@@ -35,8 +36,7 @@ def run(cfg: RunConfig) -> dict:
     import ray
 
     t0 = time.perf_counter()
-    load_doc_types(cfg.chunk.doc_types_path)  # fail on a bad config before starting anything
-    check_limits(cfg)  # every doc type's caps within the embedder's input limit
+    job = resolve_plan(cfg)  # fails on a bad config before starting anything
     out_fs, out_path = resolve_output(cfg.output)
     publish.check_output(out_fs, out_path, cfg.output_files.overwrite)
     limits = cfg.limits
@@ -46,10 +46,10 @@ def run(cfg: RunConfig) -> dict:
     planner = InputPlanner()  # lists and plans off the driver: its memory does not grow with the corpus
     planner.list(cfg.input, follow_symlinks=limits.follow_symlinks, max_file_mb=limits.max_file_mb)
     cluster = ray.cluster_resources()
-    plan = plan_embedding(cfg, cluster) if cfg.embedder.enabled else None
-    settings = settings_fingerprint(cfg, plan)
+    plan = plan_embedding(job, cluster) if cfg.embedder.enabled else None
+    settings = settings_fingerprint(job, plan)
     previous, known, unchanged = _previous(cfg, settings)
-    recorded = {**fingerprint(cfg), "previous_output": previous.identity if previous else None}
+    recorded = {**fingerprint(job), "previous_output": previous.identity if previous else None}
     staging = publish.open_staging(out_fs, out_path, recorded, resume=cfg.output_files.resume)
     inputs = plan_inputs(
         planner,
@@ -71,7 +71,7 @@ def run(cfg: RunConfig) -> dict:
     log.info("raychunk: %d files on %s Ray (%s); embedding: %s", inputs.files, where, cluster, plan)
     stats = ""
     if inputs.todo_files:
-        duplicates = plan_duplicates(inputs, cfg)
+        duplicates = plan_duplicates(inputs, job)
         sink = ShardSink(
             staging.path,
             out_fs,
@@ -82,8 +82,8 @@ def run(cfg: RunConfig) -> dict:
         )
         counter = start_counter()
         ds = build(
-            read_blocks(inputs.blocks, inputs.fs, cfg),
-            cfg,
+            read_blocks(inputs.blocks, inputs.fs, job),
+            job,
             scheme=inputs.scheme,
             plan=plan,
             duplicates=duplicates,
@@ -122,7 +122,7 @@ def run(cfg: RunConfig) -> dict:
     report["settings"] = settings
     report["resumed"] = {"inputs_already_done": inputs.done} if staging.resumed else None
     if previous is not None:
-        report["incremental"] = _incremental_report(out_fs, staging, previous, results, unchanged, cfg)
+        report["incremental"] = _incremental_report(out_fs, staging, previous, results, unchanged, job)
     report["files"] = _on_this_node(
         publish.move_in, out_fs, staging, out_path, document_files, cfg.output_files.overwrite
     )  # its chunk-id check reads every id
@@ -156,7 +156,7 @@ def _previous(cfg: RunConfig, settings: dict):
     return previous, known, unchanged
 
 
-def _incremental_report(out_fs, staging, previous, results, unchanged, cfg) -> dict:
+def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobPlan) -> dict:
     """What an incremental run reused and what changed: chunk ids unchanged / new / removed against
     the previous output (counted as ``raychunk price --previous`` counts them), vectors embedded and
     reused, and the delta's rows; the removed ids are written to ``delta/removed`` here."""
@@ -172,7 +172,7 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, cfg) -> d
     removed_to = f"{staging.path}/delta/removed"
     if out_fs.get_file_info(removed_to).type != pafs.FileType.NotFound:
         out_fs.delete_dir(removed_to)  # left by an attempt that stopped while writing it
-    counts = diff_chunk_ids(out_fs, chunk_files, previous, cfg, removed_to=removed_to)
+    counts = diff_chunk_ids(out_fs, chunk_files, previous, job, removed_to=removed_to)
     total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
     chunks = total("chunks")
     return {
@@ -189,20 +189,17 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, cfg) -> d
     }
 
 
-def settings_fingerprint(cfg: RunConfig, plan) -> dict:
+def settings_fingerprint(job: JobPlan, plan) -> dict:
     """What shapes an output's rows, in two parts recorded in its report: ``chunks`` (the doc types
     file with its profiles, thresholds and overrides, the tokenizer, the parse options, raychunk's
     version) and ``vectors`` (the embedder, its weights' version, backend, dimension, normalisation
     and precision). ``--previous`` compares them (``incremental.check_reuse``)."""
-    import hashlib
-
     from raychunk import __version__
-    from raychunk.embed import model_version
 
-    types = load_doc_types(cfg.chunk.doc_types_path)
+    cfg = job.config
     chunks = {
-        "doc_types_sha256": hashlib.sha256(cfg.chunk.doc_types_path.read_bytes()).hexdigest()[:16],
-        "profiles": {t: p.key for t, p in sorted(types.profiles.items())},
+        "doc_types_sha256": job.doc_types_sha256[:16],
+        "profiles": {t: p.key for t, p in sorted(job.doc_types.profiles.items())},
         "tokenizer": cfg.tokenizer_spec,
         "parse": json.loads(json.dumps(dataclasses.asdict(cfg.parse), default=str)),
         "raychunk": __version__,
@@ -211,7 +208,7 @@ def settings_fingerprint(cfg: RunConfig, plan) -> dict:
     if plan is not None:
         vectors = {
             "model": cfg.embedder.model,
-            "model_version": model_version(cfg.embedder.model),
+            "model_version": job.model.version,
             "backend": cfg.embedder.backend,
             "dim": plan.dim,
             "normalize": cfg.embedder.normalize,
@@ -230,19 +227,17 @@ def _on_this_node(fn, *args):
     return ray.get(ray.remote(num_cpus=0, max_retries=0, scheduling_strategy=here)(fn).remote(*args))
 
 
-def fingerprint(cfg: RunConfig) -> dict:
+def fingerprint(job: JobPlan) -> dict:
     """What decides a run's rows: a resumed run must match the interrupted one on all of it."""
-    import hashlib
-
     from raychunk import __version__
 
-    settings = dataclasses.asdict(cfg)
+    settings = dataclasses.asdict(job.config)
     settings.pop("resources")
     settings.pop("output_files")  # how rows are sharded and compressed, not which rows
     settings["limits"] = {
         k: v for k, v in settings["limits"].items() if k not in ("task_retries", "actor_restarts")
     }
-    settings["doc_types_sha256"] = hashlib.sha256(cfg.chunk.doc_types_path.read_bytes()).hexdigest()
+    settings["doc_types_sha256"] = job.doc_types_sha256
     settings["raychunk"] = __version__
     return json.loads(json.dumps(settings, default=str))
 
