@@ -14,6 +14,7 @@ from pathlib import Path
 
 __all__ = [
     "EmbedChunks",
+    "embed",
     "QueryEncoder",
     "SpareCores",
     "VectorCache",
@@ -23,6 +24,7 @@ __all__ = [
 ]
 
 from raychunk.models import PACKAGED_MODEL, resolve_model
+from raychunk.step import EmbedPlan, Step
 
 log = logging.getLogger(__name__)
 
@@ -222,6 +224,32 @@ def cache_key(model: str, backend: str, device: str, normalize: bool) -> str:
 
     key = f"{model_version(model)}|{backend}|{device}|{normalize}"
     return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def embed(job, pool: EmbedPlan, *, on_batch=None, dedupe: bool = False, cache: str | None = None) -> Step:
+    """The step that embeds every chunk row on the actor ``pool``, with the model ``job`` (a
+    ``plan.JobPlan``) resolved. ``dedupe``: each distinct text once per actor; ``cache``: and once
+    across runs, in that folder (the eval's settings share most texts)."""
+    embedder = job.config.embedder
+    return Step(
+        "embed",
+        EmbedChunks,
+        kwargs={
+            "on_batch": on_batch,
+            "model": job.model.local,
+            "batch_size": embedder.batch_size,
+            "device": embedder.device,
+            "normalize": embedder.normalize,
+            "backend": embedder.backend,
+            "threads": max(1, int(pool.cpus_per_actor)),
+            "max_threads": pool.max_threads,
+            "dedupe": dedupe,
+            "cache": cache,
+        },
+        runs_as="pool",
+        pool=pool,
+        batch_size=pool.batch_rows,
+    )
 
 
 class EmbedChunks:

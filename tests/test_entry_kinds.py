@@ -12,10 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from raychunk.blocks import _read_group
+from raychunk.document_steps import parse_file
 from raychunk.io import list_inputs, open_input, shown
 from raychunk.parse import ParseOptions
 from raychunk.plan import resolve_plan
-from raychunk.stages import parse_file
 
 NAMES = {  # name bytes → contents, the regular files of the tree
     b"plain.md": b"# Title\n\nSome text here.\n",

@@ -97,7 +97,7 @@ def test_a_label_naming_no_document_fails_before_the_job(tmp_path, fresh_ray):
 
 def test_unlocatable_quotes_fail_after_parsing_before_any_chunking(tmp_path, fresh_ray, monkeypatch):
     """Every quote not in the parsed text is listed, and nothing is chunked or embedded: the job's
-    chunk-and-embed pass (``pipeline.build``) is never reached. ``--skip-unlocated`` goes on."""
+    chunk-and-embed pass (its last step, ``document_steps.for_eval``) is never declared. ``--skip-unlocated`` goes on."""
     from raychunk.evaluation import LabelledQuery
     from raychunk.evaluation.labels import UnlocatedQuotes
 
@@ -109,7 +109,9 @@ def test_unlocatable_quotes_fail_after_parsing_before_any_chunking(tmp_path, fre
         ),
     ]
     built = []
-    monkeypatch.setattr("raychunk.pipeline.build", lambda *a, **k: built.append(1) or pytest.fail("chunked"))
+    monkeypatch.setattr(
+        "raychunk.document_steps.for_eval", lambda *a, **k: built.append(1) or pytest.fail("chunked")
+    )
     with pytest.raises(UnlocatedQuotes) as e:
         run_eval(cfg, grid([256], [0], ["fixed"]), queries)
     assert [m["id"] for m in e.value.missing] == ["m1", "m2"] and not built

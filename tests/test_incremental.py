@@ -292,8 +292,8 @@ def test_force_reuse_chunks_again_and_reuses_vectors_by_text(runs):
 @pytest.mark.slow
 def test_settings_are_recorded_and_a_change_is_refused_naming_it(runs):
     from raychunk.jobs.run import settings_fingerprint
-    from raychunk.pipeline import EmbedPlan
     from raychunk.plan import resolve_plan
+    from raychunk.step import EmbedPlan
 
     recorded = runs["first"]["settings"]
     assert recorded["vectors"]["model"] == "all-MiniLM-L6-v2" and recorded["vectors"]["dim"] == 384
@@ -381,15 +381,10 @@ def test_previous_without_a_report_fails_before_anything_runs(tmp_path):
 
 def _join(previous: list[dict], new: list[dict], *, known=(), dim: int = 2) -> list[dict]:
     """The pipeline's join without Ray: the previous output's chunks and documents rows and the chunk
-    stage's rows (dicts, missing keys null) keyed as ``_join_previous`` keys them, grouped by key and
+    stage's rows (dicts, missing keys null) keyed as ``merge.join_previous`` keys them, grouped by key and
     merged; ``known`` the previous output's documents as ``(doc_id, format)``."""
-    from raychunk.stages import (
-        ROW_KEYS,
-        merge_previous,
-        new_rows,
-        previous_chunk_rows,
-        previous_document_rows,
-    )
+    from raychunk.document_steps import ROW_KEYS
+    from raychunk.merge import merge_previous, new_rows, previous_chunk_rows, previous_document_rows
 
     def table(rows, keys):
         return pa.Table.from_pylist([{k: r.get(k) for k in keys} for r in rows])

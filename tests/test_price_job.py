@@ -164,12 +164,13 @@ def write_notes(folder: Path, n: int, copies: int = 0) -> None:
 
 def local_rows(cfg, settings, duplicates: dict, keep_ids: bool = False) -> list[dict]:
     """The measure rows of every input, made here by the same steps the workers run, without Ray."""
+    from raychunk.document_steps import measure, per_document
     from raychunk.io import list_inputs, readable
-    from raychunk.pipeline import cpu_steps
 
     _, _, files = list_inputs(cfg.input)
-    steps = cpu_steps(
-        cfg, scheme="", settings=settings, measure=True, keep_ids=keep_ids, duplicates=duplicates
+    plan = resolve_plan(cfg)
+    steps = per_document(
+        plan, scheme="", last=measure(plan, settings, keep_ids=keep_ids), duplicates=duplicates
     )
     rows = []
     for f in readable(files):
@@ -211,9 +212,9 @@ def test_driver_gets_one_partial_per_block_and_the_same_report(tmp_path, fresh_r
     import ray
 
     from raychunk.blocks import plan_blocks
+    from raychunk.corpus import find_duplicates
     from raychunk.io import list_inputs, readable
     from raychunk.jobs.price import measure_corpus
-    from raychunk.pipeline import find_duplicates
     from raychunk.pricing import IndexSpec, Rates, Setting, grid, summarize, summarize_partial
     from tests.test_price_partials import old_duplicates_saved
 

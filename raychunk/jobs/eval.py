@@ -56,22 +56,14 @@ def prepare_eval(
     from the corpus."""
     import ray
 
-    from raychunk.io import list_inputs, readable
-    from raychunk.pipeline import (
-        Retrieval,
-        build,
-        find_duplicates,
-        init_ray,
-        locate_labels,
-        plan_embedding,
-        read_files,
-    )
+    from raychunk.corpus import find_duplicates, list_files
+    from raychunk.document_steps import documents, for_eval, locate
+    from raychunk.embed import embed
+    from raychunk.evaluation.partials import Retrieval, retrieve
+    from raychunk.pipeline import execute, init_ray, plan_embedding, read_files
 
     cfg = job.config
-    in_fs, scheme, files = list_inputs(
-        cfg.input, follow_symlinks=cfg.limits.follow_symlinks, max_file_mb=cfg.limits.max_file_mb
-    )
-    files = readable(files)
+    in_fs, scheme, files = list_files(job)
     listed = [scheme + f.path for f in files]
     named = []
     for q in queries:  # a label that names no document fails before anything runs
@@ -92,11 +84,9 @@ def prepare_eval(
         to_locate.setdefault(s, []).append((i, q))
     t = time.perf_counter()
     located: dict[int, dict] = {}
-    pre = locate_labels(
-        read_files([f for f in files if scheme + f.path in to_locate], in_fs, job),
-        job,
-        scheme=scheme,
-        labelled=to_locate,
+    labelled_files = [f for f in files if scheme + f.path in to_locate]
+    pre = execute(
+        read_files(labelled_files, in_fs, job), [locate(job, scheme=scheme, labelled=to_locate)], job
     )
     for batch in pre.iter_batches(batch_format="pyarrow", batch_size=None):
         for blob in batch.column("located").to_pylist():
@@ -126,16 +116,14 @@ def prepare_eval(
     retrieval = Retrieval(labelled, query_vectors, max(k, depth), parent_budget, cache)
     t_embed = time.perf_counter()
     counter = start_counter()
-    ds = build(
-        read_files(files, in_fs, job),
-        job,
-        scheme=scheme,
-        plan=plan,
-        settings=settings,
-        duplicates=duplicates,
-        retrieval=retrieval,
-        progress=ReportProgress(counter),
-    )
+    counted = ReportProgress(counter)
+    steps = [
+        documents(job, scheme=scheme, last=for_eval(job, settings, retrieval), duplicates=duplicates),
+        counted.step(),
+        embed(job, plan, on_batch=counted.at("embed"), dedupe=True, cache=retrieval.cache),
+        retrieve(retrieval),
+    ]
+    ds = execute(read_files(files, in_fs, job), steps, job)
     progress = Progress(
         read_counter(counter),
         documents=len(files),

@@ -11,9 +11,13 @@ import time
 
 from raychunk import publish
 from raychunk.config import ConfigError, RunConfig
+from raychunk.corpus import duplicates_of, list_corpus, plan_corpus
+from raychunk.document_steps import chunk, documents
+from raychunk.embed import embed
 from raychunk.io import input_root, resolve_output
 from raychunk.listing import InputPlanner
-from raychunk.pipeline import build, init_ray, plan_duplicates, plan_embedding, read_blocks
+from raychunk.merge import join_previous
+from raychunk.pipeline import execute, init_ray, on_driver_node, plan_embedding, read_blocks, write
 from raychunk.plan import JobPlan, resolve_plan
 from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
 from raychunk.report import render_run_markdown
@@ -39,12 +43,10 @@ def run(cfg: RunConfig) -> dict:
     job = resolve_plan(cfg)  # fails on a bad config before starting anything
     out_fs, out_path = resolve_output(cfg.output)
     publish.check_output(out_fs, out_path, cfg.output_files.overwrite)
-    limits = cfg.limits
     t_ray = time.perf_counter()
     where = init_ray(cfg)
     ray_start = time.perf_counter() - t_ray
-    planner = InputPlanner()  # lists and plans off the driver: its memory does not grow with the corpus
-    planner.list(cfg.input, follow_symlinks=limits.follow_symlinks, max_file_mb=limits.max_file_mb)
+    planner = list_corpus(job)
     cluster = ray.cluster_resources()
     plan = plan_embedding(job, cluster) if cfg.embedder.enabled else None
     settings = settings_fingerprint(job, plan)
@@ -53,8 +55,8 @@ def run(cfg: RunConfig) -> dict:
     staging = publish.open_staging(out_fs, out_path, recorded, resume=cfg.output_files.resume)
     inputs = plan_inputs(
         planner,
+        job,
         cpus=cluster.get("CPU", 1),
-        max_files=cfg.resources.files_per_block,
         resume=(out_fs, staging.path, cfg.output_files.compression) if staging.resumed else None,
     )
     if staging.resumed:
@@ -71,7 +73,7 @@ def run(cfg: RunConfig) -> dict:
     log.info("raychunk: %d files on %s Ray (%s); embedding: %s", inputs.files, where, cluster, plan)
     stats = ""
     if inputs.todo_files:
-        duplicates = plan_duplicates(inputs, job)
+        duplicates = duplicates_of(inputs, job)
         sink = ShardSink(
             staging.path,
             out_fs,
@@ -81,17 +83,14 @@ def run(cfg: RunConfig) -> dict:
             compression=cfg.output_files.compression,
         )
         counter = start_counter()
-        ds = build(
-            read_blocks(inputs.blocks, inputs.fs, job),
-            job,
-            scheme=inputs.scheme,
-            plan=plan,
-            duplicates=duplicates,
-            previous=previous,
-            unchanged=unchanged,
-            known=known,
-            progress=ReportProgress(counter),
-        )
+        counted = ReportProgress(counter)
+        steps = [
+            documents(job, scheme=inputs.scheme, last=chunk(job), duplicates=duplicates, unchanged=unchanged),
+            counted.step(),
+            *(join_previous(previous, known, job, plan.dim) if previous is not None else ()),
+            *([embed(job, plan, on_batch=counted.at("embed"))] if plan is not None else ()),
+        ]
+        ds = execute(read_blocks(inputs.blocks, inputs.fs, job), steps, job)
         progress = Progress(
             read_counter(counter),
             documents=inputs.todo_files,
@@ -100,7 +99,7 @@ def run(cfg: RunConfig) -> dict:
             embedding=plan is not None,
         ).start()
         try:
-            ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries, "num_cpus": 0})
+            write(ds, sink, job)
         except BaseException:
             log.error(
                 "the run stopped; what it wrote is kept in %s: run again with --resume to finish it",
@@ -110,12 +109,12 @@ def run(cfg: RunConfig) -> dict:
         finally:
             progress.stop()
         stats = _stage_stats(ds)
-    document_files = _on_this_node(publish.compact_documents, out_fs, staging, cfg.output_files.compression)
+    document_files = on_driver_node(publish.compact_documents, out_fs, staging, cfg.output_files.compression)
     # In a task too: Arrow's default allocator (mimalloc) keeps what streaming 200,000 rows touched,
     # +73 MB at 200,000 documents where the system allocator keeps 18.
-    docs = _on_this_node(publish.documents_summary, out_fs, document_files)
+    docs = on_driver_node(publish.documents_summary, out_fs, document_files)
     publish.check_every_input_accounted(docs["rows"], inputs.files)
-    results = _on_this_node(publish.shard_results, out_fs, staging.path)  # manifests name every document
+    results = on_driver_node(publish.shard_results, out_fs, staging.path)  # manifests name every document
     report = run_report(
         cfg, docs, inputs, results, plan, stats, time.perf_counter() - t0, where, cluster, ray_start=ray_start
     )
@@ -123,7 +122,7 @@ def run(cfg: RunConfig) -> dict:
     report["resumed"] = {"inputs_already_done": inputs.done} if staging.resumed else None
     if previous is not None:
         report["incremental"] = _incremental_report(out_fs, staging, previous, results, unchanged, job)
-    report["files"] = _on_this_node(
+    report["files"] = on_driver_node(
         publish.move_in, out_fs, staging, out_path, document_files, cfg.output_files.overwrite
     )  # its chunk-id check reads every id
     publish.write_report(out_fs, out_path, "report.md", render_run_markdown(report))
@@ -132,9 +131,9 @@ def run(cfg: RunConfig) -> dict:
     return report
 
 
-def plan_inputs(planner: InputPlanner, **how):
+def plan_inputs(planner: InputPlanner, job: JobPlan, **how):
     """The listed inputs in read blocks (a seam: tests add a file that vanishes before it is read)."""
-    return planner.plan(**how)
+    return plan_corpus(planner, job, **how)
 
 
 def _previous(cfg: RunConfig, settings: dict):
@@ -162,7 +161,8 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobP
     reused, and the delta's rows; the removed ids are written to ``delta/removed`` here."""
     import pyarrow.fs as pafs
 
-    from raychunk.pipeline import diff_chunk_ids
+    from raychunk.merge import COUNT, REMOVED, compare_outputs, comparison_totals
+    from raychunk.pipeline import read
 
     chunk_files = sorted(
         i.path
@@ -172,7 +172,15 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobP
     removed_to = f"{staging.path}/delta/removed"
     if out_fs.get_file_info(removed_to).type != pafs.FileType.NotFound:
         out_fs.delete_dir(removed_to)  # left by an attempt that stopped while writing it
-    counts = diff_chunk_ids(out_fs, chunk_files, previous, job, removed_to=removed_to)
+    counts = {"unchanged": 0, "new": 0, "removed": 0}
+    compared = compare_outputs(chunk_files, out_fs, previous)
+    if compared is not None:
+        ids, steps = compared
+        diffed = execute(read(ids, job), steps, job).materialize()
+        totals, _ = comparison_totals(execute(diffed, [COUNT], job).iter_rows(), ["new output"])
+        counts = {key: totals["new output"][key] for key in counts}
+        if counts["removed"]:
+            execute(diffed, [REMOVED], job).repartition(1).write_parquet(removed_to, filesystem=out_fs)
     total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
     chunks = total("chunks")
     return {
@@ -215,16 +223,6 @@ def settings_fingerprint(job: JobPlan, plan) -> dict:
             "precision": "fp16" if plan.gpus_per_actor > 0 and cfg.embedder.backend == "torch" else "fp32",
         }
     return {"chunks": chunks, "vectors": vectors}
-
-
-def _on_this_node(fn, *args):
-    """``fn(*args)`` in a Ray task on the driver's node (same local filesystem), so that what it
-    holds in memory (the documents it gathers) never swells the driver."""
-    import ray
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-    return ray.get(ray.remote(num_cpus=0, max_retries=0, scheduling_strategy=here)(fn).remote(*args))
 
 
 def fingerprint(job: JobPlan) -> dict:
