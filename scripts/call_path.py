@@ -37,7 +37,10 @@ def trace(argv: list[str]) -> dict:
         if caller_frame is None or not callee.startswith("raychunk"):
             return
         caller = caller_frame.f_globals.get("__name__", "")
-        if not caller.startswith("raychunk") or "<module>" in (frame.f_code.co_name, caller_frame.f_code.co_name):
+        if not caller.startswith("raychunk") or "<module>" in (
+            frame.f_code.co_name,
+            caller_frame.f_code.co_name,
+        ):
             return  # not a raychunk call, or a module's import-time code
         if callee not in entered:
             entered.append(callee)
