@@ -10,7 +10,7 @@ the corpus's bytes, with its ratio to Chonkie's recursive chunker. The process i
 and tokenizers are told to use one thread (``RAYON_NUM_THREADS=1``), so the figures are single-core.
 
 - ``parse``: raychunk's markdown parse (``parse_document``: decode, block structure, spans);
-- ``chunk (profile)``: the job's chunk stage (``stages.chunk_rows``: the doc type's profile, a
+- ``chunk (profile)``: the job's chunk stage (``document_steps.chunk_rows``: the doc type's profile, a
   ``CachedCounter`` per document, header lines, ids, spans and output rows) on pre-parsed and
   classified documents, counting cl100k tokens;
 - ``chunk (structure 256)``: the same stage with every doc type set to structure at the token cap;
@@ -66,8 +66,8 @@ def _rows(files: list[tuple[str, bytes, str]], max_tokens: int) -> tuple[dict, l
     from raychunk.chunking import Profile
     from raychunk.classify import classify
     from raychunk.config import load_config, load_doc_types, parse_options_from
+    from raychunk.document_steps import chunk_rows
     from raychunk.parse import parse_document
-    from raychunk.stages import chunk_rows
     from raychunk.tokens import load_counter
 
     types = load_doc_types(None)

@@ -40,10 +40,11 @@ _STEPS = None
 def _init(inputs: list[str]) -> None:
     global _STEPS
     from raychunk.config import build_run_config, load_config
-    from raychunk.pipeline import cpu_steps
+    from raychunk.document_steps import chunk, per_document
+    from raychunk.plan import resolve_plan
 
     cfg = build_run_config(load_config(), {"input": inputs, "embedder.enabled": False})
-    _STEPS = cpu_steps(cfg, scheme="")
+    _STEPS = per_document(resolve_plan(cfg), scheme="", last=chunk(resolve_plan(cfg)))
 
 
 def _one(path: str) -> int:

@@ -22,8 +22,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from raychunk.config import build_run_config, load_config  # noqa: E402
+from raychunk.document_steps import for_eval, per_document  # noqa: E402
+from raychunk.evaluation.partials import Retrieval  # noqa: E402
 from raychunk.io import list_inputs, readable  # noqa: E402
-from raychunk.pipeline import Retrieval, cpu_steps  # noqa: E402
+from raychunk.plan import resolve_plan  # noqa: E402
 from raychunk.pricing import Setting, grid  # noqa: E402
 
 SIX = [
@@ -39,7 +41,9 @@ def chunk_rows(cfg, settings) -> list[dict]:
     import pyarrow as pa
 
     _, _, files = list_inputs(cfg.input)
-    steps = cpu_steps(cfg, scheme="", settings=settings, retrieval=Retrieval({}, None, 5, 512))
+    steps = per_document(
+        resolve_plan(cfg), scheme="", last=for_eval(resolve_plan(cfg), settings, Retrieval({}, None, 5, 512))
+    )
     rows = []
     for f in readable(files):
         value = {"path": f.path, "bytes": Path(f.path).read_bytes()}

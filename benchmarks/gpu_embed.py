@@ -7,7 +7,7 @@ plus a BERT-base-sized model (768 hidden, 12 layers, random weights), each again
     means cpu and --quick)
 
 The texts are real chunks: the inputs parsed, classified and chunked in this process by raychunk's
-own stages (``raychunk.stages``, the same calls the job makes), cycled up to ``--texts`` when the
+own stages (``raychunk.document_steps``, the same calls the job makes), cycled up to ``--texts`` when the
 corpus has fewer. Tokens are counted with the model's own tokenizer, truncated at max_seq_length
 (256) as the model truncates them, special tokens included: the positions the model really runs.
 Padding is not counted.
@@ -69,8 +69,8 @@ def chunk_texts(
     turn from each input (md, txt, html, ...), sorted by path, skipping any over ``max_file_kb``
     (a book would only slow the set-up down): deterministic, and a mix of document types."""
     from raychunk.config import build_run_config, load_config, load_doc_types
+    from raychunk.document_steps import chunk_rows, classify_document, parse_file
     from raychunk.io import list_inputs, readable
-    from raychunk.stages import chunk_rows, classify_document, parse_file
 
     cfg = build_run_config(load_config(), {"input": inputs, "embedder.enabled": False})
     types = load_doc_types(cfg.chunk.doc_types_path)

@@ -34,10 +34,13 @@ EDIT = " This sentence was added to measure id churn."
 
 def chunker():
     from raychunk.config import build_run_config, load_config
-    from raychunk.pipeline import cpu_steps
+    from raychunk.document_steps import chunk, per_document
+    from raychunk.plan import resolve_plan
 
     cfg = build_run_config(load_config(), {"input": ["/x"], "embedder.enabled": False})
-    parse, classify, chunk = (fn for _, fn in cpu_steps(cfg, scheme=""))
+    parse, classify, chunk = (
+        fn for _, fn in per_document(resolve_plan(cfg), scheme="", last=chunk(resolve_plan(cfg)))
+    )
 
     def run(source: str, data: bytes, root: str):
         parsed = parse.func({"path": source, "bytes": data}, **{**parse.keywords, "root": root})

@@ -24,6 +24,7 @@ def main(argv: list[str]) -> int:
 
     from raychunk.config import build_run_config, load_config
     from raychunk.jobs.price import measure_corpus
+    from raychunk.plan import resolve_plan
     from raychunk.pricing import grid
 
     shared = ROOT.parent / "shared" / "corpus"
@@ -35,16 +36,16 @@ def main(argv: list[str]) -> int:
     nine = grid([128, 256, 512], [0, 0.1, 0.2], ["structure"])
 
     t = time.perf_counter()
-    listing = measure_corpus(cfg, one).listing
+    listing = measure_corpus(resolve_plan(cfg), one).listing
     warm = time.perf_counter() - t
     print(f"corpus: {listing['files']} files, {listing['bytes'] / 1e6:.1f} MB ({', '.join(inputs)})")
     print(f"warm-up, 1 setting: {warm:.1f} s (includes Ray start)")
 
     t = time.perf_counter()
-    nine_totals = measure_corpus(cfg, nine).partial.totals
+    nine_totals = measure_corpus(resolve_plan(cfg), nine).partial.totals
     t9 = time.perf_counter() - t
     t = time.perf_counter()
-    one_totals = measure_corpus(cfg, one).partial.totals
+    one_totals = measure_corpus(resolve_plan(cfg), one).partial.totals
     t1 = time.perf_counter() - t
     chunks1 = sum(t.chunks for t in one_totals.values())
     chunks9 = sum(t.chunks for t in nine_totals.values())

@@ -11,7 +11,7 @@ work on a shared machine does not count):
 - parse, by type family (``md/`` markdown, ``html/``, ``txt/`` text, ``pdf/``): ``parse_document``
   of each file in turn (sorted by name) until the family has used ``--budget`` seconds, as MB/s of
   the files' bytes; for PDFs also pages/s;
-- chunk: the job's classify and chunk stages (``stages.classify_document``, ``stages.chunk_rows``
+- chunk: the job's classify and chunk stages (``stages.classify_document``, ``document_steps.chunk_rows``
   with the per-type profiles and MiniLM's tokenizer) on the parsed documents, as MB/s of the same
   source bytes; ``all`` is the measured mix (total bytes over total seconds);
 - embed on CPU: the embed stage (``embed.EmbedChunks`` held to one thread, 8 texts per forward pass)
@@ -112,8 +112,8 @@ def measure_cpu_stages(corpus: Path, budget: float) -> tuple[dict, dict[str, lis
     """family → {files, bytes, pages, parse_s, chunk_s, chunks, tokens, statuses}; and the chunk
     texts per family (for the embed measurement)."""
     from raychunk.config import load_config, load_doc_types, parse_options_from
+    from raychunk.document_steps import chunk_rows, classify_document
     from raychunk.parse import parse_document
-    from raychunk.stages import chunk_rows, classify_document
     from raychunk.tokens import load_counter
 
     types = load_doc_types(None)

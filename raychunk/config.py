@@ -22,6 +22,8 @@ __all__ = [
     "build_run_config",
     "load_config",
     "load_doc_types",
+    "parse_doc_types",
+    "read_doc_types",
     "parse_options_from",
     "parse_set_flags",
 ]
@@ -100,16 +102,29 @@ _THRESHOLDS = (
 
 
 def load_doc_types(path: str | Path | None = None) -> DocTypeConfig:
-    """Read and check ``doc_types.yaml``: every type known, every profile valid, every threshold given."""
+    """Read and check ``doc_types.yaml``: every type known, every profile valid, every threshold given.
+    A job reads it once, in ``plan.resolve_plan``; this is for the tools that chunk without a job."""
+    return parse_doc_types(read_doc_types(path), path)
+
+
+def read_doc_types(path: str | Path | None = None) -> bytes:
+    """The bytes of the doc types file (``configs/doc_types.yaml`` when ``path`` is None)."""
+    path = Path(path) if path else DEFAULT_DOC_TYPES
+    if not path.exists():
+        raise ConfigError(f"doc types file not found: {path}")
+    return path.read_bytes()
+
+
+def parse_doc_types(data: bytes, path: str | Path | None = None) -> DocTypeConfig:
+    """The doc types file's bytes (``read_doc_types``), checked: every type known, every profile
+    valid, every threshold given. ``path`` names the file in errors."""
     import yaml
 
     from raychunk.chunking.model import Profile
     from raychunk.classify import DOC_TYPES
 
     path = Path(path) if path else DEFAULT_DOC_TYPES
-    if not path.exists():
-        raise ConfigError(f"doc types file not found: {path}")
-    data = yaml.safe_load(path.read_text()) or {}
+    data = yaml.safe_load(data.decode("utf-8")) or {}
     unknown = sorted(set(data) - {"types", "thresholds", "overrides"})
     if unknown:
         raise ConfigError(
@@ -153,23 +168,6 @@ def load_doc_types(path: str | Path | None = None) -> DocTypeConfig:
             )
         overrides.append(dict(rule))
     return DocTypeConfig(profiles, dict(thresholds), tuple(overrides))
-
-
-def check_limits(cfg: RunConfig) -> list[str]:
-    """At start-up: every doc type's profile against the input limit of the embedder the run names
-    (``chunking.check_profiles``). Raises ConfigError on a cap over it; returns (and logs) the
-    warnings of profiles that allow it."""
-    from raychunk.chunking import check_profiles
-    from raychunk.tokens import load_counter
-
-    try:
-        return check_profiles(
-            load_doc_types(cfg.chunk.doc_types_path).profiles, load_counter(cfg.tokenizer_spec)
-        )
-    except ConfigError:
-        raise
-    except ValueError as e:
-        raise ConfigError(f"{cfg.chunk.doc_types_path}: {e}") from e
 
 
 # -- the run configuration ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ from pathlib import Path
 
 __all__ = [
     "EmbedChunks",
+    "embed",
     "QueryEncoder",
     "SpareCores",
     "VectorCache",
@@ -23,8 +24,14 @@ __all__ = [
 ]
 
 from raychunk.models import PACKAGED_MODEL, resolve_model
+from raychunk.step import EmbedPlan, Step
 
 log = logging.getLogger(__name__)
+
+
+def _local(model: str) -> str:
+    """A model folder as given (a job's plan resolved the name once), else the name resolved here."""
+    return model if Path(model).is_dir() else resolve_model(model)
 
 
 def _load(model: str, device: str, backend: str = "torch"):
@@ -42,13 +49,13 @@ def _load(model: str, device: str, backend: str = "torch"):
             raise RuntimeError(f"embedder.backend={backend} runs on CPU; use embedder.backend=torch on CUDA")
         from raychunk.onnx_encoder import OnnxEncoder
 
-        st = SentenceTransformer(resolve_model(model), device="cpu")
+        st = SentenceTransformer(_local(model), device="cpu")
         return OnnxEncoder(st, quantize=backend == "onnx-int8"), "cpu"
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     elif device == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("embedder.device=cuda but this worker has no CUDA device; use auto or cpu")
-    st = SentenceTransformer(resolve_model(model), device=device)
+    st = SentenceTransformer(_local(model), device=device)
     if device == "cuda":
         st = st.half()
     return st, device
@@ -58,7 +65,7 @@ def embedding_dim(model: str) -> int:
     """The model's output dimension, read from its config without loading weights when possible."""
     import json
 
-    path = Path(resolve_model(model))
+    path = Path(_local(model))
     for cfg in (path / "config.json",):
         if cfg.exists():
             data = json.loads(cfg.read_text())
@@ -77,7 +84,7 @@ def model_version(model: str) -> str:
     would fetch it)."""
     import hashlib
 
-    path = Path(resolve_model(model))
+    path = Path(_local(model))
     if not path.is_dir():
         return model
     h = hashlib.sha256()
@@ -217,6 +224,32 @@ def cache_key(model: str, backend: str, device: str, normalize: bool) -> str:
 
     key = f"{model_version(model)}|{backend}|{device}|{normalize}"
     return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def embed(job, pool: EmbedPlan, *, on_batch=None, dedupe: bool = False, cache: str | None = None) -> Step:
+    """The step that embeds every chunk row on the actor ``pool``, with the model ``job`` (a
+    ``plan.JobPlan``) resolved. ``dedupe``: each distinct text once per actor; ``cache``: and once
+    across runs, in that folder (the eval's settings share most texts)."""
+    embedder = job.config.embedder
+    return Step(
+        "embed",
+        EmbedChunks,
+        kwargs={
+            "on_batch": on_batch,
+            "model": job.model.local,
+            "batch_size": embedder.batch_size,
+            "device": embedder.device,
+            "normalize": embedder.normalize,
+            "backend": embedder.backend,
+            "threads": max(1, int(pool.cpus_per_actor)),
+            "max_threads": pool.max_threads,
+            "dedupe": dedupe,
+            "cache": cache,
+        },
+        runs_as="pool",
+        pool=pool,
+        batch_size=pool.batch_rows,
+    )
 
 
 class EmbedChunks:

@@ -1,25 +1,25 @@
-"""The Ray Data pipeline, wired in one place: read → parse → classify → chunk → embed.
+"""The executor: the one place that puts a job's steps on Ray Data.
 
-``build`` and the few functions beside it are the only code that calls map / flat_map /
-map_batches and sets resources. The jobs in ``raychunk.jobs`` start or join Ray (``init_ray``), read
-their inputs (``read_blocks`` of a ``listing.InputPlan``; ``read_files`` for files listed in the
-driver), call ``build`` and consume what it returns: the run job writes it, the price job reduces it
-on the workers (``price_partials``, ``compare_chunk_ids``), the eval job scores it.
-``plan_duplicates`` / ``find_duplicates``, run before ``build``, name the byte-identical inputs that
-the parse stage then skips."""
+A job (``raychunk.jobs``) is its list of ``step.Step``s, read top to bottom; ``execute`` runs them
+over a dataset that one of the readers here made (``read_blocks`` of a ``listing.InputPlan``,
+``read_files`` of files listed in the driver, ``read_parquet``). Only this module calls ``map`` /
+``flat_map`` / ``map_batches`` / ``map_groups`` and sets resources and retries: a step says how it
+runs in words (``runs_as``) and ``task_args`` turns them into Ray's. Around it: starting or joining
+Ray (``init_ray``), sizing the embedding pool (``plan_embedding``), and ``on_driver_node`` for work
+whose memory must not swell the driver.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
 import warnings
-from dataclasses import dataclass
 
 from ray.util.annotations import RayDeprecationWarning
 
-from raychunk.config import ConfigError, RunConfig, load_doc_types
-from raychunk.incremental import DocIndex, Previous
-from raychunk.io import input_root
+from raychunk.config import ConfigError, RunConfig
+from raychunk.plan import JobPlan
+from raychunk.step import EmbedPlan, Parquet, Step
 
 log = logging.getLogger(__name__)
 
@@ -32,56 +32,20 @@ warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated", cat
 
 __all__ = [
     "EmbedPlan",
-    "Retrieval",
-    "build",
-    "compare_chunk_ids",
-    "cpu_steps",
-    "cpu_task_args",
-    "diff_chunk_ids",
-    "find_duplicates",
+    "autoscaler_gpu_limit",
+    "execute",
     "init_ray",
-    "locate_labels",
+    "on_driver_node",
     "plan_embedding",
-    "hash_duplicates",
-    "plan_duplicates",
-    "price_partials",
+    "read",
     "read_blocks",
+    "read_digests",
     "read_files",
+    "read_parquet",
+    "task_args",
     "task_memory",
+    "write",
 ]
-
-
-@dataclass(frozen=True)
-class Retrieval:
-    """The eval job's questions, for the stages that score the corpus where it lies: ``labelled``
-    (document source → ``[(index, passages)]``, located by ``locate_labels``) for the chunk stage;
-    their ``vectors``, the ``k`` to keep per block and the small-to-big ``parent_budget``. The
-    embedder embeds each distinct text once across the settings, and with ``cache`` (a folder)
-    once across runs."""
-
-    labelled: dict
-    vectors: object
-    k: int
-    parent_budget: int
-    cache: str | None = None
-
-
-@dataclass(frozen=True)
-class EmbedPlan:
-    actors: int  # the pool's size at the start
-    gpus_per_actor: float
-    cpus_per_actor: float
-    batch_rows: int
-    dim: int
-    max_threads: int  # torch threads an actor on CPU may grow to when the CPU stages leave cores idle
-    min_actors: int = 1
-    max_actors: int = 0  # Ray Data grows the pool up to this while work is queued; 0: ``actors``
-
-    @property
-    def pool(self) -> tuple[int, int, int]:
-        """``(min, initial, max)`` actors."""
-        top = max(self.actors, self.max_actors)
-        return min(self.min_actors, self.actors), self.actors, top
 
 
 BOOTSTRAP_CONFIG = (
@@ -136,11 +100,10 @@ def init_ray(cfg: RunConfig) -> str:
     return "local"
 
 
-def plan_embedding(cfg: RunConfig, cluster: dict[str, float]) -> EmbedPlan:
+def plan_embedding(job: JobPlan, cluster: dict[str, float]) -> EmbedPlan:
     """Pool size and per-actor resources from config, with ``auto`` derived from the cluster.
     Never asks for a GPU the cluster does not have (Ray would wait for it forever)."""
-    from raychunk.embed import embedding_dim
-
+    cfg = job.config
     r = cfg.resources
     cpus, gpus = cluster.get("CPU", 1.0), cluster.get("GPU", 0.0)
     on_cpu = cfg.embedder.backend != "torch"  # the onnx backends run on CPU only
@@ -171,7 +134,7 @@ def plan_embedding(cfg: RunConfig, cluster: dict[str, float]) -> EmbedPlan:
         gpus_per_actor,
         cpus_per_actor,
         256 if cfg.embedder.batch_size == "auto" else cfg.embedder.batch_size * 4,
-        embedding_dim(cfg.embedder.model),
+        job.model.dim,
         max_threads=max(1, int(cpus // actors)),
         min_actors=actors if r.embed_actors != "auto" else 1,
         max_actors=_pool_ceiling(r, actors, gpus_per_actor),
@@ -192,257 +155,91 @@ def _pool_ceiling(r, actors: int, gpus_per_actor: float) -> int:
     return max(actors, int(limit // gpus_per_actor)) if limit else actors
 
 
-def build(
-    ds,
-    cfg: RunConfig,
-    *,
-    scheme: str,
-    plan: EmbedPlan | None,
-    settings: list | None = None,
-    measure: bool = False,
-    keep_ids: bool = False,
-    duplicates: dict[str, str] | None = None,
-    retrieval: Retrieval | None = None,
-    previous: Previous | None = None,
-    unchanged: DocIndex | None = None,
-    known: DocIndex | None = None,
-    progress=None,
-):
-    """The whole job on one screen: read → parse → classify → chunk (→ join the previous output) →
-    embed (→ retrieve). ``progress`` (``progress.ReportProgress``) counts each batch where its
-    documents are done: as the embedder passes it on, or after the chunk stage.
-
-    With ``settings`` the chunk stage runs every setting over the same parse: ``measure`` keeps only
-    their numbers (the price job, no embedding), otherwise their chunks (the eval job), and with
-    ``retrieval`` each embedded block becomes its questions' top k and its small sums
-    (``evaluation.partials``), so no text or vector reaches the driver.
-    ``duplicates`` (from ``find_duplicates``) become ``duplicate`` documents, not parsed.
-    With ``previous`` (an incremental run, ``plan`` and ``known`` required: the previous output's
-    documents) the files in ``unchanged`` are not parsed, and every row is grouped on the cluster
-    with the previous output's rows of its bytes (``doc_id``) or, when its bytes are new, of its
-    source (``merge_previous``): unchanged documents take their old rows, chunks whose id or text
-    the old output holds there take their old vectors, and the embedder embeds only the rest."""
-    from ray.data import ActorPoolStrategy
-
-    from raychunk.embed import EmbedChunks
-    from raychunk.evaluation.partials import retrieve_block
-    from raychunk.stages import isolated
-
-    # Parse, classify and chunk each document in a child process under cfg.limits (raychunk.isolate).
-    steps = cpu_steps(
-        cfg,
-        scheme=scheme,
-        settings=settings,
-        measure=measure,
-        keep_ids=keep_ids,
-        duplicates=duplicates,
-        retrieval=retrieval,
-    )
-    limits = cfg.limits
-    ds = ds.flat_map(
-        isolated,
-        fn_kwargs={
-            "steps": steps,
-            "limits": limits,
-            "scheme": scheme,
-            "unchanged": unchanged,
-            "duplicates": duplicates,
-            "root": input_root(cfg.input),
-        },
-        **cpu_task_args(cfg),
-    )
-    if progress is not None:  # counts what the chunk stage passes on, fused into its tasks
-        ds = ds.map_batches(
-            progress, batch_format="pyarrow", batch_size=None, zero_copy_batch=True, **cpu_task_args(cfg)
-        )
-    if previous is not None:
-        ds = _join_previous(ds, previous, known, cfg, plan.dim)
-    if plan is not None:
-        ds = ds.map_batches(
-            EmbedChunks,
-            fn_constructor_kwargs={
-                "on_batch": progress.at("embed") if progress is not None else None,
-                "model": cfg.embedder.model,
-                "batch_size": cfg.embedder.batch_size,
-                "device": cfg.embedder.device,
-                "normalize": cfg.embedder.normalize,
-                "backend": cfg.embedder.backend,
-                "threads": max(1, int(plan.cpus_per_actor)),
-                "max_threads": plan.max_threads,
-                "dedupe": retrieval is not None,
-                "cache": retrieval.cache if retrieval is not None else None,
-            },
-            batch_size=plan.batch_rows,
-            batch_format="pyarrow",
-            compute=ActorPoolStrategy(
-                min_size=plan.pool[0], initial_size=plan.pool[1], max_size=plan.pool[2]
-            ),
-            num_gpus=plan.gpus_per_actor,
-            num_cpus=plan.cpus_per_actor,
-            max_restarts=limits.actor_restarts,  # a dead actor is replaced and its batch run again
-            max_task_retries=limits.actor_restarts,
-        )
-        if retrieval is not None:
-            ds = ds.map_batches(
-                retrieve_block,
-                fn_kwargs={"query_vectors": retrieval.vectors, "k": retrieval.k},
-                batch_size=None,
-                batch_format="pyarrow",
-                num_cpus=cfg.resources.cpus_per_task,
-                max_retries=limits.task_retries,
-            )
+def execute(ds, steps: list[Step] | tuple[Step, ...], job: JobPlan):
+    """``ds`` through ``steps``, in order: the job as Ray Data runs it (lazily, until consumed)."""
+    for step in steps:
+        ds = _apply(ds, step, job)
     return ds
 
 
-def locate_labels(ds, cfg: RunConfig, *, scheme: str, labelled: dict):
-    """The eval's check before any chunking or embedding: the labelled documents (``ds``, from
-    ``read_files``) parsed, and their questions' passages located where the text is
-    (``labelled``: source → ``[(index, query)]``); one small row per document comes back."""
-    from functools import partial
-
-    from raychunk.evaluation.partials import locate_labelled
-    from raychunk.stages import isolated, parse_file
-
-    steps = [
-        ("parse", partial(parse_file, options=cfg.parse, scheme=scheme, root=input_root(cfg.input))),
-        ("locate", partial(locate_labelled, labelled=labelled)),
-    ]
-    return ds.flat_map(
-        isolated, fn_kwargs={"steps": steps, "limits": cfg.limits, "scheme": scheme}, **cpu_task_args(cfg)
-    )
-
-
-def _join_previous(ds, previous: Previous, known: DocIndex, cfg: RunConfig, dim: int):
-    """The chunk stage's rows and the previous output's, grouped on the cluster and merged per group
-    (``stages.merge_previous``): the previous rows of a doc_id meet the new rows of the same bytes
-    (``known``: the previous output's documents), and its chunks' texts and vectors meet the new rows
-    of their source. Its partitions grow with the previous output."""
-
-    from raychunk.stages import merge_previous, new_rows, previous_chunk_rows, previous_document_rows
-
-    cpus = cfg.resources.cpus_per_task
-    rows = {"fn_kwargs": {"dim": dim}, "batch_size": None, "batch_format": "pyarrow", "num_cpus": cpus}
-    new = {"dim": dim, "known": known, "root": input_root(cfg.input)}
-    parts = [ds.map_batches(new_rows, **{**rows, "fn_kwargs": new})]
-    for table, fn, kwargs in (
-        ("chunks", previous_chunk_rows, {"dim": dim, "root": previous.root}),
-        ("documents", previous_document_rows, {"dim": dim}),
-    ):
-        files = previous.files(table)
-        if files:
-            parts.append(
-                read_parquet(files, filesystem=previous.fs).map_batches(fn, **{**rows, "fn_kwargs": kwargs})
-            )
-    partitions = _partitions(previous)
-    return (
-        parts[0]
-        .union(*parts[1:])
-        .groupby("group", num_partitions=partitions)
-        .map_groups(merge_previous, batch_format="pyarrow", num_cpus=cpus)
-    )
-
-
-def _partitions(previous: Previous) -> int:
-    """Shuffle partitions for a join with the previous output: two per shard of its chunks (a shard
-    holds ``rows_per_shard`` rows), so each partition stays a few tens of MB however large it is."""
-    return max(1, 2 * len(previous.files("chunks")))
-
-
-def diff_chunk_ids(
-    fs, chunk_files: list[str], previous: Previous, cfg: RunConfig, *, removed_to: str
-) -> dict:
-    """The new output's chunk ids (``chunk_files``) against the previous output's, grouped by id on
-    the cluster: ``{unchanged, new, removed}`` (as ``compare_chunk_ids`` counts them for the price
-    job), and the removed ids written as Parquet to ``removed_to``. The driver receives one count row
-    per partition."""
-
-    from raychunk.stages import diff_chunk_id, diff_counts, removed_ids, staged_chunk_ids
-
-    cpus = cfg.resources.cpus_per_task
-    batches = {"batch_size": None, "num_cpus": cpus}
-    sides = []
-    for files, filesystem, is_previous in (
-        (chunk_files, fs, False),
-        (previous.files("chunks"), previous.fs, True),
-    ):
-        if files:
-            sides.append(
-                read_parquet(files, filesystem=filesystem)
-                .select_columns(["chunk_id"])
-                .map_batches(
-                    staged_chunk_ids, fn_kwargs={"previous": is_previous}, batch_format="pyarrow", **batches
-                )
-            )
-    counts = {"unchanged": 0, "new": 0, "removed": 0}
-    if not sides:
-        return counts
-    diffed = (
-        sides[0]
-        .union(*sides[1:])
-        .groupby("chunk_id", num_partitions=_partitions(previous))
-        .map_groups(diff_chunk_id, batch_format="numpy", num_cpus=cpus)
-        .materialize()
-    )
-    for row in diffed.map_batches(diff_counts, batch_format="numpy", **batches).iter_rows():
-        for key in counts:
-            counts[key] += int(row[key])
-    if counts["removed"]:
-        diffed.map_batches(removed_ids, batch_format="numpy", **batches).repartition(1).write_parquet(
-            removed_to, filesystem=fs
+def _apply(ds, step: Step, job: JobPlan):
+    args = task_args(step, job)
+    if step.each == "row":
+        return ds.flat_map(step.fn, fn_kwargs=step.kwargs or None, **args)
+    if step.each == "group":
+        others = [read(p, job) for p in step.sources]
+        joined = ds.union(*others) if others else ds
+        return joined.groupby(step.key, num_partitions=step.partitions).map_groups(
+            step.fn, fn_kwargs=step.kwargs or None, batch_format=step.format, **args
         )
-    return counts
+    batches = {"batch_size": step.batch_size, "batch_format": step.format}
+    if step.zero_copy:
+        batches["zero_copy_batch"] = True
+    if step.runs_as == "pool":
+        return ds.map_batches(step.fn, fn_constructor_kwargs=step.kwargs, **batches, **args)
+    return ds.map_batches(step.fn, fn_kwargs=step.kwargs or None, **batches, **args)
 
 
-def cpu_steps(
-    cfg: RunConfig,
-    *,
-    scheme: str,
-    settings: list | None = None,
-    measure: bool = False,
-    keep_ids: bool = False,
-    duplicates: dict[str, str] | None = None,
-    retrieval: Retrieval | None = None,
-) -> list[tuple[str, object]]:
-    """The CPU stage's steps, ``(name, row function)``: parse → classify → chunk (or measure)."""
-    from functools import partial
+def read(parquet: Parquet, job: JobPlan):
+    """A ``step.Parquet``: its files read (its columns only), then through its own steps."""
+    ds = read_parquet(list(parquet.files), filesystem=parquet.fs)
+    if parquet.columns is not None:
+        ds = ds.select_columns(list(parquet.columns))
+    return execute(ds, parquet.steps, job)
 
-    from raychunk.stages import chunk_rows, chunk_settings, classify_document, measure_settings, parse_file
 
-    types = load_doc_types(cfg.chunk.doc_types_path)
-    chunk_args = {"profiles": types.profiles, "tokenizer": cfg.tokenizer_spec}
-    if settings is None:
-        last = partial(chunk_rows, **chunk_args)
-    elif measure:
-        last = partial(measure_settings, **chunk_args, settings=settings, keep_ids=keep_ids)
-    else:
-        last = partial(chunk_settings, **chunk_args, settings=settings)
-        if retrieval is not None:
-            last = partial(last, labelled=retrieval.labelled, parent_budget=retrieval.parent_budget)
-    return [
-        (
-            "parse",
-            partial(
-                parse_file,
-                options=cfg.parse,
-                scheme=scheme,
-                duplicates=duplicates or {},
-                root=input_root(cfg.input),
+def task_args(step: Step, job: JobPlan) -> dict:
+    """The Ray arguments of a step, from how it runs: a ``document`` step asks for what the
+    document stage's tasks ask (``document_task_args``), so Ray fuses it into them; a ``task`` a
+    CPU (and the task retries); a ``pool`` its actors, each replaced when it dies and its batch run
+    again."""
+    if step.runs_as == "document":
+        return document_task_args(job)
+    if step.runs_as == "pool":
+        from ray.data import ActorPoolStrategy
+
+        pool, restarts = step.pool, job.limits.actor_restarts
+        return {
+            "compute": ActorPoolStrategy(
+                min_size=pool.pool[0], initial_size=pool.pool[1], max_size=pool.pool[2]
             ),
-        ),
-        ("classify", partial(classify_document, thresholds=types.thresholds, overrides=types.overrides)),
-        ("chunk", last),
-    ]
+            "num_gpus": pool.gpus_per_actor,
+            "num_cpus": pool.cpus_per_actor,
+            "max_restarts": restarts,
+            "max_task_retries": restarts,
+        }
+    args = {"num_cpus": job.config.resources.cpus_per_task}
+    if step.retries:
+        args["max_retries"] = job.limits.task_retries
+    return args
+
+
+def write(ds, sink, job: JobPlan) -> None:
+    """``ds`` into a Ray Data datasink (``sink.ShardSink``): its write tasks take no CPU, and are
+    retried as the document tasks are."""
+    ds.write_datasink(sink, ray_remote_args={"max_retries": job.limits.task_retries, "num_cpus": 0})
+
+
+def on_driver_node(fn, *args):
+    """``fn(*args)`` in a Ray task on the driver's node (same local filesystem), so that what it
+    holds in memory never swells the driver."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+    return ray.get(ray.remote(num_cpus=0, max_retries=0, scheduling_strategy=here)(fn).remote(*args))
 
 
 WORKER_OVERHEAD_MB = 512  # the Ray worker beside its document process: the block's bytes and rows
 
 
-def task_memory(cfg: RunConfig) -> int:
+def task_memory(job: JobPlan) -> int:
     """Bytes of memory a CPU task asks Ray for: its document process's limit plus the worker. Ray
     then runs no more of them on a node than its memory allows; a request no node can meet would
     wait forever, so it fails here instead."""
     import ray
 
+    cfg = job.config
     need = (cfg.limits.doc_memory_mb + WORKER_OVERHEAD_MB) * 2**20
     nodes = [n["Resources"].get("memory", 0) for n in ray.nodes() if n.get("Alive")]
     if nodes and need > max(nodes):
@@ -454,7 +251,7 @@ def task_memory(cfg: RunConfig) -> int:
     return need
 
 
-def read_blocks(blocks, fs, cfg: RunConfig):
+def read_blocks(blocks, fs, job: JobPlan):
     """Planned blocks (``listing.Block``) as a Ray Data dataset of ``(path, bytes, read_error)`` rows.
     Its tasks ask for what the CPU stage's do, so Ray fuses reading into that stage: one task reads
     and processes a block."""
@@ -462,7 +259,7 @@ def read_blocks(blocks, fs, cfg: RunConfig):
 
     from raychunk.blocks import InputBlocks
 
-    args = cpu_task_args(cfg)
+    args = document_task_args(job)
     return ray.data.read_datasource(
         InputBlocks(blocks, fs),
         num_cpus=args["num_cpus"],
@@ -472,7 +269,7 @@ def read_blocks(blocks, fs, cfg: RunConfig):
     )
 
 
-def read_files(files: list, fs, cfg: RunConfig):
+def read_files(files: list, fs, job: JobPlan):
     """Files listed in the driver (``io.list_inputs``), in blocks sized by expected parse cost
     (``raychunk.blocks``), read as ``read_blocks`` reads a plan."""
     import ray
@@ -481,9 +278,9 @@ def read_files(files: list, fs, cfg: RunConfig):
     from raychunk.listing import blocks_of
 
     groups = plan_blocks(
-        files, cpus=ray.cluster_resources().get("CPU", 1), max_files=cfg.resources.files_per_block
+        files, cpus=ray.cluster_resources().get("CPU", 1), max_files=job.config.resources.files_per_block
     )
-    return read_blocks(blocks_of(groups), fs, cfg)
+    return read_blocks(blocks_of(groups), fs, job)
 
 
 def read_parquet(paths, *, filesystem):
@@ -527,130 +324,26 @@ def read_parquet_files(batch, *, filesystem):
                 yield pa.Table.from_batches([part])
 
 
-def cpu_task_args(cfg: RunConfig) -> dict:
+def document_task_args(job: JobPlan) -> dict:
     """Ray resources of the parse → classify → chunk tasks (and of the reads fused into them)."""
     return {
-        "num_cpus": cfg.resources.cpus_per_task,
-        "memory": task_memory(cfg),
-        "max_retries": cfg.limits.task_retries,  # the task's worker or node lost, not a bad document
+        "num_cpus": job.config.resources.cpus_per_task,
+        "memory": task_memory(job),
+        "max_retries": job.limits.task_retries,  # the task's worker or node lost, not a bad document
     }
 
 
-def find_duplicates(files: list, fs, scheme: str, cfg: RunConfig) -> dict[str, str]:
-    """``{duplicate source: kept source}`` for byte-identical files listed in the driver. Only files
-    whose listed sizes collide are read: here when they are few, else by ``hash_duplicates``."""
-    import ray
-
-    from raychunk.blocks import duplicate_check
-    from raychunk.listing import blocks_of
-
-    duplicates, runs = duplicate_check(files, fs, scheme, cpus=ray.cluster_resources().get("CPU", 1))
-    if duplicates is not None:
-        return duplicates
-    return hash_duplicates(blocks_of(runs), fs, scheme, cfg)
-
-
-def plan_duplicates(plan, cfg: RunConfig) -> dict[str, str]:
-    """The duplicates of a planned corpus (``listing.InputPlan``): the planner's own answer when it
-    hashed the few candidates, else ``hash_duplicates`` over its runs."""
-    if plan.duplicates is not None:
-        return plan.duplicates
-    return hash_duplicates(plan.digest_runs, plan.fs, plan.scheme, cfg)
-
-
-def hash_duplicates(runs, fs, scheme: str, cfg: RunConfig) -> dict[str, str]:
-    """Candidates hashed in Ray read tasks (``blocks.InputDigests``: a path and 32 bytes per file),
-    grouped by a task on the driver's node: the driver receives the ``{duplicate: kept}`` map only."""
-    import ray
+def read_digests(runs, fs, job: JobPlan):
+    """Candidates for duplicates hashed in Ray read tasks (``blocks.InputDigests``: a path and 32
+    bytes per file), materialized in the cluster's object store."""
     import ray.data
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     from raychunk.blocks import InputDigests
 
     source = InputDigests(runs, fs)
-    ds = ray.data.read_datasource(
+    return ray.data.read_datasource(
         source,
-        num_cpus=cfg.resources.cpus_per_task,
-        ray_remote_args={"max_retries": cfg.limits.task_retries},
+        num_cpus=job.config.resources.cpus_per_task,
+        ray_remote_args={"max_retries": job.limits.task_retries},
         override_num_blocks=max(1, source.num_blocks),
-    )
-    refs = ds.materialize().to_arrow_refs()
-    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-    group = ray.remote(num_cpus=0, max_retries=0, scheduling_strategy=here)(_group_digests)
-    return ray.get(group.remote(refs, scheme))
-
-
-def _group_digests(refs: list, scheme: str) -> dict[str, str]:
-    import pyarrow as pa
-    import ray
-
-    from raychunk.dedupe import duplicates_from_digests
-
-    tables = [t for t in ray.get(refs) if t.num_rows]
-    if not tables:
-        return {}
-    table = pa.concat_tables(tables)
-    return duplicates_from_digests(
-        table.column("path").to_pylist(), b"".join(table.column("digest").to_pylist()), scheme
-    )
-
-
-def price_partials(ds, cfg: RunConfig, *, kept_sources: frozenset[str], rounds: int, seed: int = 0):
-    """The price job's aggregation, on the workers: each block of measure rows becomes one row holding
-    its pickled ``PricePartial``. It asks for the CPU stage's resources, so Ray fuses it into those
-    tasks and the per-document rows never leave them."""
-    from raychunk.stages import price_partial
-
-    return ds.map_batches(
-        price_partial,
-        fn_kwargs={"kept_sources": kept_sources, "rounds": rounds, "seed": seed},
-        batch_size=None,
-        batch_format="pyarrow",
-        **cpu_task_args(cfg),
-    )
-
-
-def compare_chunk_ids(measured, fs, chunks_path: str, labels: list[str], cfg: RunConfig) -> tuple[dict, int]:
-    """Each setting's chunk ids (``measured``: materialized rows built with ``keep_ids``) against an earlier run's
-    ``chunks/`` table: both grouped by chunk id on the cluster, counted per block, and only those
-    per-setting counts reach the driver. Returns ``{label: {unchanged, new, removed,
-    tokens_to_embed}}`` and how many count rows the driver received."""
-
-    from raychunk.stages import compare_chunk_id, count_comparison, current_chunk_ids, previous_chunk_ids
-
-    cpus = cfg.resources.cpus_per_task
-    batches = {"batch_size": None, "num_cpus": cpus}
-    current = measured.map_batches(
-        current_chunk_ids, fn_kwargs={"labels": labels}, batch_format="pyarrow", **batches
-    )
-    previous = (
-        read_parquet(chunks_path, filesystem=fs)
-        .select_columns(["chunk_id"])
-        .map_batches(previous_chunk_ids, batch_format="pyarrow", **batches)
-    )
-    # As many partitions as the measured blocks (the default is a fixed 200): the shuffle grows with
-    # the corpus, and what reaches the driver stays one count row per partition and setting.
-    counts = (
-        current.union(previous)
-        .groupby("chunk_id", num_partitions=max(1, measured.num_blocks()))
-        .map_groups(compare_chunk_id, batch_format="numpy", num_cpus=cpus)
-        .map_batches(count_comparison, batch_format="numpy", **batches)
-    )
-    sums: dict[int, list[int]] = {}
-    received = 0
-    for row in counts.iter_rows():
-        received += 1
-        acc = sums.setdefault(int(row["setting"]), [0, 0, 0])
-        for i, key in enumerate(("unchanged", "new", "tokens_to_embed")):
-            acc[i] += int(row[key])
-    previous_ids = sums.get(-1, [0])[0]  # setting -1 counts the previous run's distinct ids
-    out = {}
-    for i, label in enumerate(labels):
-        unchanged, new, tokens = sums.get(i, [0, 0, 0])
-        out[label] = {
-            "unchanged": unchanged,
-            "new": new,
-            "removed": previous_ids - unchanged,
-            "tokens_to_embed": tokens,
-        }
-    return out, received
+    ).materialize()

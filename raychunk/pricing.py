@@ -35,7 +35,8 @@ __all__ = [
     "Rates",
     "Setting",
     "Totals",
-    "compare_ids",
+    "price_partial",
+    "price_partials",
     "grid",
     "in_sample",
     "index_bytes",
@@ -361,6 +362,8 @@ def summarize(
     with ``previous`` (an earlier run's chunk ids) the comparison against it."""
     rows = list(rows)
     partial = partial_from_rows(rows, rounds=BOOTSTRAP_ROUNDS if sample < 1 else 0, seed=seed)
+    from raychunk.merge import compare_ids
+
     delta = None if previous is None else compare_ids(rows, previous, [s.label for s in settings])
     return summarize_partial(
         partial,
@@ -487,24 +490,25 @@ def _bootstrap(boot, docs: int, corpus_bytes: int, dim: int, dtype: str, index: 
     return {key: [round(x) for x in percentile_interval(values)] for key, values in draws.items()}
 
 
-def compare_ids(rows: list[dict], previous: Collection[str], labels: list[str]) -> dict[str, dict]:
-    """Per setting, chunks unchanged, new and removed against an earlier run's chunk ids, and the
-    new chunks' tokens: on rows at hand (the price job compares on the cluster instead)."""
-    current: dict[str, dict[str, int]] = {label: {} for label in labels}
-    for r in rows:
-        current.setdefault(r["setting"], {}).update(json.loads(r["chunk_ids"] or "[]"))
-    prev = set(previous)
-    out = {}
-    for label in labels:
-        ids = current[label]
-        new = ids.keys() - prev
-        out[label] = {
-            "unchanged": len(ids.keys() & prev),
-            "new": len(new),
-            "removed": len(prev - ids.keys()),
-            "tokens_to_embed": sum(ids[c] for c in new),
-        }
-    return out
+def price_partials(*, kept_sources: frozenset[str], rounds: int, seed: int = 0):
+    """The price job's aggregation, on the workers: each block of measure rows becomes one row
+    holding its pickled ``PricePartial`` (``price_partial``). It runs as the document step does, so
+    Ray fuses it into those tasks and the per-document rows never leave them."""
+    from raychunk.step import Step
+
+    kwargs = {"kept_sources": kept_sources, "rounds": rounds, "seed": seed}
+    return Step("price partials", price_partial, kwargs=kwargs, runs_as="document")
+
+
+def price_partial(batch, *, kept_sources: frozenset[str], rounds: int, seed: int):
+    """A block of ``measure_settings`` rows → one row holding the block's pickled ``PricePartial``:
+    what leaves the worker is sized by settings and doc types, not by documents."""
+    import pickle
+
+    import pyarrow as pa
+
+    partial = partial_from_rows(batch.to_pylist(), kept_sources=kept_sources, rounds=rounds, seed=seed)
+    return pa.table({"partial": pa.array([pickle.dumps(partial)], pa.binary())})
 
 
 def _embedding_cost(tokens: float, rates: Rates) -> dict:

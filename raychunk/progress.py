@@ -129,6 +129,12 @@ class ReportProgress:
     def at(self, stage: str) -> ReportProgress:
         return ReportProgress(self.counter, stage, self.first_setting)
 
+    def step(self):
+        """The step that counts what the document step passes on, fused into its tasks."""
+        from raychunk.step import Step
+
+        return Step("progress", self, runs_as="document", zero_copy=True)
+
     def __call__(self, batch):
         try:
             counts = count_batch(batch, self.first_setting)

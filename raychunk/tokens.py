@@ -529,14 +529,15 @@ def _model_dir(spec: str) -> Path | None:
 
 
 @functools.lru_cache(maxsize=8)
-def load_counter(spec: str = DEFAULT_TOKENIZER) -> TokenCounter:
+def load_counter(spec: str = DEFAULT_TOKENIZER, model_dir: str | None = None) -> TokenCounter:
     """A counter from a spec: an embedder name or model folder (its tokenizer.json),
-    ``tiktoken:<encoding>``, or ``words``."""
+    ``tiktoken:<encoding>``, or ``words``. ``model_dir``: the spec's model folder as a job's plan
+    resolved it (``plan.resolve_plan``), so the name is not resolved again where it is on disk."""
     if spec == "words":
         return WordCounter()
     if spec.startswith("tiktoken:"):
         return TiktokenCounter(spec.split(":", 1)[1])
-    model_dir = _model_dir(spec)
+    model_dir = Path(model_dir) if model_dir and Path(model_dir).is_dir() else _model_dir(spec)
     if model_dir is None:
         try:
             from huggingface_hub import snapshot_download

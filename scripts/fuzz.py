@@ -665,7 +665,7 @@ def fuzz_job(
 def _worker(doc_timeout: float) -> int:
     """``--worker``: read paths on stdin; run each through the job's stages; one JSON line per path."""
     from raychunk.config import load_doc_types
-    from raychunk.stages import chunk_rows, classify_document, parse_file
+    from raychunk.document_steps import chunk_rows, classify_document, parse_file
 
     cfg = job_config(Path("."), Path("."), doc_timeout=doc_timeout)
     types = load_doc_types(cfg.chunk.doc_types_path)

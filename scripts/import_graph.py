@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk._unstructured",
         "raychunk.isolate",
         "raychunk.faults",
+        "raychunk.step",
     ),
     ("raychunk.tokens", "raychunk.classify", "raychunk.parse", "raychunk.chunking"),
     (
@@ -34,10 +35,13 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk.pricing",
         "raychunk.projection",
         "raychunk.embed",
+        "raychunk.plan",
+        "raychunk.merge",
     ),
-    ("raychunk.evaluation", "raychunk.peers", "raychunk.stages"),
+    ("raychunk.evaluation", "raychunk.peers", "raychunk.document_steps"),
     (
         "raychunk.pipeline",
+        "raychunk.corpus",
         "raychunk.blocks",
         "raychunk.listing",
         "raychunk.sink",
@@ -55,7 +59,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "raychunk.tokens": ("ray", "raychunk.parse", "raychunk.embed", "raychunk.chunking"),
     "raychunk.parse": ("ray", "raychunk.chunking", "raychunk.embed"),
     "raychunk.evaluation": ("ray", "raychunk.jobs", "raychunk.pipeline"),
-    "raychunk.peers": ("ray", "raychunk.parse", "raychunk.embed", "raychunk.stages"),
+    "raychunk.peers": ("ray", "raychunk.parse", "raychunk.embed", "raychunk.document_steps"),
     "raychunk.projection": ("ray", "raychunk.embed", "raychunk.parse", "raychunk.chunking"),
     "raychunk.destinations": ("ray", "raychunk.embed", "raychunk.parse", "raychunk.chunking"),
 }

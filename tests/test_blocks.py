@@ -90,8 +90,8 @@ def test_a_file_gone_between_listing_and_reading_is_a_failed_row(tmp_path, fresh
 
     planned = job.plan_inputs
 
-    def plan_and_lose_one(planner, **how):  # listed, then deleted before its block is read
-        plan = planned(planner, **how)
+    def plan_and_lose_one(planner, *args, **how):  # listed, then deleted before its block is read
+        plan = planned(planner, *args, **how)
         gone = InputFile(str(tmp_path / "deleted.md"), 120)
         return dataclasses.replace(
             plan,

@@ -14,6 +14,7 @@ import yaml
 
 from raychunk.config import build_run_config, load_config
 from raychunk.pipeline import autoscaler_gpu_limit, plan_embedding
+from raychunk.plan import resolve_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -49,23 +50,29 @@ def test_the_pool_plan_min_initial_max(tmp_path, monkeypatch):
     import raychunk.pipeline as pipeline
 
     monkeypatch.setattr(pipeline, "autoscaler_gpu_limit", lambda path=None: 8)
-    gpu = plan_embedding(config(tmp_path), {"CPU": 9.0, "GPU": 1.0})
+    gpu = plan_embedding(resolve_plan(config(tmp_path)), {"CPU": 9.0, "GPU": 1.0})
     assert gpu.pool == (1, 1, 8)  # starts on the GPU it sees, grows to what the autoscaler may launch
-    assert plan_embedding(config(tmp_path), {"CPU": 18.0, "GPU": 2.0}).pool == (1, 2, 8)
+    assert plan_embedding(resolve_plan(config(tmp_path)), {"CPU": 18.0, "GPU": 2.0}).pool == (1, 2, 8)
     assert plan_embedding(
-        config(tmp_path, **{"resources.embed_actors_max": 3}), {"CPU": 9.0, "GPU": 1.0}
+        resolve_plan(config(tmp_path, **{"resources.embed_actors_max": 3})), {"CPU": 9.0, "GPU": 1.0}
     ).pool == (
         1,
         1,
         3,
     )
-    fixed = plan_embedding(config(tmp_path, **{"resources.embed_actors": 2}), {"CPU": 9.0, "GPU": 2.0})
+    fixed = plan_embedding(
+        resolve_plan(config(tmp_path, **{"resources.embed_actors": 2})), {"CPU": 9.0, "GPU": 2.0}
+    )
     assert fixed.pool == (2, 2, 2)  # a number means a fixed pool
-    cpu = plan_embedding(config(tmp_path), {"CPU": 8.0})
+    cpu = plan_embedding(resolve_plan(config(tmp_path)), {"CPU": 8.0})
     assert cpu.pool == (1, 4, 4)  # CPU actors do not multiply: their threads grow instead
 
     monkeypatch.setattr(pipeline, "autoscaler_gpu_limit", lambda path=None: None)
-    assert plan_embedding(config(tmp_path), {"CPU": 9.0, "GPU": 1.0}).pool == (1, 1, 1)  # nothing says more
+    assert plan_embedding(resolve_plan(config(tmp_path)), {"CPU": 9.0, "GPU": 1.0}).pool == (
+        1,
+        1,
+        1,
+    )  # nothing says more
 
 
 def _embed_actors() -> list[dict]:

@@ -12,9 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from raychunk.blocks import _read_group
+from raychunk.document_steps import parse_file
 from raychunk.io import list_inputs, open_input, shown
 from raychunk.parse import ParseOptions
-from raychunk.stages import parse_file
+from raychunk.plan import resolve_plan
 
 NAMES = {  # name bytes → contents, the regular files of the tree
     b"plain.md": b"# Title\n\nSome text here.\n",
@@ -173,7 +174,7 @@ def test_run_and_price_over_every_entry_kind_finish_with_one_row_per_entry(tmp_p
     assert "a name that is not UTF-8" in texts[f"{tree}/latin1-\\xff\\xfe.txt"]
     assert "a name with a newline" in texts[f"{tree}/new\\nline.txt"]
 
-    measured = measure_corpus(cfg, [Setting("per-type profile")])  # the same Ray session
+    measured = measure_corpus(resolve_plan(cfg), [Setting("per-type profile")])  # the same Ray session
     assert measured.listing["files"] == len(want)
     oks = sum(1 for s, _ in want.values() if s == "ok")
     assert measured.partial.totals["per-type profile"].chunks == oks

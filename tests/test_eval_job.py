@@ -10,6 +10,7 @@ from raychunk.evaluation import load_queries
 from raychunk.evaluation.report import evaluate_partials
 from raychunk.jobs.eval import prepare_eval, run_eval
 from raychunk.parse import parse_document
+from raychunk.plan import resolve_plan
 from raychunk.pricing import Setting, grid
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +32,9 @@ def test_eval_on_the_sample_corpus(tmp_path, fresh_ray, monkeypatch):
     settings = grid([256], [0], ["structure", "fixed"])
     queries = load_queries(QUERIES)
 
-    inputs = prepare_eval(cfg, settings, queries, k=5, parent_budget=512)  # the one Ray run of this test
+    inputs = prepare_eval(
+        resolve_plan(cfg), settings, queries, k=5, parent_budget=512
+    )  # the one Ray run of this test
 
     # Every passage was located in its document's text, on the workers: no text came back.
     assert len(inputs["queries"]) == len(queries)
@@ -94,7 +97,7 @@ def test_a_label_naming_no_document_fails_before_the_job(tmp_path, fresh_ray):
 
 def test_unlocatable_quotes_fail_after_parsing_before_any_chunking(tmp_path, fresh_ray, monkeypatch):
     """Every quote not in the parsed text is listed, and nothing is chunked or embedded: the job's
-    chunk-and-embed pass (``pipeline.build``) is never reached. ``--skip-unlocated`` goes on."""
+    chunk-and-embed pass (its last step, ``document_steps.for_eval``) is never declared. ``--skip-unlocated`` goes on."""
     from raychunk.evaluation import LabelledQuery
     from raychunk.evaluation.labels import UnlocatedQuotes
 
@@ -106,13 +109,15 @@ def test_unlocatable_quotes_fail_after_parsing_before_any_chunking(tmp_path, fre
         ),
     ]
     built = []
-    monkeypatch.setattr("raychunk.pipeline.build", lambda *a, **k: built.append(1) or pytest.fail("chunked"))
+    monkeypatch.setattr(
+        "raychunk.document_steps.for_eval", lambda *a, **k: built.append(1) or pytest.fail("chunked")
+    )
     with pytest.raises(UnlocatedQuotes) as e:
         run_eval(cfg, grid([256], [0], ["fixed"]), queries)
     assert [m["id"] for m in e.value.missing] == ["m1", "m2"] and not built
     assert "its first 3 of 6 words are at character" in str(e.value)  # m2's nearest match
     monkeypatch.undo()
-    inputs = prepare_eval(cfg, grid([256], [0], ["fixed"]), queries, skip_unlocated=True)
+    inputs = prepare_eval(resolve_plan(cfg), grid([256], [0], ["fixed"]), queries, skip_unlocated=True)
     assert [q.qid for q in inputs["queries"]] == [q.qid for q in queries[:3]]
     assert inputs["labels"]["skipped_questions"] == ["m1", "m2"]
 

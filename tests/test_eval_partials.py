@@ -14,11 +14,12 @@ import pyarrow.compute as pc
 import pytest
 
 from raychunk.config import build_run_config, load_config
+from raychunk.document_steps import for_eval, per_document
 from raychunk.evaluation import LabelledQuery, evaluate, load_queries, match_source, resolve_queries
-from raychunk.evaluation.partials import collect_partials, retrieve_block
+from raychunk.evaluation.partials import Retrieval, collect_partials, retrieve_block
 from raychunk.evaluation.report import evaluate_partials
 from raychunk.io import list_inputs, readable
-from raychunk.pipeline import Retrieval, cpu_steps
+from raychunk.plan import resolve_plan
 from raychunk.pricing import Setting, grid
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +37,7 @@ def run_stages(cfg, settings, queries, files):
     parsed = []
     for f in files:
         value = {"path": f.path, "bytes": Path(f.path).read_bytes()}
-        for _, fn in cpu_steps(cfg, scheme="", settings=settings)[:2]:  # parse, classify
+        for _, fn in per_document(resolve_plan(cfg), scheme="", last=None)[:2]:  # parse, classify
             value = fn(value)
         parsed.append(value)
     texts = {v["source"]: v["parsed"].text for v in parsed}
@@ -44,7 +45,8 @@ def run_stages(cfg, settings, queries, files):
     labelled = {}
     for i, q in enumerate(resolved):
         labelled.setdefault(q.source, []).append((i, [[p.start, p.end, p.quote] for p in q.passages]))
-    steps = cpu_steps(cfg, scheme="", settings=settings, retrieval=Retrieval(labelled, None, K, BUDGET))
+    plan = resolve_plan(cfg)
+    steps = per_document(plan, scheme="", last=for_eval(plan, settings, Retrieval(labelled, None, K, BUDGET)))
     rows = [row for v in parsed for row in steps[-1][1](v)]
     return rows, texts, resolved
 
@@ -145,9 +147,9 @@ def test_the_check_before_chunking_locates_where_the_text_is_and_names_what_did_
     """``locate_labelled``, the step after parse in the job's first pass, gives what
     ``locate_passages`` gives on the text; a document that did not parse leaves its passages
     unlocated, with the reason, and ``apply_locations`` lists them all."""
+    from raychunk.document_steps import parse_file
     from raychunk.evaluation.labels import UnlocatedQuotes, apply_locations, locate_passages
     from raychunk.evaluation.partials import locate_labelled
-    from raychunk.stages import parse_file
 
     cfg = build_run_config(load_config(), {"input": [str(tmp_path)]})
     (tmp_path / "guide.md").write_text("# Guide\n\nRefunds are **paid** within 10 days.\n")

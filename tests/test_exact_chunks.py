@@ -231,9 +231,10 @@ def test_profiles_are_checked_against_the_embedder_limit(caplog):
 
 
 def test_shipped_doc_types_fit_the_default_embedder():
-    from raychunk.config import build_run_config, check_limits, load_config
+    from raychunk.config import build_run_config, load_config
+    from raychunk.plan import resolve_plan
 
-    assert check_limits(build_run_config(load_config())) == []
+    assert resolve_plan(build_run_config(load_config())).warnings == ()
 
 
 # -- the baseline: a few known answers (unstructured is too slow for many examples) --------------

@@ -24,6 +24,7 @@ import yaml
 
 from raychunk.config import ConfigError, build_run_config, load_config
 from raychunk.incremental import DocIndex, changed_fields, check_reuse, doc_key
+from raychunk.plan import resolve_plan
 from tests.drivers import kill_run_after_shards
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,7 +105,9 @@ def runs(tmp_path_factory):
     second = run(config(inputs, tmp / "second", **opts, **{"incremental.previous": str(tmp / "first")}))
     full = run(config(inputs, tmp / "full", **opts))
     settings = [Setting("per-type profile"), *grid([200, 128], [0], ["structure"])]
-    priced = measure_corpus(config(inputs, tmp / "price", **opts), settings, previous=str(tmp / "first"))
+    priced = measure_corpus(
+        resolve_plan(config(inputs, tmp / "price", **opts)), settings, previous=str(tmp / "first")
+    )
     # The changed corpus again, with one type's max_tokens changed since the first run.
     other = {"chunk.doc_types": str(resized), "incremental.previous": str(tmp / "first")}
     try:
@@ -289,7 +292,8 @@ def test_force_reuse_chunks_again_and_reuses_vectors_by_text(runs):
 @pytest.mark.slow
 def test_settings_are_recorded_and_a_change_is_refused_naming_it(runs):
     from raychunk.jobs.run import settings_fingerprint
-    from raychunk.pipeline import EmbedPlan
+    from raychunk.plan import resolve_plan
+    from raychunk.step import EmbedPlan
 
     recorded = runs["first"]["settings"]
     assert recorded["vectors"]["model"] == "all-MiniLM-L6-v2" and recorded["vectors"]["dim"] == 384
@@ -297,10 +301,10 @@ def test_settings_are_recorded_and_a_change_is_refused_naming_it(runs):
     assert recorded["chunks"]["profiles"]["manual"].startswith("structure|200|0")
     plan = EmbedPlan(1, 0.0, 1.0, 256, 384, 1)
     cfg = config(runs["inputs"], runs["tmp"] / "x", **runs["opts"])
-    assert check_reuse(recorded, settings_fingerprint(cfg, plan), force=False)
+    assert check_reuse(recorded, settings_fingerprint(resolve_plan(cfg), plan), force=False)
 
     words = settings_fingerprint(
-        dataclasses.replace(cfg, chunk=dataclasses.replace(cfg.chunk, tokenizer="words")), plan
+        resolve_plan(dataclasses.replace(cfg, chunk=dataclasses.replace(cfg.chunk, tokenizer="words"))), plan
     )
     with pytest.raises(ConfigError, match=r"chunks\.tokenizer.*--force-reuse"):
         check_reuse(recorded, words, force=False)
@@ -308,9 +312,9 @@ def test_settings_are_recorded_and_a_change_is_refused_naming_it(runs):
 
     raw = dataclasses.replace(cfg, embedder=dataclasses.replace(cfg.embedder, normalize=False))
     with pytest.raises(ConfigError, match=r"vectors\.normalize changed"):
-        check_reuse(recorded, settings_fingerprint(raw, plan), force=True)
+        check_reuse(recorded, settings_fingerprint(resolve_plan(raw), plan), force=True)
     with pytest.raises(ConfigError, match="without embedding"):
-        check_reuse({**recorded, "vectors": None}, settings_fingerprint(cfg, plan), force=True)
+        check_reuse({**recorded, "vectors": None}, settings_fingerprint(resolve_plan(cfg), plan), force=True)
 
 
 @pytest.mark.slow
@@ -377,15 +381,10 @@ def test_previous_without_a_report_fails_before_anything_runs(tmp_path):
 
 def _join(previous: list[dict], new: list[dict], *, known=(), dim: int = 2) -> list[dict]:
     """The pipeline's join without Ray: the previous output's chunks and documents rows and the chunk
-    stage's rows (dicts, missing keys null) keyed as ``_join_previous`` keys them, grouped by key and
+    stage's rows (dicts, missing keys null) keyed as ``merge.join_previous`` keys them, grouped by key and
     merged; ``known`` the previous output's documents as ``(doc_id, format)``."""
-    from raychunk.stages import (
-        ROW_KEYS,
-        merge_previous,
-        new_rows,
-        previous_chunk_rows,
-        previous_document_rows,
-    )
+    from raychunk.document_steps import ROW_KEYS
+    from raychunk.merge import merge_previous, new_rows, previous_chunk_rows, previous_document_rows
 
     def table(rows, keys):
         return pa.Table.from_pylist([{k: r.get(k) for k in keys} for r in rows])

@@ -1,6 +1,6 @@
 """Property: random edits (append, delete or change a section; rename a file; move the root) on
 generated documents. The incremental output (``--previous``: unchanged files reused unparsed, the
-rest parsed and joined with the previous output as ``pipeline._join_previous`` joins them, here
+rest parsed and joined with the previous output as ``merge.join_previous`` joins them, here
 without Ray) equals a full rebuild, every vector is its own text's, nothing is embedded whose
 (id, text) the previous output held, and the delta is the set difference of (id, text) pairs (plus
 the chunks whose source moved, upserted for their new source). One small real-Ray case is
@@ -20,17 +20,12 @@ from hypothesis import strategies as st
 from raychunk.config import build_run_config, load_config, load_doc_types
 from raychunk.dedupe import duplicates_of
 from raychunk.document import content_hash
+from raychunk.document_steps import ROW_KEYS, chunk, per_document
 from raychunk.incremental import DocIndex, doc_key
 from raychunk.io import identity_of
+from raychunk.merge import merge_previous, new_rows, previous_chunk_rows, previous_document_rows
 from raychunk.parse.detect import format_from_name
-from raychunk.pipeline import cpu_steps
-from raychunk.stages import (
-    ROW_KEYS,
-    merge_previous,
-    new_rows,
-    previous_chunk_rows,
-    previous_document_rows,
-)
+from raychunk.plan import resolve_plan
 
 DIM = 4
 WORDS = ["alpha", "beta", "gamma", "delta", "quota", "agent", "proxy", "token", "billing", "export"]
@@ -47,8 +42,9 @@ def vector(text: str) -> list[float]:
 def steps():
     cfg = build_run_config(load_config(), {"input": ["/x"], "embedder.enabled": False})
     types = load_doc_types(cfg.chunk.doc_types_path)
-    parse, classify, chunk = (fn for _, fn in cpu_steps(cfg, scheme=""))
-    return types, parse, classify, chunk
+    plan = resolve_plan(cfg)
+    parse, classify, chunk_rows = (fn for _, fn in per_document(plan, scheme="", last=chunk(plan)))
+    return types, parse, classify, chunk_rows
 
 
 def render(doc: list[tuple[str, str]]) -> str:
@@ -56,7 +52,7 @@ def render(doc: list[tuple[str, str]]) -> str:
 
 
 def process(steps, tree: dict[str, list], root: str, *, unchanged: DocIndex | None = None) -> list[dict]:
-    """The chunk stage's rows for a tree, as ``stages.isolated`` makes them (without the sandbox):
+    """The chunk stage's rows for a tree, as ``document_steps.isolated`` makes them (without the sandbox):
     byte-identical files are ``duplicate`` documents of the smallest source, as the planner finds."""
     _, parse, classify, chunk = steps
     files = {f"{root}/{rel}": render(doc).encode() for rel, doc in tree.items()}

@@ -9,6 +9,7 @@ import pytest
 import ray
 
 from raychunk.config import build_run_config, load_config
+from raychunk.plan import resolve_plan
 from raychunk.schema import DOCUMENT_SCHEMA, chunk_schema
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -110,7 +111,7 @@ def test_embed_stage_on_a_fake_gpu_falls_back_to_cpu(tmp_path, fresh_ray):
 
     cfg = config(tmp_path, **{"resources.num_gpus": 1, "input": [str(SAMPLES / "billing-faq.txt")]})
     ray.init(num_cpus=2, num_gpus=1, include_dashboard=False)
-    plan = plan_embedding(cfg, ray.cluster_resources())
+    plan = plan_embedding(resolve_plan(cfg), ray.cluster_resources())
     assert plan.gpus_per_actor == 1 and plan.actors == 1
     from raychunk.embed import EmbedChunks
 
@@ -136,15 +137,15 @@ def test_asking_for_a_missing_gpu_fails_fast_instead_of_hanging(tmp_path, fresh_
 
     cfg = config(tmp_path, **{"resources.gpus_per_embed_actor": 1})
     with pytest.raises(ConfigError, match="wait forever"):
-        plan_embedding(cfg, {"CPU": 2.0})
-    auto = plan_embedding(config(tmp_path), {"CPU": 2.0})
+        plan_embedding(resolve_plan(cfg), {"CPU": 2.0})
+    auto = plan_embedding(resolve_plan(config(tmp_path)), {"CPU": 2.0})
     assert auto.gpus_per_actor == 0 and auto.actors == 1  # one CPU left for read/parse tasks
-    assert plan_embedding(config(tmp_path), {"CPU": 16.0}).actors == 8
-    one_cpu = plan_embedding(config(tmp_path), {"CPU": 1.0})
+    assert plan_embedding(resolve_plan(config(tmp_path)), {"CPU": 16.0}).actors == 8
+    one_cpu = plan_embedding(resolve_plan(config(tmp_path)), {"CPU": 1.0})
     assert (one_cpu.actors, one_cpu.cpus_per_actor) == (1, 0.0)  # the parse task keeps the only CPU
-    gpu_box = plan_embedding(config(tmp_path), {"CPU": 1.0, "GPU": 1.0})
+    gpu_box = plan_embedding(resolve_plan(config(tmp_path)), {"CPU": 1.0, "GPU": 1.0})
     assert gpu_box.gpus_per_actor == 1 and gpu_box.cpus_per_actor == 0.0
-    assert plan_embedding(config(tmp_path), {"CPU": 16.0, "GPU": 4.0}).actors == 4
+    assert plan_embedding(resolve_plan(config(tmp_path)), {"CPU": 16.0, "GPU": 4.0}).actors == 4
 
 
 def test_multi_node_cluster_gives_the_same_chunks(tmp_path, fresh_ray):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from raychunk.listing import Block, InputPlanner
+from raychunk.plan import resolve_plan
 from raychunk.pricing import in_sample
 
 
@@ -51,11 +52,11 @@ def test_blocks_hold_every_readable_file_once_and_the_driver_only_counts(tmp_pat
     # 302 files of one size are too many to hash in the planner: hashed by Ray tasks, grouped on the cluster
     assert plan.duplicates is None and sum(r.files for r in plan.digest_runs) == 302
     from raychunk.config import build_run_config, load_config
-    from raychunk.pipeline import plan_duplicates
+    from raychunk.corpus import duplicates_of
 
     cfg = build_run_config(load_config(), {"input": [str(tmp_path / "in")], "embedder.enabled": False})
     kept = str(tmp_path / "in" / "copy-0.txt")
-    assert plan_duplicates(plan, cfg) == {
+    assert duplicates_of(plan, resolve_plan(cfg)) == {
         str(tmp_path / "in" / "copy-1.txt"): kept,
         str(tmp_path / "in" / "note-00000.txt"): kept,
     }

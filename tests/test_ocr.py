@@ -170,8 +170,8 @@ def test_a_long_scan_over_the_time_limit_fails_with_the_limit_named():
     doc_timeout_s, whatever the engine is doing, and the reason names the limit."""
     from functools import partial
 
+    from raychunk.document_steps import parse_file
     from raychunk.isolate import Limits, Sandbox
-    from raychunk.stages import parse_file
 
     data, _ = text_pdf(1, pages=1)
     one = pymupdf.open(stream=scan_pdf(data), filetype="pdf")

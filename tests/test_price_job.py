@@ -13,6 +13,7 @@ from raychunk.classify import classify
 from raychunk.cli import main
 from raychunk.config import load_doc_types
 from raychunk.parse import parse_path
+from raychunk.plan import resolve_plan
 from raychunk.tokens import load_counter
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -163,12 +164,13 @@ def write_notes(folder: Path, n: int, copies: int = 0) -> None:
 
 def local_rows(cfg, settings, duplicates: dict, keep_ids: bool = False) -> list[dict]:
     """The measure rows of every input, made here by the same steps the workers run, without Ray."""
+    from raychunk.document_steps import measure, per_document
     from raychunk.io import list_inputs, readable
-    from raychunk.pipeline import cpu_steps
 
     _, _, files = list_inputs(cfg.input)
-    steps = cpu_steps(
-        cfg, scheme="", settings=settings, measure=True, keep_ids=keep_ids, duplicates=duplicates
+    plan = resolve_plan(cfg)
+    steps = per_document(
+        plan, scheme="", last=measure(plan, settings, keep_ids=keep_ids), duplicates=duplicates
     )
     rows = []
     for f in readable(files):
@@ -210,20 +212,20 @@ def test_driver_gets_one_partial_per_block_and_the_same_report(tmp_path, fresh_r
     import ray
 
     from raychunk.blocks import plan_blocks
+    from raychunk.corpus import find_duplicates
     from raychunk.io import list_inputs, readable
     from raychunk.jobs.price import measure_corpus
-    from raychunk.pipeline import find_duplicates
     from raychunk.pricing import IndexSpec, Rates, Setting, grid, summarize, summarize_partial
     from tests.test_price_partials import old_duplicates_saved
 
     write_notes(tmp_path / "notes", 300, copies=6)
     cfg = _config(tmp_path / "notes")
     settings = [Setting("per-type profile"), *grid([64], [0.2], ["fixed"])]
-    measured = measure_corpus(cfg, settings)
+    measured = measure_corpus(resolve_plan(cfg), settings)
 
     fs, _, files = list_inputs(cfg.input)
     blocks = plan_blocks(readable(files), cpus=ray.cluster_resources()["CPU"], max_files=32)
-    duplicates = find_duplicates(readable(files), fs, "", cfg)
+    duplicates = find_duplicates(readable(files), fs, "", resolve_plan(cfg))
     assert len(duplicates) == 6
     assert measured.partials <= len(blocks) < 30
     assert measured.driver_rows == measured.partials
@@ -268,7 +270,7 @@ def test_previous_counts_equal_a_set_computation(tmp_path, fresh_ray, driver_row
 
     cfg = _config(notes)
     settings = [Setting("per-type profile"), *grid([32], [0], ["fixed"])]
-    measured = measure_corpus(cfg, settings, previous=str(tmp_path / "run"))
+    measured = measure_corpus(resolve_plan(cfg), settings, previous=str(tmp_path / "run"))
 
     previous = set(
         pq.read_table(tmp_path / "run" / "chunks", columns=["chunk_id"]).column("chunk_id").to_pylist()

@@ -8,13 +8,13 @@ import pytest
 
 from raychunk.chunking import Profile
 from raychunk.document import Document, ParsedDocument
+from raychunk.merge import compare_ids
 from raychunk.pricing import (
     BOOTSTRAP_ROUNDS,
     IndexSpec,
     PricePartial,
     Rates,
     Setting,
-    compare_ids,
     grid,
     measure_document,
     partial_from_rows,

@@ -29,10 +29,12 @@ from raychunk.render import squash
 __all__ = [
     "PRICE_SUMS",
     "Partials",
+    "Retrieval",
     "collect_partials",
     "inside_one_chunk",
     "locate_labelled",
     "mark_document",
+    "retrieve",
     "retrieve_block",
 ]
 
@@ -74,6 +76,29 @@ def _schema():
             ("data", pa.string()),  # JSON: a document's facts, a candidate's group, an aggregate
         ]
     )
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """The eval job's questions, for the steps that score the corpus where it lies: ``labelled``
+    (document source → ``[(index, passages)]``, located by ``locate_labelled``) for the chunk step;
+    their ``vectors``, the ``k`` to keep per block and the small-to-big ``parent_budget``. The
+    embedder embeds each distinct text once across the settings, and with ``cache`` (a folder)
+    once across runs."""
+
+    labelled: dict
+    vectors: object
+    k: int
+    parent_budget: int
+    cache: str | None = None
+
+
+def retrieve(retrieval: Retrieval):
+    """The step after the embedder: each embedded block becomes its questions' top k and its
+    small sums (``retrieve_block``)."""
+    from raychunk.step import Step
+
+    return Step("retrieve", retrieve_block, kwargs={"query_vectors": retrieval.vectors, "k": retrieval.k})
 
 
 def locate_labelled(row: dict, *, labelled: dict) -> list[dict]:

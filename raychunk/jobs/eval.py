@@ -12,13 +12,13 @@ import logging
 import time
 from pathlib import Path
 
-from raychunk.config import check_limits
 from raychunk.evaluation import LabelledQuery, match_source
 from raychunk.evaluation.labels import apply_locations
 from raychunk.evaluation.metrics import READ_BUDGET
 from raychunk.evaluation.partials import collect_partials
 from raychunk.evaluation.report import evaluate_partials
 from raychunk.peers import require_peers
+from raychunk.plan import JobPlan, resolve_plan
 from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ def embed_queries(
 
 
 def prepare_eval(
-    cfg,
+    job: JobPlan,
     settings,
     queries: list[LabelledQuery],
     *,
@@ -56,21 +56,14 @@ def prepare_eval(
     from the corpus."""
     import ray
 
-    from raychunk.io import list_inputs, readable
-    from raychunk.pipeline import (
-        Retrieval,
-        build,
-        find_duplicates,
-        init_ray,
-        locate_labels,
-        plan_embedding,
-        read_files,
-    )
+    from raychunk.corpus import find_duplicates, list_files
+    from raychunk.document_steps import documents, for_eval, locate
+    from raychunk.embed import embed
+    from raychunk.evaluation.partials import Retrieval, retrieve
+    from raychunk.pipeline import execute, init_ray, plan_embedding, read_files
 
-    in_fs, scheme, files = list_inputs(
-        cfg.input, follow_symlinks=cfg.limits.follow_symlinks, max_file_mb=cfg.limits.max_file_mb
-    )
-    files = readable(files)
+    cfg = job.config
+    in_fs, scheme, files = list_files(job)
     listed = [scheme + f.path for f in files]
     named = []
     for q in queries:  # a label that names no document fails before anything runs
@@ -79,8 +72,8 @@ def prepare_eval(
         except ValueError as e:
             raise ValueError(f"query {q.qid} ({q.query!r}): {e}") from e
     init_ray(cfg)
-    plan = plan_embedding(cfg, ray.cluster_resources())
-    duplicates = find_duplicates(files, in_fs, scheme, cfg)  # one copy indexed; labels follow it
+    plan = plan_embedding(job, ray.cluster_resources())
+    duplicates = find_duplicates(files, in_fs, scheme, job)  # one copy indexed; labels follow it
     # A label on a duplicate follows the kept copy; the others keep their source as written.
     queries = [
         dataclasses.replace(q, source=duplicates[s]) if s in duplicates else q for q, s in zip(queries, named)
@@ -91,11 +84,9 @@ def prepare_eval(
         to_locate.setdefault(s, []).append((i, q))
     t = time.perf_counter()
     located: dict[int, dict] = {}
-    pre = locate_labels(
-        read_files([f for f in files if scheme + f.path in to_locate], in_fs, cfg),
-        cfg,
-        scheme=scheme,
-        labelled=to_locate,
+    labelled_files = [f for f in files if scheme + f.path in to_locate]
+    pre = execute(
+        read_files(labelled_files, in_fs, job), [locate(job, scheme=scheme, labelled=to_locate)], job
     )
     for batch in pre.iter_batches(batch_format="pyarrow", batch_size=None):
         for blob in batch.column("located").to_pylist():
@@ -116,7 +107,7 @@ def prepare_eval(
     for i, q in enumerate(resolved):
         labelled.setdefault(q.source, []).append((i, [[p.start, p.end, p.quote] for p in q.passages]))
     query_vectors = embed_queries(
-        cfg.embedder.model,
+        job.model.local,
         [q.query for q in resolved],
         device="cpu" if plan.gpus_per_actor == 0 else cfg.embedder.device,
         normalize=cfg.embedder.normalize,
@@ -125,16 +116,14 @@ def prepare_eval(
     retrieval = Retrieval(labelled, query_vectors, max(k, depth), parent_budget, cache)
     t_embed = time.perf_counter()
     counter = start_counter()
-    ds = build(
-        read_files(files, in_fs, cfg),
-        cfg,
-        scheme=scheme,
-        plan=plan,
-        settings=settings,
-        duplicates=duplicates,
-        retrieval=retrieval,
-        progress=ReportProgress(counter),
-    )
+    counted = ReportProgress(counter)
+    steps = [
+        documents(job, scheme=scheme, last=for_eval(job, settings, retrieval), duplicates=duplicates),
+        counted.step(),
+        embed(job, plan, on_batch=counted.at("embed"), dedupe=True, cache=retrieval.cache),
+        retrieve(retrieval),
+    ]
+    ds = execute(read_files(files, in_fs, job), steps, job)
     progress = Progress(
         read_counter(counter),
         documents=len(files),
@@ -200,10 +189,10 @@ def run_eval(
                 raise ValueError(
                     f"--compare {label!r}: not a setting of this run ({', '.join(sorted(labels))})"
                 )
-    check_limits(cfg)  # every doc type's caps within the embedder's input limit
+    job = resolve_plan(cfg)  # every doc type's caps within the embedder's input limit
     require_peers(settings)
     inputs = prepare_eval(
-        cfg,
+        job,
         settings,
         queries,
         k=k,

@@ -10,17 +10,21 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from raychunk.config import RunConfig, check_limits
+from raychunk.config import RunConfig
+from raychunk.corpus import duplicates_of, list_corpus, plan_corpus
+from raychunk.document_steps import documents, measure
 from raychunk.io import resolve_output
-from raychunk.listing import InputPlanner
+from raychunk.merge import COUNT, compare_settings, comparison_totals
 from raychunk.peers import require_peers
-from raychunk.pipeline import build, compare_chunk_ids, init_ray, plan_duplicates, price_partials, read_blocks
+from raychunk.pipeline import execute, init_ray, read_blocks
+from raychunk.plan import JobPlan, resolve_plan
 from raychunk.pricing import (
     BOOTSTRAP_ROUNDS,
     IndexSpec,
     PricePartial,
     Rates,
     Setting,
+    price_partials,
     summarize_partial,
     vector_bytes,
 )
@@ -56,12 +60,12 @@ class PriceOptions:
 
 def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
     """Measure every setting over the (sampled) corpus on Ray, price it, and write the report files."""
-    from raychunk.embed import embedding_dim, measure_throughput
+    from raychunk.embed import measure_throughput
 
-    check_limits(cfg)  # every doc type's caps within the embedder's input limit
+    job = resolve_plan(cfg)  # every doc type's caps within the embedder's input limit
     require_peers(settings)
-    dim = opts.dim or embedding_dim(cfg.embedder.model)
-    measured = measure_corpus(cfg, settings, sample=opts.sample, previous=opts.previous)
+    dim = opts.dim or job.model.dim
+    measured = measure_corpus(job, settings, sample=opts.sample, previous=opts.previous)
 
     throughput = None
     tps = opts.tokens_per_second
@@ -69,7 +73,7 @@ def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
         first = measured.partial.totals.get(settings[0].label)
         mean = first.tokens / max(1, first.chunks) if first else 0
         throughput = measure_throughput(
-            cfg.embedder.model, tokens_per_text=max(16, int(mean)), backend=cfg.embedder.backend
+            job.model.local, tokens_per_text=max(16, int(mean)), backend=cfg.embedder.backend
         )
         tps = throughput["tokens_per_second"]
     rates = Rates(opts.gpu_hour_usd, opts.storage_gb_month_usd, opts.api_usd_per_1m_tokens, tps)
@@ -107,7 +111,7 @@ class Measured:
 
 
 def measure_corpus(
-    cfg: RunConfig,
+    job: JobPlan,
     settings: list[Setting],
     *,
     sample: float = 1.0,
@@ -121,12 +125,9 @@ def measure_corpus(
     chunks = previous_chunks(previous) if previous else None  # fail before parsing, not after
     import ray
 
+    cfg = job.config
     init_ray(cfg)
-    planner = InputPlanner()  # lists and plans off the driver: its memory does not grow with the corpus
-    planner.list(cfg.input, follow_symlinks=cfg.limits.follow_symlinks, max_file_mb=cfg.limits.max_file_mb)
-    inputs = planner.plan(
-        cpus=ray.cluster_resources().get("CPU", 1), max_files=cfg.resources.files_per_block, sample=sample
-    )
+    inputs = plan_corpus(list_corpus(job), job, cpus=ray.cluster_resources().get("CPU", 1), sample=sample)
     for f in inputs.refused:
         log.warning("%s%s not priced: %s", inputs.scheme, f.path, f.refused[1])
     listing = {
@@ -137,19 +138,14 @@ def measure_corpus(
     }
     if not inputs.todo_files:
         raise ValueError(f"--sample {sample} selects none of the {inputs.files} files; use a larger fraction")
-    duplicates = plan_duplicates(inputs, cfg)  # within the sample: it reads no more
+    duplicates = duplicates_of(inputs, job)  # within the sample: it reads no more
     counter = start_counter()
-    ds = build(
-        read_blocks(inputs.blocks, inputs.fs, cfg),
-        cfg,
-        scheme=inputs.scheme,
-        plan=None,
-        settings=settings,
-        measure=True,
-        keep_ids=chunks is not None,
-        duplicates=duplicates,
-        progress=ReportProgress(counter, first_setting=settings[0].label),
-    )
+    last = measure(job, settings, keep_ids=chunks is not None)
+    steps = [
+        documents(job, scheme=inputs.scheme, last=last, duplicates=duplicates),
+        ReportProgress(counter, first_setting=settings[0].label).step(),
+    ]
+    ds = execute(read_blocks(inputs.blocks, inputs.fs, job), steps, job)
     progress = Progress(
         read_counter(counter),
         documents=inputs.todo_files,
@@ -159,12 +155,9 @@ def measure_corpus(
     ).start()
     if chunks is not None:
         ds = ds.materialize()  # read twice (partials, ids): the rows stay in the cluster's object store
-    parts = price_partials(
-        ds,
-        cfg,
-        kept_sources=frozenset(duplicates.values()),
-        rounds=BOOTSTRAP_ROUNDS if sample < 1 else 0,
-        seed=seed,
+    rounds = BOOTSTRAP_ROUNDS if sample < 1 else 0
+    parts = execute(
+        ds, [price_partials(kept_sources=frozenset(duplicates.values()), rounds=rounds, seed=seed)], job
     )
     partial, n = PricePartial(), 0
     try:
@@ -176,7 +169,12 @@ def measure_corpus(
         progress.stop()
     delta, counted = None, 0
     if chunks is not None:
-        delta, counted = compare_chunk_ids(ds, *chunks, [s.label for s in settings], cfg)
+        # As many partitions as the measured blocks (the default is a fixed 200): the shuffle grows
+        # with the corpus, and what reaches the driver stays one count row per partition and setting.
+        labels = [s.label for s in settings]
+        fs, path = chunks
+        compared = compare_settings(labels, path, fs, partitions=max(1, ds.num_blocks()))
+        delta, counted = comparison_totals(execute(ds, [*compared, COUNT], job).iter_rows(), labels)
     return Measured(partial, listing, delta, partials=n, driver_rows=n + counted)
 
 

@@ -10,10 +10,15 @@ import re
 import time
 
 from raychunk import publish
-from raychunk.config import ConfigError, RunConfig, check_limits, load_doc_types
+from raychunk.config import ConfigError, RunConfig
+from raychunk.corpus import duplicates_of, list_corpus, plan_corpus
+from raychunk.document_steps import chunk, documents
+from raychunk.embed import embed
 from raychunk.io import input_root, resolve_output
 from raychunk.listing import InputPlanner
-from raychunk.pipeline import build, init_ray, plan_duplicates, plan_embedding, read_blocks
+from raychunk.merge import join_previous
+from raychunk.pipeline import execute, init_ray, on_driver_node, plan_embedding, read_blocks, write
+from raychunk.plan import JobPlan, resolve_plan
 from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
 from raychunk.report import render_run_markdown
 from raychunk.sink import ShardSink
@@ -35,26 +40,23 @@ def run(cfg: RunConfig) -> dict:
     import ray
 
     t0 = time.perf_counter()
-    load_doc_types(cfg.chunk.doc_types_path)  # fail on a bad config before starting anything
-    check_limits(cfg)  # every doc type's caps within the embedder's input limit
+    job = resolve_plan(cfg)  # fails on a bad config before starting anything
     out_fs, out_path = resolve_output(cfg.output)
     publish.check_output(out_fs, out_path, cfg.output_files.overwrite)
-    limits = cfg.limits
     t_ray = time.perf_counter()
     where = init_ray(cfg)
     ray_start = time.perf_counter() - t_ray
-    planner = InputPlanner()  # lists and plans off the driver: its memory does not grow with the corpus
-    planner.list(cfg.input, follow_symlinks=limits.follow_symlinks, max_file_mb=limits.max_file_mb)
+    planner = list_corpus(job)
     cluster = ray.cluster_resources()
-    plan = plan_embedding(cfg, cluster) if cfg.embedder.enabled else None
-    settings = settings_fingerprint(cfg, plan)
+    plan = plan_embedding(job, cluster) if cfg.embedder.enabled else None
+    settings = settings_fingerprint(job, plan)
     previous, known, unchanged = _previous(cfg, settings)
-    recorded = {**fingerprint(cfg), "previous_output": previous.identity if previous else None}
+    recorded = {**fingerprint(job), "previous_output": previous.identity if previous else None}
     staging = publish.open_staging(out_fs, out_path, recorded, resume=cfg.output_files.resume)
     inputs = plan_inputs(
         planner,
+        job,
         cpus=cluster.get("CPU", 1),
-        max_files=cfg.resources.files_per_block,
         resume=(out_fs, staging.path, cfg.output_files.compression) if staging.resumed else None,
     )
     if staging.resumed:
@@ -71,7 +73,7 @@ def run(cfg: RunConfig) -> dict:
     log.info("raychunk: %d files on %s Ray (%s); embedding: %s", inputs.files, where, cluster, plan)
     stats = ""
     if inputs.todo_files:
-        duplicates = plan_duplicates(inputs, cfg)
+        duplicates = duplicates_of(inputs, job)
         sink = ShardSink(
             staging.path,
             out_fs,
@@ -81,17 +83,14 @@ def run(cfg: RunConfig) -> dict:
             compression=cfg.output_files.compression,
         )
         counter = start_counter()
-        ds = build(
-            read_blocks(inputs.blocks, inputs.fs, cfg),
-            cfg,
-            scheme=inputs.scheme,
-            plan=plan,
-            duplicates=duplicates,
-            previous=previous,
-            unchanged=unchanged,
-            known=known,
-            progress=ReportProgress(counter),
-        )
+        counted = ReportProgress(counter)
+        steps = [
+            documents(job, scheme=inputs.scheme, last=chunk(job), duplicates=duplicates, unchanged=unchanged),
+            counted.step(),
+            *(join_previous(previous, known, job, plan.dim) if previous is not None else ()),
+            *([embed(job, plan, on_batch=counted.at("embed"))] if plan is not None else ()),
+        ]
+        ds = execute(read_blocks(inputs.blocks, inputs.fs, job), steps, job)
         progress = Progress(
             read_counter(counter),
             documents=inputs.todo_files,
@@ -100,7 +99,7 @@ def run(cfg: RunConfig) -> dict:
             embedding=plan is not None,
         ).start()
         try:
-            ds.write_datasink(sink, ray_remote_args={"max_retries": limits.task_retries, "num_cpus": 0})
+            write(ds, sink, job)
         except BaseException:
             log.error(
                 "the run stopped; what it wrote is kept in %s: run again with --resume to finish it",
@@ -110,20 +109,20 @@ def run(cfg: RunConfig) -> dict:
         finally:
             progress.stop()
         stats = _stage_stats(ds)
-    document_files = _on_this_node(publish.compact_documents, out_fs, staging, cfg.output_files.compression)
+    document_files = on_driver_node(publish.compact_documents, out_fs, staging, cfg.output_files.compression)
     # In a task too: Arrow's default allocator (mimalloc) keeps what streaming 200,000 rows touched,
     # +73 MB at 200,000 documents where the system allocator keeps 18.
-    docs = _on_this_node(publish.documents_summary, out_fs, document_files)
+    docs = on_driver_node(publish.documents_summary, out_fs, document_files)
     publish.check_every_input_accounted(docs["rows"], inputs.files)
-    results = _on_this_node(publish.shard_results, out_fs, staging.path)  # manifests name every document
+    results = on_driver_node(publish.shard_results, out_fs, staging.path)  # manifests name every document
     report = run_report(
         cfg, docs, inputs, results, plan, stats, time.perf_counter() - t0, where, cluster, ray_start=ray_start
     )
     report["settings"] = settings
     report["resumed"] = {"inputs_already_done": inputs.done} if staging.resumed else None
     if previous is not None:
-        report["incremental"] = _incremental_report(out_fs, staging, previous, results, unchanged, cfg)
-    report["files"] = _on_this_node(
+        report["incremental"] = _incremental_report(out_fs, staging, previous, results, unchanged, job)
+    report["files"] = on_driver_node(
         publish.move_in, out_fs, staging, out_path, document_files, cfg.output_files.overwrite
     )  # its chunk-id check reads every id
     publish.write_report(out_fs, out_path, "report.md", render_run_markdown(report))
@@ -132,9 +131,9 @@ def run(cfg: RunConfig) -> dict:
     return report
 
 
-def plan_inputs(planner: InputPlanner, **how):
+def plan_inputs(planner: InputPlanner, job: JobPlan, **how):
     """The listed inputs in read blocks (a seam: tests add a file that vanishes before it is read)."""
-    return planner.plan(**how)
+    return plan_corpus(planner, job, **how)
 
 
 def _previous(cfg: RunConfig, settings: dict):
@@ -156,13 +155,14 @@ def _previous(cfg: RunConfig, settings: dict):
     return previous, known, unchanged
 
 
-def _incremental_report(out_fs, staging, previous, results, unchanged, cfg) -> dict:
+def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobPlan) -> dict:
     """What an incremental run reused and what changed: chunk ids unchanged / new / removed against
     the previous output (counted as ``raychunk price --previous`` counts them), vectors embedded and
     reused, and the delta's rows; the removed ids are written to ``delta/removed`` here."""
     import pyarrow.fs as pafs
 
-    from raychunk.pipeline import diff_chunk_ids
+    from raychunk.merge import COUNT, REMOVED, compare_outputs, comparison_totals
+    from raychunk.pipeline import read
 
     chunk_files = sorted(
         i.path
@@ -172,7 +172,15 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, cfg) -> d
     removed_to = f"{staging.path}/delta/removed"
     if out_fs.get_file_info(removed_to).type != pafs.FileType.NotFound:
         out_fs.delete_dir(removed_to)  # left by an attempt that stopped while writing it
-    counts = diff_chunk_ids(out_fs, chunk_files, previous, cfg, removed_to=removed_to)
+    counts = {"unchanged": 0, "new": 0, "removed": 0}
+    compared = compare_outputs(chunk_files, out_fs, previous)
+    if compared is not None:
+        ids, steps = compared
+        diffed = execute(read(ids, job), steps, job).materialize()
+        totals, _ = comparison_totals(execute(diffed, [COUNT], job).iter_rows(), ["new output"])
+        counts = {key: totals["new output"][key] for key in counts}
+        if counts["removed"]:
+            execute(diffed, [REMOVED], job).repartition(1).write_parquet(removed_to, filesystem=out_fs)
     total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
     chunks = total("chunks")
     return {
@@ -189,20 +197,17 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, cfg) -> d
     }
 
 
-def settings_fingerprint(cfg: RunConfig, plan) -> dict:
+def settings_fingerprint(job: JobPlan, plan) -> dict:
     """What shapes an output's rows, in two parts recorded in its report: ``chunks`` (the doc types
     file with its profiles, thresholds and overrides, the tokenizer, the parse options, raychunk's
     version) and ``vectors`` (the embedder, its weights' version, backend, dimension, normalisation
     and precision). ``--previous`` compares them (``incremental.check_reuse``)."""
-    import hashlib
-
     from raychunk import __version__
-    from raychunk.embed import model_version
 
-    types = load_doc_types(cfg.chunk.doc_types_path)
+    cfg = job.config
     chunks = {
-        "doc_types_sha256": hashlib.sha256(cfg.chunk.doc_types_path.read_bytes()).hexdigest()[:16],
-        "profiles": {t: p.key for t, p in sorted(types.profiles.items())},
+        "doc_types_sha256": job.doc_types_sha256[:16],
+        "profiles": {t: p.key for t, p in sorted(job.doc_types.profiles.items())},
         "tokenizer": cfg.tokenizer_spec,
         "parse": json.loads(json.dumps(dataclasses.asdict(cfg.parse), default=str)),
         "raychunk": __version__,
@@ -211,7 +216,7 @@ def settings_fingerprint(cfg: RunConfig, plan) -> dict:
     if plan is not None:
         vectors = {
             "model": cfg.embedder.model,
-            "model_version": model_version(cfg.embedder.model),
+            "model_version": job.model.version,
             "backend": cfg.embedder.backend,
             "dim": plan.dim,
             "normalize": cfg.embedder.normalize,
@@ -220,29 +225,17 @@ def settings_fingerprint(cfg: RunConfig, plan) -> dict:
     return {"chunks": chunks, "vectors": vectors}
 
 
-def _on_this_node(fn, *args):
-    """``fn(*args)`` in a Ray task on the driver's node (same local filesystem), so that what it
-    holds in memory (the documents it gathers) never swells the driver."""
-    import ray
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-    return ray.get(ray.remote(num_cpus=0, max_retries=0, scheduling_strategy=here)(fn).remote(*args))
-
-
-def fingerprint(cfg: RunConfig) -> dict:
+def fingerprint(job: JobPlan) -> dict:
     """What decides a run's rows: a resumed run must match the interrupted one on all of it."""
-    import hashlib
-
     from raychunk import __version__
 
-    settings = dataclasses.asdict(cfg)
+    settings = dataclasses.asdict(job.config)
     settings.pop("resources")
     settings.pop("output_files")  # how rows are sharded and compressed, not which rows
     settings["limits"] = {
         k: v for k, v in settings["limits"].items() if k not in ("task_retries", "actor_restarts")
     }
-    settings["doc_types_sha256"] = hashlib.sha256(cfg.chunk.doc_types_path.read_bytes()).hexdigest()
+    settings["doc_types_sha256"] = job.doc_types_sha256
     settings["raychunk"] = __version__
     return json.loads(json.dumps(settings, default=str))
 

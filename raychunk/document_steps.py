@@ -1,0 +1,393 @@
+"""The document steps: each input file parsed, classified and chunked, in a sandbox.
+
+``parse_file`` → ``classify_document`` → a last step (``chunk_rows`` for the run, ``measure_settings``
+for the price job, ``chunk_settings`` for the eval) turn one input file into rows; ``isolated`` runs
+them per document in a child process (``isolate.Sandbox``), and ``documents`` is the job step that
+does so. They are plain functions that don't know they run on Ray. Every row of the run has the same
+keys (``ROW_KEYS``), so Ray Data can batch them together; ``row_type`` tells them apart and the
+writer splits them into chunks/ and documents/.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import time
+from collections.abc import Callable
+from functools import partial
+
+from raychunk.chunking import chunk_document
+from raychunk.classify import classify
+from raychunk.dedupe import duplicate_reason
+from raychunk.document import Document, ParsedDocument, content_hash
+from raychunk.faults import inject
+from raychunk.incremental import DocIndex, doc_key
+from raychunk.io import identity_of
+from raychunk.isolate import Limits, Sandbox, peak_rss_mb
+from raychunk.parse import ParseOptions, parse_document
+from raychunk.parse.detect import format_from_name
+from raychunk.plan import JobPlan
+from raychunk.schema import CHUNK_COLUMNS
+from raychunk.step import Step
+
+__all__ = [
+    "ROW_KEYS",
+    "chunk",
+    "chunk_rows",
+    "chunk_settings",
+    "classify_document",
+    "documents",
+    "failed_file",
+    "for_eval",
+    "isolated",
+    "locate",
+    "measure",
+    "measure_settings",
+    "parse",
+    "parse_file",
+    "per_document",
+]
+
+log = logging.getLogger(__name__)
+
+
+# -- the job step and what it runs per document -----------------------------------------------------
+
+
+def documents(
+    job: JobPlan,
+    *,
+    scheme: str,
+    last: Callable,
+    duplicates: dict[str, str] | None = None,
+    unchanged: DocIndex | None = None,
+) -> Step:
+    """The step that turns each input file into rows: ``per_document`` in the worker's sandbox,
+    under the plan's limits (``isolated``)."""
+    return Step(
+        "documents",
+        isolated,
+        each="row",
+        kwargs={
+            "steps": per_document(job, scheme=scheme, last=last, duplicates=duplicates),
+            "limits": job.limits,
+            "scheme": scheme,
+            "unchanged": unchanged,
+            "duplicates": duplicates,
+            "root": job.root,
+        },
+        runs_as="document",
+    )
+
+
+def locate(job: JobPlan, *, scheme: str, labelled: dict) -> Step:
+    """The eval's check before any chunking or embedding: the labelled documents parsed and their
+    questions' passages located where the text is (``labelled``: source → ``[(index, query)]``,
+    ``evaluation.partials.locate_labelled``); one small row per document comes back."""
+    from raychunk.evaluation.partials import locate_labelled
+
+    steps = [("parse", parse(job, scheme=scheme)), ("locate", partial(locate_labelled, labelled=labelled))]
+    return Step(
+        "locate",
+        isolated,
+        each="row",
+        kwargs={"steps": steps, "limits": job.limits, "scheme": scheme},
+        runs_as="document",
+    )
+
+
+def per_document(
+    job: JobPlan, *, scheme: str, last: Callable, duplicates: dict[str, str] | None = None
+) -> list[tuple[str, Callable]]:
+    """What runs per document, ``(name, row function)``: parse → classify → ``last``."""
+    types = job.doc_types
+    return [
+        ("parse", parse(job, scheme=scheme, duplicates=duplicates or {})),
+        ("classify", partial(classify_document, thresholds=types.thresholds, overrides=types.overrides)),
+        ("chunk", last),
+    ]
+
+
+def parse(job: JobPlan, *, scheme: str, duplicates: dict[str, str] | None = None) -> Callable:
+    return partial(parse_file, options=job.config.parse, scheme=scheme, duplicates=duplicates, root=job.root)
+
+
+def _tokens(job: JobPlan) -> dict:
+    return {
+        "profiles": job.doc_types.profiles,
+        "tokenizer": job.tokenizer,
+        "tokenizer_dir": job.tokenizer_dir,
+    }
+
+
+def chunk(job: JobPlan) -> Callable:
+    """The run's last step: a document row and its chunk rows, under its doc type's profile."""
+    return partial(chunk_rows, **_tokens(job))
+
+
+def measure(job: JobPlan, settings: list, *, keep_ids: bool = False) -> Callable:
+    """The price job's last step: every setting's numbers (and with ``keep_ids`` its chunk ids)."""
+    return partial(measure_settings, **_tokens(job), settings=settings, keep_ids=keep_ids)
+
+
+def for_eval(job: JobPlan, settings: list, retrieval=None) -> Callable:
+    """The eval job's last step: every setting's chunks, marked against ``retrieval``'s located
+    passages (``evaluation.partials.Retrieval``)."""
+    last = partial(chunk_settings, **_tokens(job), settings=settings)
+    if retrieval is not None:
+        last = partial(last, labelled=retrieval.labelled, parent_budget=retrieval.parent_budget)
+    return last
+
+
+# -- the row functions --------------------------------------------------------------------------------
+
+
+ROW_KEYS = ("row_type", "document", *CHUNK_COLUMNS)
+
+_SANDBOX: Sandbox | None = None
+
+
+def isolated(
+    row: dict,
+    *,
+    steps: list[tuple[str, Callable]],
+    limits: Limits,
+    scheme: str = "",
+    unchanged: DocIndex | None = None,
+    duplicates: dict[str, str] | None = None,
+    root: str = "",
+) -> list[dict]:
+    """One input file through ``steps`` (parse → classify → chunk) in this worker's sandbox: a child
+    process under ``limits``. A document that goes over a limit, crashes its worker or raises becomes
+    a ``failed`` document (the steps after parse then run here, on a document with no text).
+    A file whose bytes, format and identity (its source relative to ``root``) are in ``unchanged``
+    (and that is not a byte-identical copy, in ``duplicates``) is not parsed: it becomes one ``reuse`` row, replaced by the previous output's
+    rows in ``merge_previous``."""
+    global _SANDBOX
+    t = time.perf_counter()
+    if unchanged is not None and not row.get("read_error"):
+        source = scheme + row["path"]
+        doc_id = content_hash(bytes(row["bytes"]))
+        if (
+            source not in (duplicates or {})
+            and doc_key(doc_id, format_from_name(source) or "unknown", identity_of(source, root)) in unchanged
+        ):
+            raw = {"source_bytes": row["raw"].hex() if row.get("raw") else None}
+            return [
+                {
+                    **dict.fromkeys(ROW_KEYS),
+                    "row_type": "reuse",
+                    "document": json.dumps(raw),
+                    "doc_id": doc_id,
+                    "source": source,
+                }
+            ]
+    if row.get("read_error"):
+        reason, peak = row["read_error"], None
+    else:
+        if _SANDBOX is None or _SANDBOX.limits != limits:
+            _SANDBOX = Sandbox(limits)
+        out, failure, peak = _SANDBOX.run(steps, row, key=id(steps))
+        if failure is None:
+            return out
+        reason = failure.reason
+    source = scheme + row["path"]
+    log.warning("%s: %s", source, reason)
+    value = {**failed_file(row, reason, scheme), "parse_seconds": time.perf_counter() - t}
+    value["peak_rss_mb"] = peak
+    for _, fn in steps[1:]:
+        value = fn(value)
+    return value
+
+
+def failed_file(row: dict, reason: str, scheme: str = "") -> dict:
+    """The parse stage's output for a file that could not be processed at all."""
+    source = scheme + row["path"]
+    data = row.get("bytes") or b""
+    doc = Document(
+        doc_id=content_hash(bytes(data)),
+        source=source,
+        format=format_from_name(source) or "unknown",
+        status="failed",
+        reason=reason,
+        bytes=len(data),
+    )
+    return {"source": source, "parsed": ParsedDocument(doc), "parse_seconds": 0.0, "raw": row.get("raw")}
+
+
+def parse_file(
+    row: dict,
+    *,
+    options: ParseOptions,
+    scheme: str = "",
+    duplicates: dict[str, str] | None = None,
+    root: str = "",
+) -> dict:
+    """``{bytes, path}`` from the reader → ``{source, parsed, parse_seconds}``. A source in
+    ``duplicates`` (duplicate → kept source) is not parsed: it becomes a ``duplicate`` document.
+    The document's identity (what its chunk ids name) is its source relative to ``root``."""
+    t = time.perf_counter()
+    source = scheme + row["path"]
+    inject(source)  # test-only faults (raychunk.faults); nothing unless RAYCHUNK_TEST_FAULTS is set
+    data = bytes(row["bytes"])
+    kept = (duplicates or {}).get(source)
+    if kept is not None:
+        parsed = ParsedDocument(
+            Document(
+                doc_id=content_hash(data),
+                source=source,
+                format=format_from_name(source) or "unknown",
+                status="duplicate",
+                reason=duplicate_reason(kept),
+                bytes=len(data),
+            )
+        )
+    else:
+        parsed = parse_document(data, source, options=options)
+    parsed = dataclasses.replace(
+        parsed, document=dataclasses.replace(parsed.document, identity=identity_of(source, root))
+    )
+    listed = row.get("size")
+    if listed is not None and listed != len(data):
+        note = f"the file changed size between listing and reading ({listed:,} bytes listed, {len(data):,} read): its bytes as read are used"
+        doc = parsed.document
+        reason = f"{doc.reason}; {note}" if doc.reason else note
+        parsed = dataclasses.replace(parsed, document=dataclasses.replace(doc, reason=reason))
+    return {
+        "source": source,
+        "parsed": parsed,
+        "parse_seconds": time.perf_counter() - t,
+        "raw": row.get("raw"),
+    }
+
+
+def classify_document(row: dict, *, thresholds: dict, overrides: tuple = ()) -> dict:
+    parsed: ParsedDocument = row["parsed"]
+    if parsed.document.status != "ok":
+        return {**row, "doc_type": "", "type_reason": ""}
+    c = classify(parsed, thresholds, overrides)
+    return {**row, "doc_type": c.doc_type, "type_reason": c.reason}
+
+
+def chunk_rows(row: dict, *, profiles: dict, tokenizer: str, tokenizer_dir: str | None = None) -> list[dict]:
+    """One ``document`` row and the document's ``chunk`` rows."""
+    from raychunk.tokens import CachedCounter, load_counter
+
+    parsed: ParsedDocument = row["parsed"]
+    doc = parsed.document
+    chunks = []
+    if doc.status == "ok":
+        # token offsets of this document, counted once
+        counter = CachedCounter(load_counter(tokenizer, tokenizer_dir))
+        chunks = chunk_document(parsed, profiles[row["doc_type"]], counter, doc_type=row["doc_type"])
+    document = {
+        "doc_id": doc.doc_id,
+        "source": doc.source,
+        "format": doc.format,
+        "doc_type": row["doc_type"],
+        "type_reason": row["type_reason"],
+        "status": doc.status,
+        "reason": doc.reason,
+        "title": doc.title,
+        "pages": doc.pages,
+        "blocks": len(parsed.blocks),
+        "chunks": len(chunks),
+        "tokens": sum(c.n_tokens for c in chunks),
+        "bytes": doc.bytes,
+        "encoding": doc.encoding,
+        "no_text_pages": list(doc.no_text_pages),
+        "ocr": bool(doc.ocr_pages),
+        "ocr_engine": doc.ocr_engine or None,
+        "ocr_pages": list(doc.ocr_pages),
+        "ocr_seconds": doc.ocr_seconds,
+        "parse_seconds": round(row["parse_seconds"], 4),
+        "peak_rss_mb": row.get("peak_rss_mb") or peak_rss_mb(),
+        "text": None if doc.status == "duplicate" else parsed.text,  # a duplicate's is the kept copy's
+        "source_bytes": row["raw"].hex() if row.get("raw") else None,  # JSON here; bytes in documents/
+    }
+    empty = dict.fromkeys(CHUNK_COLUMNS)
+    out = [
+        {
+            **empty,
+            "row_type": "document",
+            "document": json.dumps(document, ensure_ascii=False),
+            "doc_id": doc.doc_id,
+            "source": doc.source,
+        }
+    ]
+    for c in chunks:
+        out.append({**c.to_dict(), "row_type": "chunk", "document": None})
+    return out
+
+
+def measure_settings(
+    row: dict,
+    *,
+    settings: list,
+    profiles: dict,
+    tokenizer: str,
+    keep_ids: bool,
+    tokenizer_dir: str | None = None,
+) -> list[dict]:
+    """The price job's stage: one statistics row per grid setting for this document."""
+    from raychunk.peers import chunk_stats_any
+    from raychunk.pricing import measure_document
+    from raychunk.tokens import load_counter
+
+    return measure_document(
+        row["parsed"],
+        row["doc_type"],
+        settings,
+        profiles,
+        load_counter(tokenizer, tokenizer_dir),
+        keep_ids=keep_ids,
+        stats=chunk_stats_any,
+    )
+
+
+def chunk_settings(
+    row: dict,
+    *,
+    settings: list,
+    profiles: dict,
+    tokenizer: str,
+    tokenizer_dir: str | None = None,
+    labelled: dict | None = None,
+    parent_budget: int = 512,
+) -> list[dict]:
+    """The eval job's stage: this document's chunks under every setting, each row labelled with its
+    ``setting`` and carrying on ``eval`` what the eval needs of its text (``partials.mark_document``),
+    plus a ``document`` row of facts without the text: status, reason, doc_type, bytes. ``labelled``:
+    source → ``[(index, passages)]``, the questions' passages as located before chunking."""
+    from raychunk.evaluation.partials import mark_document
+    from raychunk.peers import chunk_any
+    from raychunk.tokens import CachedCounter, load_counter
+
+    parsed: ParsedDocument = row["parsed"]
+    doc = parsed.document
+    mine = (labelled or {}).get(doc.source, [])
+    facts = {"status": doc.status, "reason": doc.reason, "doc_type": row["doc_type"], "bytes": doc.bytes}
+    counter = CachedCounter(load_counter(tokenizer, tokenizer_dir))
+    empty = dict.fromkeys(CHUNK_COLUMNS)
+    out = [
+        {
+            **empty,
+            "row_type": "document",
+            "setting": None,
+            "doc_id": doc.doc_id,
+            "source": doc.source,
+            "document": json.dumps(facts, ensure_ascii=False),
+            "eval": None,
+        }
+    ]
+    if doc.status != "ok":
+        return out
+    for s in settings:
+        profile = s.profile or profiles[row["doc_type"]]
+        chunks = [c.to_dict() for c in chunk_any(parsed, profile, counter, doc_type=row["doc_type"])]
+        for c, mark in zip(chunks, mark_document(parsed.text, chunks, mine, parent_budget)):
+            out.append(
+                {**c, "row_type": "chunk", "setting": s.label, "document": None, "eval": json.dumps(mark)}
+            )
+    return out
