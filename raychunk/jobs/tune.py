@@ -164,18 +164,19 @@ class Embedder:
         keys = [self.cache.key(t) for t in texts]
         todo = dict.fromkeys(k for k in keys if k not in self.cache.vectors)
         self.reused.update(k for k in keys if k not in todo)
-        if todo:
-            by_key = dict(zip(keys, texts))
-            new = list(todo)
+        by_key = dict(zip(keys, texts))
+        new = list(todo)
+        for i in range(0, len(new), 256):  # kept as it goes: a stopped run loses one part at most
+            part = new[i : i + 256]
             vecs = self.model.encode(
-                [by_key[k] for k in new],
+                [by_key[k] for k in part],
                 batch_size=8,
                 convert_to_numpy=True,
                 normalize_embeddings=True,
                 show_progress_bar=False,
             ).astype(np.float32)
-            self.cache.add(new, vecs)
-            self.embedded += len(new)
+            self.cache.add(part, vecs)
+            self.embedded += len(part)
         return np.stack([self.cache.vectors[k] for k in keys])
 
 
