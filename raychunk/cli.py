@@ -115,6 +115,30 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--no-plot", action="store_true", help="skip plot.png")
     ev.set_defaults(func=cmd_eval)
 
+    tu = sub.add_parser(
+        "tune",
+        parents=[verbose],
+        help="search each document type's chunk profile on labelled questions; write a doc-types file",
+    )
+    tu.add_argument("--input", required=True, help="the folder the labelled questions' sources are under")
+    tu.add_argument("--queries", required=True, help="labelled questions, JSONL, as for eval")
+    tu.add_argument("--doc-types", help="the doc-types file to start from (default: configs/doc_types.yaml)")
+    tu.add_argument("--output", default="out/tune/doc_types.yaml", help="the doc-types file to write")
+    tu.add_argument("--cache", metavar="DIR", help="embedding (and parse) cache, shared with eval --cache")
+    tu.add_argument("--holdout", type=float, default=0.5, help="share of questions held out (default 0.5)")
+    tu.add_argument(
+        "--min-questions", type=int, default=20, help="tuning questions a type needs (default 20)"
+    )
+    tu.add_argument("--k", type=int, default=5, help="results retrieved per question (default 5)")
+    tu.add_argument("--types", help="tune only these doc types, comma-separated")
+    tu.add_argument(
+        "--margin",
+        type=float,
+        default=0.02,
+        help="a smaller index is kept within noise if it loses at most this much hit@k (default 0.02)",
+    )
+    tu.set_defaults(func=cmd_tune)
+
     se = sub.add_parser(
         "search",
         parents=[verbose],
@@ -400,6 +424,26 @@ def cmd_eval(args) -> int:
     )
     print(render_eval_text(report))
     print(f"\nwrote {', '.join(report['written'])}", file=sys.stderr)
+    return 0
+
+
+def cmd_tune(args) -> int:
+    from raychunk.jobs.tune import run_tune
+
+    if not 0 <= args.holdout < 1:
+        raise ValueError(f"--holdout must be in [0, 1), got {args.holdout}")
+    run_tune(
+        args.input,
+        args.queries,
+        doc_types=args.doc_types,
+        output=args.output,
+        cache=args.cache,
+        holdout=args.holdout,
+        min_questions=args.min_questions,
+        k=args.k,
+        only=args.types.split(",") if args.types else None,
+        margin=args.margin,
+    )
     return 0
 
 

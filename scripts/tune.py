@@ -1,4 +1,6 @@
 """A fast tuning loop for the chunker on the labelled corpus set, in this process and without Ray.
+(``raychunk tune`` is the user's job that searches each type's profile; ``scripts/levers.py`` adds
+"inside one chunk" and uses the eval's ``--cache``; this script keeps its own sqlite cache.)
 
     python scripts/tune.py --setting profile --setting structure:256 --setting fixed:256 \\
         --compare structure:256,fixed:256 --save out/tune/base.json

@@ -11,6 +11,7 @@ every question into the scored questions, or one error listing every quote that 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -181,6 +182,28 @@ def locate_quote(text: str, quote: str) -> tuple[int, int] | None:
     return None if m is None else (m.start, m.end)
 
 
+# Markup at a located quote's edges: whitespace, a table row's pipes, a list item's marker.
+_LEADING_MARKUP = re.compile(r"(?:\s+|\|+|(?:[*+>-]|\d{1,3}[.)])(?=\s))+")
+
+
+def trim_markup(text: str, start: int, end: int) -> tuple[int, int]:
+    """``text[start:end]`` less the whitespace, table pipes and list marker at its edges: the
+    structure a chunk renders (a ``* `` item as ``- ``, a row's cells between its own pipes) rather
+    than words it spans, so a quote copied with the row's leading ``| `` or the item's ``* `` lies
+    inside the chunk that holds the row or the item. A quote of markup alone is kept whole.
+
+    >>> text = "x\\n* Returns `DROP` always.\\n| a | 1 |"
+    >>> [text[slice(*trim_markup(text, a, b))] for a, b in ((2, 26), (27, 36))]
+    ['Returns `DROP` always.', 'a | 1']
+    """
+    m = _LEADING_MARKUP.match(text, start, end)
+    a = m.end() if m else start
+    b = end
+    while b > a and (text[b - 1].isspace() or text[b - 1] == "|"):
+        b -= 1
+    return (a, b) if b > a else (start, end)
+
+
 def locate_passages(q: LabelledQuery, source: str, text: str, words: TextWords | None = None) -> dict:
     """One question's passages found in its document's ``text``: ``{"passages": [[start, end,
     located text]], "notes": [...], "unlocated": [...]}``, where a note is a passage found other than
@@ -220,7 +243,7 @@ def locate_passages(q: LabelledQuery, source: str, text: str, words: TextWords |
                     }
                 )
                 continue
-            start, end = m.start, m.end
+            start, end = trim_markup(text, m.start, m.end)
             if m.how != "exact" or m.occurrences > 1:
                 notes.append(
                     {
