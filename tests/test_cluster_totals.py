@@ -77,7 +77,9 @@ def test_three_nodes_report_the_same_totals_as_one(tmp_path, fresh_ray):
     one_price, one_run = _jobs(src, tmp_path / "one", {})
     ray.shutdown()
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})  # the head only drives
+    cluster = Cluster(
+        initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False}
+    )  # the head only drives
     try:
         cluster.add_node(num_cpus=1)
         cluster.add_node(num_cpus=1)

@@ -161,7 +161,9 @@ def test_a_three_node_cluster_gives_the_same_output_as_one_cpu(baseline, inputs,
     from ray.cluster_utils import Cluster
 
     cfg = config(inputs, tmp_path / "cluster", num_cpus=1)  # num_cpus is ignored on an existing Ray
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})  # the head only drives
+    cluster = Cluster(
+        initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False}
+    )  # the head only drives
     try:
         cluster.add_node(num_cpus=1)
         cluster.add_node(num_cpus=1)
