@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from raychunk.cli import main
-from raychunk.config import build_run_config, check_limits, load_config, load_doc_types
+from raychunk.config import build_run_config, load_config, load_doc_types
 from raychunk.jobs.tune import FIELDS, run_tune, split
+from raychunk.plan import resolve_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -57,7 +58,7 @@ def test_writes_a_doc_types_file_run_accepts(first):
     for kind, p in start.profiles.items():  # only the tuned type may move
         if kind != "manual":
             assert tuned.profiles[kind] == p, kind
-    check_limits(build_run_config(load_config(), {"chunk.doc_types": str(written)}))
+    resolve_plan(build_run_config(load_config(), {"chunk.doc_types": str(written)}))  # as `run` checks it
     assert written.read_text().startswith("# Written by raychunk tune")
     for step in report["steps"]:  # one field at a time, from the candidates, each with its interval
         assert step["field"] in FIELDS and step["value"] in FIELDS[step["field"]]
