@@ -299,8 +299,7 @@ def multilang_corpus(folder: Path, n: int = 700) -> None:
             (sub / f"page-{i}.md").write_text(md)
 
 
-def corpora(work: Path, names: list[str], tiny_files: int) -> dict[str, list[str]]:
-    shared = ROOT.parent / "shared" / "corpus"
+def corpora(work: Path, names: list[str], tiny_files: int, shared: Path) -> dict[str, list[str]]:
     made: dict[str, list[str]] = {}
     for name in names:
         folder = work / "corpora" / name
@@ -345,9 +344,12 @@ def run_one(who: str, inputs: list[str], work: Path, num_cpus: int) -> dict:
     else:
         cmd = [sys.executable, str(Path(__file__)), "--peer", who, "--input", *inputs, "--output", str(out)]
         cmd += ["--num-cpus", str(num_cpus), "--json", str(info)]
-    t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    wall = time.perf_counter() - t
+    for _ in range(3):  # Ray's start-up can time out on a loaded machine: that run is tried again
+        t = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+        wall = time.perf_counter() - t
+        if "timed out during startup" not in proc.stderr:
+            break
     if proc.returncode:
         raise SystemExit(
             f"peer_pipelines: {' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}"
@@ -381,6 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--tiny-files", type=int, default=5000)
     ap.add_argument("--work", default=str(ROOT / "out" / "peer_pipelines"))
+    ap.add_argument("--shared", default=str(ROOT.parent / "shared" / "corpus"), help="the shared corpus")
     ap.add_argument("--json", help="also write the figures here")
     ap.add_argument("--peer", choices=PEERS, help=argparse.SUPPRESS)  # the child: one peer job
     ap.add_argument("--input", nargs="*", help=argparse.SUPPRESS)
@@ -393,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
 
     work = Path(args.work)
     names = [n for n in args.corpora.split(",") if n]
-    made = corpora(work, names, args.tiny_files)
+    made = corpora(work, names, args.tiny_files, Path(args.shared))
     who = ["raychunk", *PEERS]
     with open("/proc/loadavg") as f:
         load_before = f.read().split()[:3]
