@@ -29,6 +29,11 @@ Corpora, written once under ``WORK/corpora`` (deterministic):
   German (headings, paragraphs, a pipe table, a fenced code block; a quarter as HTML);
 - ``pdf``: the text PDFs of ``../shared/corpus/pdf`` (``end_to_end.text_pdfs``).
 
+First, where raychunk's CPU stage spends its time (``--profile N`` files of the first corpus, CPU
+milliseconds per document, in this process): the steps (parse, classify, chunk) called directly;
+the same documents through the document sandbox, the Ray worker's side and the document process's
+(the steps plus the round trip); the rows into Arrow and the sink's write.
+
 With ``--repeats R`` each corpus's three runs go R times, the order rotating, and each pipeline's
 fastest wall is kept (other work on a shared machine only adds time). The ratio is raychunk's wall
 over the faster peer's (target <= 1.0, issue 28).
@@ -331,6 +336,68 @@ def size(inputs: list[str]) -> tuple[int, int]:
     return len(files), sum(p.stat().st_size for p in files)
 
 
+# ---------------------------------------------------------------- where raychunk's CPU time goes
+
+
+def _cpu_of(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def profile(inputs: list[str], n: int) -> dict[str, float]:
+    """CPU milliseconds per document of the CPU stage's parts on the first ``n`` files of
+    ``inputs``, in this process (CPU time: other work on the machine does not count): the steps
+    (parse, classify, chunk) called directly; the same documents through the document sandbox
+    (``stages.isolated``: the Ray worker's side and the document process's); the rows into an
+    Arrow table and the sink's write of it."""
+    import tempfile
+
+    import pyarrow as pa
+    import pyarrow.fs as pafs
+
+    from raychunk import stages
+    from raychunk.config import build_run_config, load_config
+    from raychunk.pipeline import cpu_steps
+    from raychunk.sink import ShardSink
+
+    paths = sorted(str(p) for i in inputs for p in Path(i).rglob("*") if p.is_file())[:n]
+    cfg = build_run_config(load_config(), {"input": inputs, "embedder.enabled": False})
+    steps = cpu_steps(cfg, scheme="")
+    rows = [{"path": p, "bytes": Path(p).read_bytes()} for p in paths]
+    spent = dict.fromkeys([name for name, _ in steps], 0.0)
+    for r in rows[:20]:  # warm-up: lazy imports and the tokenizer
+        for _, fn in steps:
+            r = fn(r)
+    out = []
+    for r in rows:
+        value = r
+        for name, fn in steps:
+            t = time.process_time()
+            value = fn(value)
+            spent[name] += time.process_time() - t
+        out += value
+    stages.isolated(rows[0], steps=steps, limits=cfg.limits)
+    child = stages._SANDBOX._proc.pid
+    c0, t = _cpu_of(child), time.process_time()
+    for r in rows:
+        stages.isolated(r, steps=steps, limits=cfg.limits)
+    spent["sandbox: Ray worker"] = time.process_time() - t
+    spent["sandbox: document process"] = _cpu_of(child) - c0
+    stages._SANDBOX.close()
+    t = time.process_time()
+    table = pa.Table.from_pylist(out)
+    spent["rows to Arrow"] = time.process_time() - t
+    with tempfile.TemporaryDirectory() as d:
+        sink = ShardSink(
+            d, pafs.LocalFileSystem(), attempt="p", dim=None, rows_per_shard=20000, compression="zstd"
+        )
+        sink.on_write_start()
+        t = time.process_time()
+        sink.write([table], type("Ctx", (), {"task_idx": 0})())
+        spent["write"] = time.process_time() - t
+    return {k: 1000 * v / len(rows) for k, v in spent.items()}
+
+
 # ---------------------------------------------------------------- runs
 
 
@@ -385,6 +452,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", default=str(ROOT / "out" / "peer_pipelines"))
     ap.add_argument("--shared", default=str(ROOT.parent / "shared" / "corpus"), help="the shared corpus")
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument(
+        "--profile", type=int, default=1000, help="files of the first corpus to profile (0: none)"
+    )
     ap.add_argument("--peer", choices=PEERS, help=argparse.SUPPRESS)  # the child: one peer job
     ap.add_argument("--input", nargs="*", help=argparse.SUPPRESS)
     ap.add_argument("--output", help=argparse.SUPPRESS)
@@ -398,6 +468,12 @@ def main(argv: list[str] | None = None) -> int:
     names = [n for n in args.corpora.split(",") if n]
     made = corpora(work, names, args.tiny_files, Path(args.shared))
     who = ["raychunk", *PEERS]
+    if args.profile and made:
+        name, inputs = next(iter(made.items()))
+        spent = profile(inputs, args.profile)
+        print(f"raychunk's CPU stage per document, CPU ms ({args.profile} files of {name}, one process):")
+        for part, ms in spent.items():
+            print(f"  {part:28} {ms:7.3f}")
     with open("/proc/loadavg") as f:
         load_before = f.read().split()[:3]
     results: dict[str, dict] = {}
