@@ -220,8 +220,6 @@ class Sandbox:
         stage_fd = os.memfd_create("raychunk-stage")
         os.ftruncate(stage_fd, 1)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        # One document at a time on the task's one CPU: a tokenizer's thread pool only competes with it.
-        env.setdefault("TOKENIZERS_PARALLELISM", "false")
         cmd = [
             sys.executable,
             "-m",
