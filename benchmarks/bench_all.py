@@ -25,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 # label, script, arguments (full run), arguments (--quick)
 BENCHMARKS = [
     ("cpu_stage", "cpu_stage", [], ["--reps", "1"]),
+    ("peer_pipelines", "peer_pipelines", [], ["--corpora", "tiny,shared", "--tiny-files", "5000"]),
     ("pdf_parse", "pdf_parse", ["--skip-old", "--repeat", "3"], ["--skip-old", "--repeat", "1"]),
     ("chunk_speed", "chunk_speed", ["--reps", "5"], ["--reps", "1"]),
     ("embed_cpu", "embed_cpu", ["--reps", "3"], ["--reps", "1", "--texts", "256"]),

@@ -15,6 +15,7 @@ Only the standard library is imported here; the steps bring their own imports in
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import pickle
 import resource
@@ -96,6 +97,7 @@ class Sandbox:
         self._proc: subprocess.Popen | None = None
         self._send: Connection | None = None
         self._recv: Connection | None = None
+        self._stage: mmap.mmap | None = None  # the step the child is in, written there by the child
         self._steps_sent: object = None
 
     def run(self, steps: Sequence[Step], value, *, key: object = None) -> tuple[object, Failure | None, int]:
@@ -121,6 +123,7 @@ class Sandbox:
     def _attempt(self, steps, value, key):
         limits = self.limits
         stage = steps[0][0]
+        names = [name for name, _ in steps]
         try:
             self._ensure_child()
             key = key if key is not None else id(steps)
@@ -131,6 +134,7 @@ class Sandbox:
                 # Holding the steps keeps their id(): once freed, another job's steps in this worker
                 # could get the same id and be taken for these.
                 self._steps_sent = (key, steps)
+            self._stage[0] = 0
             self._send.send(("run", value))
         except (BrokenPipeError, EOFError, ConnectionError, OSError):
             return None, self._crashed(stage), 0
@@ -142,9 +146,7 @@ class Sandbox:
                 ready = self._recv.poll(_POLL_S)
                 while ready:
                     msg = self._recv.recv()
-                    if msg[0] == "stage":
-                        stage = msg[1]
-                    elif msg[0] == "done":
+                    if msg[0] == "done":
                         if msg[3]:  # the child could not give back what the document left behind
                             self._kill()
                         return pickle.loads(msg[1]), None, max(msg[2], peak_kb // 1024)
@@ -155,7 +157,8 @@ class Sandbox:
                         return None, Failure("error", msg[1], msg[2]), max(msg[3], peak_kb // 1024)
                     ready = self._recv.poll(0)
             except (EOFError, ConnectionError, OSError):
-                return None, self._crashed(stage), peak_kb // 1024
+                return None, self._crashed(self._stage_name(names)), peak_kb // 1024
+            stage = self._stage_name(names)
             rss_kb = _rss_kb(self._proc.pid)
             peak_kb = max(peak_kb, rss_kb)
             if rss_kb > cap_kb:
@@ -183,6 +186,10 @@ class Sandbox:
             self._kill()
             raise SandboxError(f"the document worker process could not load the job's steps: {msg[1]}")
 
+    def _stage_name(self, names: list[str]) -> str:
+        i = self._stage[0] if self._stage is not None else 0
+        return names[i] if i < len(names) else names[0]
+
     def _memory(self, stage: str) -> Failure:
         cap = human_mib(self.limits.doc_memory_mb)
         return Failure("memory", stage, f"{stage} needed more than {cap} (limits.doc_memory_mb)")
@@ -209,6 +216,9 @@ class Sandbox:
             self._kill()
         to_child_r, to_child_w = os.pipe()
         to_parent_r, to_parent_w = os.pipe()
+        # One shared byte for the step the child is in: no message, no wake-up of this process per step.
+        stage_fd = os.memfd_create("raychunk-stage")
+        os.ftruncate(stage_fd, 1)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         cmd = [
             sys.executable,
@@ -218,18 +228,21 @@ class Sandbox:
             str(to_parent_w),
             str(os.getpid()),
             str(self.limits.doc_memory_mb),
+            str(stage_fd),
         ]
         try:
             self._proc = subprocess.Popen(
                 cmd,
-                pass_fds=(to_child_r, to_parent_w),
+                pass_fds=(to_child_r, to_parent_w, stage_fd),
                 env=env,
                 start_new_session=True,
                 stdin=subprocess.DEVNULL,
             )
+            self._stage = mmap.mmap(stage_fd, 1)
         finally:
             os.close(to_child_r)
             os.close(to_parent_w)
+            os.close(stage_fd)
         self._send = Connection(to_child_w, readable=False)
         self._recv = Connection(to_parent_r, writable=False)
         self._steps_sent = None
@@ -244,6 +257,9 @@ class Sandbox:
             if conn is not None:
                 conn.close()
         self._send = self._recv = None
+        if self._stage is not None:
+            self._stage.close()
+            self._stage = None
         self._steps_sent = None
 
     def __del__(self):
@@ -290,8 +306,9 @@ def _reset_peak() -> None:
         pass
 
 
-def _child(read_fd: int, write_fd: int, parent_pid: int, memory_mb: int) -> None:
+def _child(read_fd: int, write_fd: int, parent_pid: int, memory_mb: int, stage_fd: int) -> None:
     _die_with_parent(parent_pid)
+    at = mmap.mmap(stage_fd, 1)  # the step this document is in, read by the parent when it kills
     os.dup2(2, 1)  # libraries that print (MuPDF) write to stderr, never into the pipe
     recv, send = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
     # A hard ceiling under the parent's RSS watch: an allocation that would jump far past the limit
@@ -321,8 +338,9 @@ def _child(read_fd: int, write_fd: int, parent_pid: int, memory_mb: int) -> None
         _reset_peak()
         stage = steps[0][0] if steps else "parse"
         try:
-            for stage, fn in steps:
-                send.send(("stage", stage))
+            for i, step in enumerate(steps):
+                stage, fn = step
+                at[0] = i
                 value = fn(value)
             peak = peak_rss_mb()
             blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
@@ -372,4 +390,4 @@ def _die_with_parent(parent_pid: int) -> None:
 
 
 if __name__ == "__main__":
-    _child(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    _child(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))

@@ -1,0 +1,56 @@
+"""The document sandbox (raychunk.isolate) names the step a document was in when it went over a
+limit, crashed or raised, though the child no longer sends a message per step (it writes the step
+into a byte shared with the parent); and a run of many documents comes back whole and in order.
+Steps are standard-library callables, so the child can unpickle them anywhere."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from raychunk.isolate import Limits, Sandbox
+
+STEPS = [("parse", float), ("classify", abs), ("chunk", str)]
+
+
+@pytest.fixture
+def box():
+    sandbox = Sandbox(Limits(doc_timeout_s=1.5, doc_memory_mb=256, crash_attempts=2))
+    yield sandbox
+    sandbox.close()
+
+
+def test_many_documents_come_back_in_order(box):
+    out = [box.run(STEPS, str(-i), key="plain")[0] for i in range(300)]
+    assert out == [str(float(i)) for i in range(300)]
+
+
+def test_a_timeout_names_the_step_it_happened_in(box):
+    steps = [("parse", float), ("classify", abs), ("chunk", time.sleep)]
+    t = time.monotonic()
+    result, failure, _ = box.run(steps, "30", key="sleep")
+    assert time.monotonic() - t < 10
+    assert result is None and failure.kind == "timeout" and failure.stage == "chunk"
+    assert failure.reason == "chunk took longer than 1.5 s (limits.doc_timeout_s)"
+    # the killed child is replaced: the next document goes through
+    assert box.run(STEPS, "2", key="plain")[0] == "2.0"
+
+
+def test_a_crash_names_the_step_and_the_next_document_is_fine(box):
+    steps = [("parse", int), ("classify", os._exit), ("chunk", str)]
+    result, failure, _ = box.run(steps, "70", key="exit")
+    assert result is None and failure.kind == "crash" and failure.stage == "classify"
+    assert failure.reason == "worker crashed 2 times on this file (exit code 70, during classify)"
+    assert box.run(STEPS, "-3", key="plain")[0] == "3.0"
+
+
+def test_memory_and_errors_name_their_step(box):
+    hungry = [("parse", int), ("classify", abs), ("chunk", bytearray)]
+    result, failure, _ = box.run(hungry, str(1024 * 2**20), key="hungry")
+    assert result is None and failure.kind == "memory" and failure.stage == "chunk"
+    assert failure.reason == "chunk needed more than 256 MiB (limits.doc_memory_mb)"
+    result, failure, _ = box.run(STEPS, "not a number", key="plain")
+    assert result is None and failure.kind == "error" and failure.stage == "parse"
+    assert failure.reason.startswith("parse failed with ValueError")
