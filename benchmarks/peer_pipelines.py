@@ -348,21 +348,24 @@ def profile(inputs: list[str], n: int) -> dict[str, float]:
     """CPU milliseconds per document of the CPU stage's parts on the first ``n`` files of
     ``inputs``, in this process (CPU time: other work on the machine does not count): the steps
     (parse, classify, chunk) called directly; the same documents through the document sandbox
-    (``stages.isolated``: the Ray worker's side and the document process's); the rows into an
+    (``document_steps.isolated``: the Ray worker's side and the document process's); the rows into an
     Arrow table and the sink's write of it."""
+    import contextlib
+    import resource
     import tempfile
 
     import pyarrow as pa
     import pyarrow.fs as pafs
 
-    from raychunk import stages
+    from raychunk import document_steps
     from raychunk.config import build_run_config, load_config
-    from raychunk.pipeline import cpu_steps
+    from raychunk.plan import resolve_plan
     from raychunk.sink import ShardSink
 
     paths = sorted(str(p) for i in inputs for p in Path(i).rglob("*") if p.is_file())[:n]
     cfg = build_run_config(load_config(), {"input": inputs, "embedder.enabled": False})
-    steps = cpu_steps(cfg, scheme="")
+    job = resolve_plan(cfg)
+    steps = document_steps.per_document(job, scheme="", last=document_steps.chunk(job))
     rows = [{"path": p, "bytes": Path(p).read_bytes()} for p in paths]
     spent = dict.fromkeys([name for name, _ in steps], 0.0)
     for r in rows[:20]:  # warm-up: lazy imports and the tokenizer
@@ -376,14 +379,25 @@ def profile(inputs: list[str], n: int) -> dict[str, float]:
             value = fn(value)
             spent[name] += time.process_time() - t
         out += value
-    stages.isolated(rows[0], steps=steps, limits=cfg.limits)
-    child = stages._SANDBOX._proc.pid
-    c0, t = _cpu_of(child), time.process_time()
+
+    def children_cpu() -> float:
+        # the document processes that ended (the sandbox starts a fresh one after a heavy
+        # document) and the one alive now
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        proc = document_steps._SANDBOX._proc
+        alive = 0.0
+        if proc is not None and proc.poll() is None:
+            with contextlib.suppress(OSError):
+                alive = _cpu_of(proc.pid)
+        return ru.ru_utime + ru.ru_stime + alive
+
+    document_steps.isolated(rows[0], steps=steps, limits=cfg.limits)
+    c0, t = children_cpu(), time.process_time()
     for r in rows:
-        stages.isolated(r, steps=steps, limits=cfg.limits)
+        document_steps.isolated(r, steps=steps, limits=cfg.limits)
     spent["sandbox: Ray worker"] = time.process_time() - t
-    spent["sandbox: document process"] = _cpu_of(child) - c0
-    stages._SANDBOX.close()
+    spent["sandbox: document process"] = children_cpu() - c0
+    document_steps._SANDBOX.close()
     t = time.process_time()
     table = pa.Table.from_pylist(out)
     spent["rows to Arrow"] = time.process_time() - t
