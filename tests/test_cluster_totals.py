@@ -73,7 +73,7 @@ def test_three_nodes_report_the_same_totals_as_one(tmp_path, fresh_ray):
     from ray.cluster_utils import Cluster
 
     src = _corpus(tmp_path)
-    ray.init(num_cpus=2, include_dashboard=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False)
     one_price, one_run = _jobs(src, tmp_path / "one", {})
     ray.shutdown()
 

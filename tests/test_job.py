@@ -110,7 +110,7 @@ def test_embed_stage_on_a_fake_gpu_falls_back_to_cpu(tmp_path, fresh_ray):
     from raychunk.pipeline import plan_embedding
 
     cfg = config(tmp_path, **{"resources.num_gpus": 1, "input": [str(SAMPLES / "billing-faq.txt")]})
-    ray.init(num_cpus=2, num_gpus=1, include_dashboard=False)
+    ray.init(address="local", num_cpus=2, num_gpus=1, include_dashboard=False)
     plan = plan_embedding(resolve_plan(cfg), ray.cluster_resources())
     assert plan.gpus_per_actor == 1 and plan.actors == 1
     from raychunk.embed import EmbedChunks

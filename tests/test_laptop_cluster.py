@@ -3,7 +3,8 @@ brings Ray's dashboard and job server), the job submitted through Ray's job API 
 as its working directory, and its output read back with plain pyarrow.
 
 The head is started with its own ports and stopped by ending its `--block` process, never with
-`ray stop`, which would end every Ray on the machine."""
+`ray stop`, which would end every Ray on the machine; the address file `ray start` writes for a
+bare ``ray.init()`` to join is left as it was found."""
 
 import os
 import shutil
@@ -11,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,6 +41,9 @@ def head(tmp_path):
     env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
     env.pop("RAY_ADDRESS", None)
     log = tmp_path / "head.log"
+    # `ray start` records its address here for a bare ray.init() to join; the test leaves it as found
+    current = Path(tempfile.gettempdir()) / "ray" / "ray_current_cluster"
+    before = current.read_bytes() if current.exists() else None
     with open(log, "w") as out:
         proc = subprocess.Popen(
             [str(ray_bin), "start", "--head", f"--port={gcs}", f"--dashboard-port={dashboard}",
@@ -62,6 +67,10 @@ def head(tmp_path):
             proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
+        if before is None:
+            current.unlink(missing_ok=True)
+        else:
+            current.write_bytes(before)
 
 
 def test_a_job_submitted_to_a_laptop_head_writes_its_output(head, tmp_path):

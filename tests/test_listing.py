@@ -31,7 +31,7 @@ def paths_of(blocks: tuple[Block, ...]) -> list[str]:
 def ray_local(fresh_ray):
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
 
 
