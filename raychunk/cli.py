@@ -190,8 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.ERROR, format="%(levelname)s %(message)s"
     )
+    from raychunk.progress import NativeNoise
+
     try:
-        return args.func(args)
+        with NativeNoise():
+            return args.func(args)
     except (FileNotFoundError, ValueError) as e:
         print(f"raychunk: error: {e}", file=sys.stderr)
         return 2

@@ -44,6 +44,9 @@ def _load(model: str, device: str, backend: str = "torch"):
         raise ImportError(
             "embedding needs torch and sentence-transformers: pip install torch==2.13.0 sentence-transformers"
         ) from e
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # a bar for loading a local model is only noise on the console
     if backend != "torch":
         if device == "cuda":
             raise RuntimeError(f"embedder.backend={backend} runs on CPU; use embedder.backend=torch on CUDA")

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import re
 import sys
 import threading
 import time
@@ -22,6 +24,7 @@ __all__ = [
     "Progress",
     "read_counter",
     "start_counter",
+    "NativeNoise",
     "ProgressCounter",
     "ReportProgress",
     "count_batch",
@@ -286,3 +289,94 @@ def quiet_engine() -> None:
     for handler in logging.getLogger("ray.data").handlers:
         if not isinstance(handler, logging.FileHandler) and "File" not in type(handler).__name__:
             handler.setLevel(logging.ERROR)
+
+
+class NativeNoise:
+    """Drops the named notes Ray's C++ core writes from the driver process straight to file
+    descriptor 2, where no Python logging level reaches them. Today one: every actor pool logs
+    "has constructor arguments in the object store" at ERROR (ray#53727), because Ray Data always
+    passes an actor its map function by reference; it is not an error of the job. Any other native
+    line passes through unchanged, as does everything Python writes (``sys.stderr`` keeps the
+    terminal, so the progress line still knows it is on one). Off under ``--verbose`` and when
+    stderr is not the process's own (under a test's capture)."""
+
+    NOTES = (b"has constructor arguments in the object store and max_restarts > 0",)
+    _LINE = re.compile(rb"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [DIWEF] \d+ \d+\] ")
+
+    def __init__(self) -> None:
+        self._saved: int | None = None
+        self._thread: threading.Thread | None = None
+        self._out = -1
+        self.dropped = 0
+
+    def __enter__(self) -> NativeNoise:
+        if verbose() or sys.stderr is not sys.__stderr__:
+            return self
+        try:
+            if sys.stderr.fileno() != 2:
+                return self
+        except (AttributeError, OSError, ValueError):
+            return self
+        sys.stderr.flush()
+        self._saved = os.dup(2)
+        read, write = os.pipe()
+        os.dup2(write, 2)
+        os.close(write)
+        encoding = getattr(sys.__stderr__, "encoding", None) or "utf-8"
+        sys.stderr = open(
+            self._saved, "w", buffering=1, closefd=False, encoding=encoding, errors="backslashreplace"
+        )
+        out = os.dup(self._saved)
+        self._thread = threading.Thread(
+            target=self._pump, args=(read, out), name="raychunk-native-noise", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._saved is None:
+            return
+        sys.stderr.flush()
+        sys.stderr = sys.__stderr__
+        os.dup2(self._saved, 2)  # closes the pipe's last writer unless a child still holds it
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+        os.close(self._saved)
+        self._saved = None
+
+    def _pump(self, read: int, out: int) -> None:
+        self._out = out
+        pending = b""
+        try:
+            with os.fdopen(read, "rb", buffering=0) as pipe:
+                while chunk := pipe.read(65536):
+                    pending = self._pass(pending + chunk)
+                self._forward(pending)
+        finally:
+            os.close(out)
+
+    def _pass(self, data: bytes) -> bytes:
+        """Forwards ``data`` up to a native line still being written, which is returned to wait for
+        its end; a finished native line is dropped when it carries one of the notes."""
+        while data:
+            found = self._LINE.search(data)
+            if found is None:
+                cut = data.rfind(b"[")  # the start of a line prefix not yet complete
+                keep = cut >= 0 and len(data) - cut < 40
+                self._forward(data[:cut] if keep else data)
+                return data[cut:] if keep else b""
+            self._forward(data[: found.start()])
+            end = data.find(b"\n", found.start())
+            if end < 0:
+                return data[found.start() :]
+            line = data[found.start() : end + 1]
+            if any(note in line for note in self.NOTES):
+                self.dropped += 1
+            else:
+                self._forward(line)
+            data = data[end + 1 :]
+        return b""
+
+    def _forward(self, data: bytes) -> None:
+        while data:
+            data = data[os.write(self._out, data) :]

@@ -7,12 +7,13 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
 import pyarrow as pa
 
-from raychunk.progress import Progress, ProgressCounter, count_batch, render_progress
+from raychunk.progress import NativeNoise, Progress, ProgressCounter, count_batch, render_progress
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -171,6 +172,57 @@ def test_a_run_off_a_terminal_prints_its_own_progress_and_no_engine_lines(tmp_pa
         "Running Dataset",
         "progress UI",
         "Loading weights",
+        "core_worker.cc",
     ):
         assert not any(noise in line for line in err), (noise, err)
+    assert all(line.startswith("run: ") for line in err if line.strip()), err
     assert done.stdout.startswith("raychunk run → ")
+
+
+NOTE = (
+    b"[2026-12-03 19:42:17,090 E 24614 24614] core_worker.cc:2465: Actor with class name: "
+    b"'MapWorker(MapBatches(EmbedChunks))' and ID: 'a5' has constructor arguments in the object store "
+    b"and max_restarts > 0. If the arguments in the object store go out of scope or are lost, the "
+    b"actor restart will fail. See https://github.com/ray-project/ray/issues/53727 for more details.\n"
+)
+OTHER = b"[2026-12-03 19:42:18,001 E 24614 24699] gcs_client.cc:120: Failed to connect to GCS\n"
+
+
+def test_native_noise_drops_the_named_note_split_anywhere_and_keeps_everything_else():
+    stream = (
+        b"\rrun: documents 0/3" + NOTE + b"\rrun: documents 1/3\n" + OTHER + b"caf\xe9 \xff[not a prefix\n"
+    )
+    for cut in range(1, len(stream)):  # every place a pipe read can end
+        noise, out = NativeNoise(), []
+        noise._forward = out.append
+        rest = noise._pass(stream[:cut])
+        rest = noise._pass(rest + stream[cut:])
+        out.append(rest)
+        assert b"".join(out) == stream.replace(NOTE, b""), cut
+        assert noise.dropped == 1
+
+
+def test_native_noise_filters_file_descriptor_2_of_a_real_process():
+    child = textwrap.dedent(
+        f"""
+        import os, sys
+        from raychunk.progress import NativeNoise
+        with NativeNoise() as noise:
+            os.write(2, {NOTE!r})
+            print("run: documents 1/1", file=sys.stderr)
+            os.write(2, {OTHER!r})
+            live = sys.stderr.isatty()
+        os.write(2, b"after\\n")
+        print(noise.dropped, live)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [b"1", b"False"]
+    assert done.stderr.splitlines() == [b"run: documents 1/1", OTHER.rstrip(), b"after"]
+    verbose = subprocess.run(
+        [sys.executable, "-c", "import logging; logging.basicConfig(level=logging.INFO)\n" + child],
+        capture_output=True,
+        timeout=60,
+    )
+    assert verbose.stdout.split() == [b"0", b"False"] and NOTE.rstrip() in verbose.stderr
