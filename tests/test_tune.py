@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from raychunk.chunking import Profile
 from raychunk.cli import main
@@ -116,10 +117,10 @@ def test_a_setting_is_a_profile_or_a_profile_spelled_out(tmp_path):
     assert set(spelled.values()) == {
         Profile(max_tokens=256, min_tokens=100, overlap=0.1, table_max_tokens=128)
     }
+    data = yaml.safe_load((ROOT / "configs" / "doc_types.yaml").read_text())
+    data["types"]["prose"]["max_tokens"] = 200
     other = tmp_path / "types.yaml"
-    other.write_text(
-        (ROOT / "configs" / "doc_types.yaml").read_text().replace("max_tokens: 240", "max_tokens: 200")
-    )
+    other.write_text(yaml.safe_dump(data))
     assert profiles_for(f"profile@{other}", types)["prose"].max_tokens == 200
     with pytest.raises(ValueError, match="expected profile, profile@FILE or STRATEGY:MAX_TOKENS"):
         profiles_for("structure", types)
