@@ -11,7 +11,8 @@
   chunker had known the question. It is ranked against every other chunk of the best single setting.
   ``either`` counts a question found by the oracle or by the best single setting.
 
-Both reuse ``scripts/tune.py`` (same parse, chunking, embedding cache and hit@k as ``raychunk eval``).
+Both reuse ``raychunk.jobs.tune`` (the parse, chunking, embedding cache and hit@k of ``raychunk tune``
+and ``raychunk eval``).
 The oracle's "holds" is the metric's span rule (the chunk covers 90% of the passage's characters).
 """
 
@@ -21,8 +22,8 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import tune  # noqa: E402  (scripts/tune.py: this checkout's raychunk first on sys.path)
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's raychunk
 
 GRID = (
     ["profile"]
@@ -44,21 +45,26 @@ def holds(chunk, source: str, start: int, end: int, share: float | None = None) 
 def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
-    from raychunk.config import load_doc_types
+    from raychunk.config import build_run_config, load_config
+    from raychunk.jobs.tune import Embedder, chunk_corpus, load_tune_corpus, profiles_for, score
+    from raychunk.plan import resolve_plan
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--queries", type=Path, default=tune.DEFAULT_QUERIES)
-    ap.add_argument("--corpus", type=Path, default=tune.DEFAULT_CORPUS)
-    ap.add_argument("--doc-types", type=Path, default=tune.DEFAULT_TYPES)
-    ap.add_argument("--cache", type=Path, default=tune.DEFAULT_CACHE)
-    ap.add_argument("--setting", action="append", default=[], help="as tune.py; default: a 16-setting grid")
+    ap.add_argument("--queries", type=Path, default=ROOT / "evals" / "corpus.jsonl")
+    ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
+    ap.add_argument("--doc-types", type=Path, default=ROOT / "configs" / "doc_types.yaml")
+    ap.add_argument("--cache", type=Path, default=ROOT / "out" / "eval-cache")
+    ap.add_argument("--setting", action="append", default=[], help="as levers.py; default: a 16-setting grid")
     ap.add_argument("--k", type=int, default=5)
     args = ap.parse_args(argv)
 
-    types = load_doc_types(args.doc_types)
-    docs = tune.labelled_docs(args.queries, args.corpus, types)
-    queries, tags, _ = tune.load_questions(args.queries, docs)
-    embed = tune.Embedder(args.cache)
+    job = resolve_plan(build_run_config(load_config(), {"chunk.doc_types": str(args.doc_types)}))
+    corpus = load_tune_corpus(
+        args.corpus, args.queries, job.doc_types, counter=job.counter(), cache=args.cache
+    )
+    queries = corpus.queries
+    tags = [set(q.tags or ()) for q in queries]
+    embed = Embedder(job.model.name, args.cache)
     qvecs = embed([q.query for q in queries])
     subsets = {s: [i for i, t in enumerate(tags) if s == "all" or s in t] for s in SUBSETS}
     subsets = {s: idx for s, idx in subsets.items() if idx}
@@ -66,9 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     hits, chunked = {}, {}
     print(f"{'setting':<40} {'vectors':>7}  " + "  ".join(f"{s:>10}" for s in subsets))
     for spec in args.setting or GRID:
-        chunks = tune.chunk_all(docs, tune.parse_setting(spec), types)
-        res = tune.score(docs, queries, qvecs, chunks, embed, k=args.k, parent_budget=512)
-        hits[spec] = np.array([r["hit"] for r in res["per_question"]], dtype=bool)
+        profiles = profiles_for(spec, job.doc_types)
+        chunks = [c for mine in chunk_corpus(corpus, profiles) for c in mine]
+        hits[spec] = np.array(score(corpus, profiles, qvecs, embed, k=args.k).hit, dtype=bool)
         chunked[spec] = chunks
         cells = "  ".join(f"{hits[spec][idx].mean():>10.3f}" for idx in subsets.values())
         print(f"{spec:<40} {len(chunks):>7}  {cells}", flush=True)
@@ -89,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     chunks = chunked[best]
     vecs = embed([c.text for c in chunks])
     sims = qvecs @ vecs.T
-    texts = {d.source: d.parsed.text for d in docs}
+    texts = {d.source: d.parsed.text for d in corpus.docs}
     ideal, others = [], []
     for q in queries:
         p = q.passages[0]

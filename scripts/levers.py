@@ -4,6 +4,7 @@ with paired 95% intervals against a reference setting and against an earlier run
     python scripts/levers.py --setting profile --setting langchain_markdown:200 --save out/levers/base.json
     # ... change a chunking rule, then:
     python scripts/levers.py --setting profile --against out/levers/base.json
+    python scripts/levers.py --count --setting profile --setting fixed:200   # vectors only, no embedding
 
 In this process, over ``raychunk.jobs.tune``'s corpus loading and scoring (the scoring of ``raychunk
 eval``: every question against the pooled index), with the embedding cache ``--cache`` (the ``eval
@@ -25,58 +26,8 @@ sys.path.insert(0, str(ROOT))  # this checkout's raychunk
 SUBSETS = ("all", "structured", "weak")
 
 
-def profiles_for(spec: str, types):
-    from raychunk.chunking import Profile
-    from raychunk.config import load_doc_types
-
-    if spec == "profile":
-        return dict(types.profiles)
-    if spec.startswith("profile@"):
-        return dict(load_doc_types(spec.split("@", 1)[1]).profiles)
-    strategy, _, rest = spec.partition(":")
-    size, _, extra = rest.partition(":")
-    fields: dict = {"strategy": strategy, "max_tokens": int(size)}
-    for kv in filter(None, extra.split(",")):
-        k, _, v = kv.partition("=")
-        fields[k] = float(v) if "." in v else int(v)
-    p = Profile(**fields)
-    return {t: p for t in types.profiles}
-
-
 def subset_index(corpus, subset: str) -> list[int]:
     return [i for i, q in enumerate(corpus.queries) if subset == "all" or subset in (q.tags or ())]
-
-
-class _WithSqlite:
-    """An Embedder that first copies into its cache the vectors scripts/tune.py's sqlite cache holds."""
-
-    def __init__(self, embed, path: Path, model: str):
-        import sqlite3
-
-        self.inner, self.model = embed, model
-        self.db = sqlite3.connect(path)
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def __call__(self, texts: list[str]):
-        import hashlib
-
-        import numpy as np
-
-        cache = self.inner.cache
-        todo = {cache.key(t): t for t in texts if cache.key(t) not in cache.vectors}
-        keys, vecs = [], []
-        for k, t in todo.items():
-            row = self.db.execute(
-                "select v from v where k = ?", (hashlib.sha256(f"{self.model}\0{t}".encode()).hexdigest(),)
-            ).fetchone()
-            if row:
-                keys.append(k)
-                vecs.append(np.frombuffer(row[0], dtype=np.float32))
-        if keys:
-            cache.add(keys, np.stack(vecs))
-        return self.inner(texts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,25 +41,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--against", type=Path, help="an earlier --save: pair each setting with its own")
     ap.add_argument("--save", type=Path)
     ap.add_argument("--k", type=int, default=5)
-    ap.add_argument("--sqlite", type=Path, help="scripts/tune.py's cache: vectors taken from it first")
+    ap.add_argument("--count", action="store_true", help="only chunk: vectors per setting and subset")
     args = ap.parse_args(argv)
 
-    from raychunk.config import build_run_config, load_config, load_doc_types
-    from raychunk.jobs.tune import Embedder, load_tune_corpus, score
+    from raychunk.config import build_run_config, load_config
+    from raychunk.jobs.tune import Embedder, chunk_corpus, load_tune_corpus, profiles_for, score
+    from raychunk.plan import resolve_plan
     from raychunk.stats import bootstrap_interval, paired_difference
 
-    cfg = build_run_config(load_config(), {})
-    types = load_doc_types(args.doc_types)
-    corpus = load_tune_corpus(
-        args.corpus, args.queries, types, tokenizer=cfg.tokenizer_spec, cache=args.cache
-    )
-    embed = Embedder(cfg.embedder.model, args.cache)
-    if args.sqlite:
-        embed = _WithSqlite(embed, args.sqlite, cfg.embedder.model)
-    qvecs = embed([q.query for q in corpus.queries])
+    job = resolve_plan(build_run_config(load_config(), {"chunk.doc_types": str(args.doc_types)}))
+    types = job.doc_types
+    corpus = load_tune_corpus(args.corpus, args.queries, types, counter=job.counter(), cache=args.cache)
     subset_docs = {
         s: {q.source for q in corpus.queries if s == "all" or s in (q.tags or ())} for s in SUBSETS
     }
+    if args.count:
+        for spec in args.setting or ["profile"]:
+            per_doc = chunk_corpus(corpus, profiles_for(spec, types))
+            by = {
+                s: sum(len(c) for d, c in zip(corpus.docs, per_doc) if d.source in subset_docs[s])
+                for s in SUBSETS
+            }
+            print(f"{spec:<44} " + "  ".join(f"{s} {n:,}" for s, n in by.items()))
+        return 0
+    embed = Embedder(job.model.name, args.cache)
+    qvecs = embed([q.query for q in corpus.queries])
     results = {}
     for spec in args.setting or ["profile"]:
         r = score(corpus, profiles_for(spec, types), qvecs, embed, k=args.k)

@@ -4,11 +4,11 @@ labelled set, as a prototype outside the chunker (it needs the embedder while ch
     python scripts/semantic_breakpoints.py [--max-tokens 250] [--cut-from 0.75]
 
 Each weak document's blocks are cut into sentences and every sentence is embedded (the eval's
-embedder, through tune.py's cache). A chunk grows sentence by sentence up to the token budget (the
+embedder, through the eval's cache, out/eval-cache). A chunk grows sentence by sentence up to the token budget (the
 hard rule); then the cut goes at the gap, among the last ``1 - cut-from`` of its gaps, where the
 cosine distance between the two sentences either side is largest. Its header line is the document
 title, as structure gives it on such text. The other documents keep their ``structure MAX`` chunks
-with tables capped at 128, and every question is scored pooled, as ``scripts/tune.py`` scores it;
+with tables capped at 128, and every question is scored pooled, as ``raychunk tune`` scores it;
 printed: the weak questions' hit@5, recall and IoU for both, with 95% intervals, and the paired
 differences.
 
@@ -29,23 +29,35 @@ ap.add_argument("--max-tokens", type=int, default=250)
 ap.add_argument("--cut-from", type=float, default=0.75, help="the cut falls in this last share of a chunk")
 ARGS = ap.parse_args()
 
-sys.path.insert(0, str(ROOT / "scripts"))
 import numpy as np  # noqa: E402
-import tune  # noqa: E402
 
 from raychunk.chunking.sentences import sentence_spans  # noqa: E402
-from raychunk.config import load_doc_types  # noqa: E402
+from raychunk.config import build_run_config, load_config  # noqa: E402
 from raychunk.evaluation.metrics import as_indexed, score_corpus  # noqa: E402
+from raychunk.jobs.tune import Embedder, chunk_corpus, load_tune_corpus, profiles_for  # noqa: E402
+from raychunk.plan import resolve_plan  # noqa: E402
 from raychunk.stats import bootstrap_interval, paired_difference  # noqa: E402
 
 MAX = ARGS.max_tokens
-types = load_doc_types(ROOT / "configs" / "doc_types.yaml")
-docs = tune.labelled_docs(ROOT / "evals/corpus.jsonl", tune.DEFAULT_CORPUS, types)
-queries, tags, _ = tune.load_questions(ROOT / "evals/corpus.jsonl", docs)
+CACHE = ROOT / "out" / "eval-cache"
+job = resolve_plan(build_run_config(load_config(), {}))
+corpus = load_tune_corpus(
+    ROOT.parent / "shared" / "corpus",
+    ROOT / "evals/corpus.jsonl",
+    job.doc_types,
+    counter=job.counter(),
+    cache=CACHE,
+)
+docs, queries = corpus.docs, corpus.queries
+tags = [set(q.tags or ()) for q in queries]
 weak_sources = {q.source for q, t in zip(queries, tags) if "weak" in t}
-embed = tune.Embedder(tune.DEFAULT_CACHE)
+embed = Embedder(job.model.name, CACHE)
 qv = embed([q.query for q in queries])
-base = tune.chunk_all(docs, tune.parse_setting(f"structure:{MAX}:table_max_tokens=128"), types)
+base = [
+    c
+    for mine in chunk_corpus(corpus, profiles_for(f"structure:{MAX}:table_max_tokens=128", job.doc_types))
+    for c in mine
+]
 
 
 def semantic_chunks(d, counter):

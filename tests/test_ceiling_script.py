@@ -24,7 +24,7 @@ def test_bounds_on_the_samples_set(tmp_path, capsys):
     ceiling = load_script("ceiling")
     settings = ["fixed:64", "structure:128", "fixed:200"]
     argv = ["--queries", str(ROOT / "evals/samples.jsonl"), "--corpus", str(ROOT / "samples")]
-    argv += ["--cache", str(tmp_path / "e.sqlite"), "--k", "1"]
+    argv += ["--cache", str(tmp_path / "cache"), "--k", "1"]
     assert ceiling.main(argv + [a for s in settings for a in ("--setting", s)]) == 0
     out = capsys.readouterr().out
     singles = {

@@ -5,11 +5,14 @@ the same cache that embeds nothing."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
+import yaml
 
+from raychunk.chunking import Profile
 from raychunk.cli import main
 from raychunk.config import build_run_config, load_config, load_doc_types
-from raychunk.jobs.tune import FIELDS, run_tune, split
+from raychunk.jobs.tune import FIELDS, Embedder, profiles_for, run_tune, split
 from raychunk.plan import resolve_plan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,3 +106,40 @@ def test_a_second_run_over_the_cache_embeds_nothing_and_tunes_the_same(first, qu
     assert report["embedded"] > 0 and again["embedded"] == 0 and again["reused"] > 0
     assert again["profiles"] == report["profiles"] and again["held_out"] == report["held_out"]
     assert any(line.startswith("faq: not tuned") for line in said)
+
+
+def test_a_setting_is_a_profile_or_a_profile_spelled_out(tmp_path):
+    types = load_doc_types(None)
+    assert profiles_for("profile", types) == dict(types.profiles)
+    fixed = Profile(strategy="fixed", max_tokens=200)
+    assert profiles_for("fixed:200", types) == {t: fixed for t in types.profiles}
+    spelled = profiles_for("structure:256:min_tokens=100,overlap=0.1,table_max_tokens=128", types)
+    assert set(spelled.values()) == {
+        Profile(max_tokens=256, min_tokens=100, overlap=0.1, table_max_tokens=128)
+    }
+    data = yaml.safe_load((ROOT / "configs" / "doc_types.yaml").read_text())
+    data["types"]["prose"]["max_tokens"] = 200
+    other = tmp_path / "types.yaml"
+    other.write_text(yaml.safe_dump(data))
+    assert profiles_for(f"profile@{other}", types)["prose"].max_tokens == 200
+    with pytest.raises(ValueError, match="expected profile, profile@FILE or STRATEGY:MAX_TOKENS"):
+        profiles_for("structure", types)
+    with pytest.raises(ValueError, match="min_tokens must be"):
+        profiles_for("structure:64:min_tokens=64", types)
+
+
+def test_each_distinct_text_is_embedded_once_and_equals_the_models_vector(tmp_path):
+    model = build_run_config(load_config(), {}).embedder.model
+    texts = [
+        "Cedar: I hear you well.",
+        "OTEL_BSP_SCHEDULE_DELAY | Delay interval | 5000",
+        "Cedar: I hear you well.",
+    ]
+    first = Embedder(model, tmp_path)
+    v = first(texts)
+    assert first.embedded == 2 and v.shape == (3, 384)  # the repeated text once
+    assert np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-5) and np.array_equal(v[0], v[2])
+    direct = first.model.encode(texts[:2], convert_to_numpy=True, normalize_embeddings=True)
+    assert np.allclose(v[:2], direct, atol=1e-5)
+    again = Embedder(model, tmp_path)  # a later run over the same folder
+    assert np.array_equal(again(texts[::-1]), v[::-1]) and again.embedded == 0

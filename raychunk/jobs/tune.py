@@ -28,7 +28,19 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FIELDS", "Outcome", "TuneCorpus", "load_tune_corpus", "split", "tune", "write_doc_types"]
+__all__ = [
+    "FIELDS",
+    "Outcome",
+    "TuneCorpus",
+    "chunk_corpus",
+    "load_tune_corpus",
+    "profiles_for",
+    "run_tune",
+    "score",
+    "split",
+    "tune",
+    "write_doc_types",
+]
 
 # The values tried for each field, one field at a time, in this order. A value the embedder's input
 # limit refuses (``chunking.check_profiles``) is not tried.
@@ -94,15 +106,15 @@ def split(qid: str, holdout: float) -> bool:
     return int(hashlib.sha256(qid.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < holdout
 
 
-def load_tune_corpus(
-    inputs: str | Path, queries: str | Path, types, *, tokenizer: str, cache=None
-) -> TuneCorpus:
+def load_tune_corpus(inputs: str | Path, queries: str | Path, types, *, counter, cache=None) -> TuneCorpus:
     """The documents the labelled questions name (each ``source`` a path suffix of one file under
-    ``inputs``), parsed and classified, and the questions with their passages located."""
+    ``inputs``), parsed and classified, and the questions with their passages located. ``counter``
+    is the plan's token counter (``JobPlan.counter()``), shared through one ``CachedCounter`` a
+    document by every setting."""
     from raychunk.classify import classify
     from raychunk.evaluation.labels import load_queries, match_source, resolve_queries
     from raychunk.parse import parse_path
-    from raychunk.tokens import CachedCounter, load_counter
+    from raychunk.tokens import CachedCounter
 
     root = Path(inputs)
     if not root.is_dir():
@@ -112,14 +124,13 @@ def load_tune_corpus(
     if not labelled:
         raise ValueError(f"{queries}: no labelled questions")
     named = sorted({match_source(q.source, files) for q in labelled})
-    inner = load_counter(tokenizer)
     docs = []
     for rel in named:
         parsed = _parse(root / rel, parse_path, cache)
         if parsed.document.status != "ok":
             raise ValueError(f"{rel}: labelled but did not parse ({parsed.document.reason})")
         kind = classify(parsed, types.thresholds, types.overrides).doc_type
-        docs.append(Doc(parsed.document.source, parsed, kind, CachedCounter(inner)))
+        docs.append(Doc(parsed.document.source, parsed, kind, CachedCounter(counter)))
     resolved = resolve_queries(labelled, {d.source: d.parsed.text for d in docs})
     kinds = {d.source: d.doc_type for d in docs}
     return TuneCorpus(docs, resolved, [kinds[q.source] for q in resolved])
@@ -180,15 +191,49 @@ class Embedder:
         return np.stack([self.cache.vectors[k] for k in keys])
 
 
+def profiles_for(spec: str, types) -> dict:
+    """A setting as the scripts spell it, as profiles by doc type: ``profile`` (each type's profile
+    in ``types``), ``profile@FILE`` (another doc-types file's), or ``STRATEGY:MAX[:key=value,...]``
+    for every type, a peer library too (``structure:250:table_max_tokens=128``, ``langchain_markdown:200``)."""
+    from raychunk.chunking import Profile
+    from raychunk.config import load_doc_types
+
+    if spec == "profile":
+        return dict(types.profiles)
+    if spec.startswith("profile@"):
+        return dict(load_doc_types(spec.split("@", 1)[1]).profiles)
+    strategy, _, rest = spec.partition(":")
+    size, _, extra = rest.partition(":")
+    if not size.isdigit():
+        raise ValueError(
+            f"setting {spec!r}: expected profile, profile@FILE or STRATEGY:MAX_TOKENS[:key=value,...]"
+        )
+    fields: dict = {"strategy": strategy, "max_tokens": int(size)}
+    for kv in filter(None, extra.split(",")):
+        key, _, v = kv.partition("=")
+        fields[key] = float(v) if "." in v else int(v)
+    try:
+        p = Profile(**fields)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"setting {spec!r}: {e}") from e
+    return {t: p for t in types.profiles}
+
+
+def chunk_corpus(corpus: TuneCorpus, profiles: dict) -> list[list]:
+    """Each document's chunks under its type's profile (a peer library's too: ``peers.chunk_any``),
+    in the order of ``corpus.docs``."""
+    from raychunk.peers import chunk_any
+
+    return [chunk_any(d.parsed, profiles[d.doc_type], d.counter, doc_type=d.doc_type) for d in corpus.docs]
+
+
 def score(corpus: TuneCorpus, profiles: dict, qvecs, embed: Embedder, *, k: int) -> Scored:
     """Every question against the pooled index of the corpus chunked with ``profiles`` (by type)."""
     from raychunk.evaluation.metrics import as_indexed, score_corpus
     from raychunk.evaluation.partials import inside_one_chunk
-    from raychunk.peers import chunk_any
 
     chunks, vectors, by_source = [], {}, {}
-    for d in corpus.docs:
-        mine = chunk_any(d.parsed, profiles[d.doc_type], d.counter, doc_type=d.doc_type)
+    for d, mine in zip(corpus.docs, chunk_corpus(corpus, profiles)):
         chunks.extend(mine)
         vectors[d.doc_type] = vectors.get(d.doc_type, 0) + len(mine)
         by_source[d.source] = [{"char_start": c.char_start, "char_end": c.char_end} for c in mine]
@@ -398,14 +443,20 @@ def run_tune(
     margin: float = 0.02,
     say=print,
 ) -> dict:
-    """The job: load, tune, write the doc-types file and ``tune.json`` beside it; returns the report."""
-    from raychunk.config import build_run_config, load_config, load_doc_types
-    from raychunk.tokens import load_counter
+    """The job, top to bottom: its plan resolved once (``plan.resolve_plan``: the doc-types file read
+    and checked against the embedder's input limit, the model and tokenizer resolved), the labelled
+    documents parsed and classified, each type's profile searched, the doc-types file written and
+    ``tune.json`` beside it; returns the report. Its steps run in this process, not on Ray: every
+    change tried rechunks a few documents and scores them in milliseconds, where a task would cost
+    more to schedule than to run."""
+    from raychunk.config import build_run_config, load_config
+    from raychunk.plan import resolve_plan
 
     t0 = time.perf_counter()
-    cfg = build_run_config(load_config(), {})
-    types = load_doc_types(doc_types or cfg.chunk.doc_types_path)
-    corpus = load_tune_corpus(inputs, queries, types, tokenizer=cfg.tokenizer_spec, cache=cache)
+    overrides = {"input": str(inputs)} | ({"chunk.doc_types": str(doc_types)} if doc_types else {})
+    job = resolve_plan(build_run_config(load_config(), overrides))
+    types = job.doc_types
+    corpus = load_tune_corpus(inputs, queries, types, counter=job.counter(), cache=cache)
     counts: dict[str, int] = {}
     for t in corpus.doc_type:
         counts[t] = counts.get(t, 0) + 1
@@ -417,8 +468,8 @@ def run_tune(
     outcome = tune(
         corpus,
         types,
-        model=cfg.embedder.model,
-        counter=load_counter(cfg.tokenizer_spec),
+        model=job.model.name,
+        counter=job.counter(),
         cache=cache,
         holdout=holdout,
         min_questions=min_questions,
