@@ -17,9 +17,9 @@ from raychunk.embed import embed
 from raychunk.io import input_root, resolve_output
 from raychunk.listing import InputPlanner
 from raychunk.merge import join_previous
-from raychunk.pipeline import execute, init_ray, on_driver_node, plan_embedding, read_blocks, write
+from raychunk.pipeline import execute, init_ray, plan_embedding, read_blocks, write
 from raychunk.plan import JobPlan, resolve_plan
-from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
+from raychunk.progress import JobProgress
 from raychunk.report import render_run_markdown
 from raychunk.sink import ShardSink
 
@@ -82,53 +82,46 @@ def run(cfg: RunConfig) -> dict:
             rows_per_shard=cfg.output_files.rows_per_shard,
             compression=cfg.output_files.compression,
         )
-        counter = start_counter()
-        counted = ReportProgress(counter)
+        progress = JobProgress(
+            "run", documents=inputs.todo_files, nbytes=inputs.todo_bytes, embedding=plan is not None
+        )
         steps = [
             documents(job, scheme=inputs.scheme, last=chunk(job), duplicates=duplicates, unchanged=unchanged),
-            counted.step(),
+            progress.step(),
             *(join_previous(previous, known, job, plan.dim) if previous is not None else ()),
-            *([embed(job, plan, on_batch=counted.at("embed"))] if plan is not None else ()),
+            *([embed(job, plan, on_batch=progress.at("embed"))] if plan is not None else ()),
         ]
         ds = execute(read_blocks(inputs.blocks, inputs.fs, job), steps, job)
-        progress = Progress(
-            read_counter(counter),
-            documents=inputs.todo_files,
-            nbytes=inputs.todo_bytes,
-            label="run",
-            embedding=plan is not None,
-        ).start()
-        try:
-            write(ds, sink, job)
-        except BaseException:
-            log.error(
-                "the run stopped; what it wrote is kept in %s: run again with --resume to finish it",
-                staging.path,
-            )
-            raise
-        finally:
-            progress.stop()
+        with progress.shown():
+            try:
+                write(ds, sink, job)
+            except BaseException:
+                log.error(
+                    "the run stopped; what it wrote is kept in %s: run again with --resume to finish it",
+                    staging.path,
+                )
+                raise
         stats = _stage_stats(ds)
-    document_files = on_driver_node(publish.compact_documents, out_fs, staging, cfg.output_files.compression)
-    # In a task too: Arrow's default allocator (mimalloc) keeps what streaming 200,000 rows touched,
-    # +73 MB at 200,000 documents where the system allocator keeps 18.
-    docs = on_driver_node(publish.documents_summary, out_fs, document_files)
-    publish.check_every_input_accounted(docs["rows"], inputs.files)
-    results = on_driver_node(publish.shard_results, out_fs, staging.path)  # manifests name every document
+    staged = publish.gather_staged(out_fs, staging, cfg.output_files.compression, files=inputs.files)
     report = run_report(
-        cfg, docs, inputs, results, plan, stats, time.perf_counter() - t0, where, cluster, ray_start=ray_start
+        cfg,
+        staged.documents,
+        inputs,
+        staged.shards,
+        plan,
+        stats,
+        time.perf_counter() - t0,
+        where,
+        cluster,
+        ray_start=ray_start,
     )
     report["settings"] = settings
     report["resumed"] = {"inputs_already_done": inputs.done} if staging.resumed else None
     if previous is not None:
-        report["incremental"] = _incremental_report(out_fs, staging, previous, results, unchanged, job)
-    report["files"] = on_driver_node(
-        publish.move_in, out_fs, staging, out_path, document_files, cfg.output_files.overwrite
-    )  # its chunk-id check reads every id
-    publish.write_report(out_fs, out_path, "report.md", render_run_markdown(report))
-    publish.write_report(out_fs, out_path, "report.json", json.dumps(report, indent=2, ensure_ascii=False))
-    publish.retire_old(out_fs, staging, out_path, report["files"])
-    return report
+        report["incremental"] = _incremental_report(out_fs, staging, previous, staged.shards, unchanged, job)
+    return publish.publish_output(
+        out_fs, staging, out_path, staged, report, render_run_markdown, overwrite=cfg.output_files.overwrite
+    )
 
 
 def plan_inputs(planner: InputPlanner, job: JobPlan, **how):
