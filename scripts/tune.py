@@ -11,7 +11,7 @@ parse) and classified with the given doc-types file; every setting chunks it in-
 ``chunk_document`` (or a peer library, ``langchain_markdown:256``: ``peers.chunk_any``) (a setting is ``profile``, the per-type profiles as ``raychunk run`` builds them,
 or ``STRATEGY:MAX_TOKENS[:key=value,...]`` over ``Profile``'s fields, e.g.
 ``structure:256:min_tokens=40,overlap=0.1``). Chunk texts (header line included: what the embed stage
-embeds) and questions are embedded with the eval's embedder (``raychunk.embed._load``, torch on CPU,
+embeds) and questions are embedded with the eval's embedder (``raychunk.embed.load_model``, torch on CPU,
 normalised), through an on-disk cache keyed by sha256 of model name and text, so a run after a change
 embeds only the chunks that changed. Every question is scored with ``evaluation.metrics.score_corpus``
 over all documents pooled, as ``raychunk eval`` scores it; quotes are located with
@@ -154,9 +154,9 @@ class Embedder:
         todo = {k: t for k, t in zip(keys, texts) if k not in found}
         if todo:
             if self.model is None:
-                from raychunk.embed import _load
+                from raychunk.embed import load_model
 
-                self.model, _ = _load(self.model_name, "cpu")
+                self.model, _ = load_model(self.model_name, "cpu")
             items = sorted(todo.items(), key=lambda kv: -len(kv[1]))  # longest first, as the embed stage
             for i in range(0, len(items), 256):
                 part = items[i : i + 256]

@@ -30,9 +30,9 @@ def embed_queries(
     model: str, texts: list[str], *, device: str = "auto", normalize: bool = True, backend: str = "torch"
 ):
     """The questions embedded with the chunks' model and backend, in the driver (a few dozen short texts)."""
-    from raychunk.embed import _load
+    from raychunk.embed import load_model
 
-    st, _ = _load(model, device, backend)
+    st, _ = load_model(model, device, backend)
     return st.encode(
         texts, batch_size=64, convert_to_numpy=True, normalize_embeddings=normalize, show_progress_bar=False
     )
