@@ -19,6 +19,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -57,6 +58,7 @@ _DELTA = ("delta/added", "delta/removed")  # an incremental run's upserts and de
 COMPACT_MAX_BYTES = 16 * 2**20  # parts up to this are gathered into one sorted file, in the driver
 LISTED_DOCUMENTS = 20  # non-ok documents and warnings named in a report; the documents table has all
 _DOCUMENT_FIELDS = [c for c in DOCUMENT_SCHEMA.names if c != "text"]
+R = TypeVar("R")  # a job's report record: ``with_files(files)`` and ``as_json()``
 
 
 def check_output(fs: pafs.FileSystem, path: str, overwrite: bool) -> None:
@@ -391,20 +393,21 @@ def publish_output(
     staging: Staging,
     out: str,
     staged: Staged,
-    report: dict,
-    render_markdown: Callable[[dict], str],
+    report: R,
+    render_markdown: Callable[[R], str],
     *,
     overwrite: bool,
-) -> dict:
+) -> R:
     """The run's end, last step: the staged shards moved in beside the old output (in a task on the
     driver's node: its chunk-id check reads every id), ``report.md``, then ``report.json`` naming the
-    new output's files, then the old shards retired. Returns the report as written (``files`` added)."""
+    new output's files (``report.with_files(files).as_json()``), then the old shards retired.
+    Returns the report as written."""
     from raychunk.pipeline import on_driver_node
 
     files = on_driver_node(move_in, fs, staging, out, staged.document_files, overwrite)
-    report = {**report, "files": files}
+    report = report.with_files(files)
     write_report(fs, out, "report.md", render_markdown(report))
-    write_report(fs, out, "report.json", json.dumps(report, indent=2, ensure_ascii=False))
+    write_report(fs, out, "report.json", json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     retire_old(fs, staging, out, files)
     return report
 

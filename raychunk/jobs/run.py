@@ -20,10 +20,26 @@ from raychunk.merge import join_previous
 from raychunk.pipeline import execute, init_ray, plan_embedding, read_blocks, write
 from raychunk.plan import JobPlan, resolve_plan
 from raychunk.progress import JobProgress
-from raychunk.report import render_run_markdown
+from raychunk.report.run import (
+    ChunkIdCounts,
+    Delta,
+    DocumentCounts,
+    DocumentNote,
+    Duplicates,
+    Embedder,
+    Incremental,
+    Input,
+    Ocr,
+    RayInfo,
+    RunReport,
+    Stage,
+    Storage,
+    Throughput,
+    render_run_markdown,
+)
 from raychunk.sink import ShardSink
 
-__all__ = ["fingerprint", "run", "run_report", "settings_fingerprint"]
+__all__ = ["fingerprint", "run", "run_job", "run_report", "settings_fingerprint"]
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +52,11 @@ BACKEND_NOTES = {
 
 
 def run(cfg: RunConfig) -> dict:
+    """Run the job; returns the run report as ``report.json`` holds it."""
+    return run_job(cfg).as_json()
+
+
+def run_job(cfg: RunConfig) -> RunReport:
     """Run the job; returns the run report (also written as report.json and report.md)."""
     import ray
 
@@ -103,6 +124,7 @@ def run(cfg: RunConfig) -> dict:
                 raise
         stats = _stage_stats(ds)
     staged = publish.gather_staged(out_fs, staging, cfg.output_files.compression, files=inputs.files)
+    wall, generated = time.perf_counter() - t0, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     report = run_report(
         cfg,
         staged.documents,
@@ -110,15 +132,17 @@ def run(cfg: RunConfig) -> dict:
         staged.shards,
         plan,
         stats,
-        time.perf_counter() - t0,
+        wall,
         where,
         cluster,
         ray_start=ray_start,
+        generated=generated,
+        settings=settings,
+        resumed={"inputs_already_done": inputs.done} if staging.resumed else None,
+        incremental=_incremental_report(out_fs, staging, previous, staged.shards, unchanged, job)
+        if previous is not None
+        else None,
     )
-    report["settings"] = settings
-    report["resumed"] = {"inputs_already_done": inputs.done} if staging.resumed else None
-    if previous is not None:
-        report["incremental"] = _incremental_report(out_fs, staging, previous, staged.shards, unchanged, job)
     return publish.publish_output(
         out_fs, staging, out_path, staged, report, render_run_markdown, overwrite=cfg.output_files.overwrite
     )
@@ -148,7 +172,7 @@ def _previous(cfg: RunConfig, settings: dict):
     return previous, known, unchanged
 
 
-def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobPlan) -> dict:
+def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobPlan) -> Incremental:
     """What an incremental run reused and what changed: chunk ids unchanged / new / removed against
     the previous output (counted as ``raychunk price --previous`` counts them), vectors embedded and
     reused, and the delta's rows; the removed ids are written to ``delta/removed`` here."""
@@ -176,18 +200,18 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobP
             execute(diffed, [REMOVED], job).repartition(1).write_parquet(removed_to, filesystem=out_fs)
     total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
     chunks = total("chunks")
-    return {
-        "previous": previous.uri,
-        "previous_identity": previous.identity,  # what `raychunk export` checks a table holds
-        "documents_reused": total("reused_documents"),
-        "documents_skip": unchanged is not None,
-        "chunks": counts,
-        "vectors_embedded": total("embedded"),
-        "vectors_reused": chunks - total("embedded"),
-        "vectors_reused_by_id": chunks - total("embedded") - total("reused_by_text"),
-        "vectors_reused_by_text": total("reused_by_text"),
-        "delta": {"added": total("added"), "removed": counts["removed"]},
-    }
+    return Incremental(
+        previous=previous.uri,
+        previous_identity=previous.identity,
+        documents_reused=total("reused_documents"),
+        documents_skip=unchanged is not None,
+        chunks=ChunkIdCounts(**counts),
+        vectors_embedded=total("embedded"),
+        vectors_reused=chunks - total("embedded"),
+        vectors_reused_by_id=chunks - total("embedded") - total("reused_by_text"),
+        vectors_reused_by_text=total("reused_by_text"),
+        delta=Delta(added=total("added"), removed=counts["removed"]),
+    )
 
 
 def settings_fingerprint(job: JobPlan, plan) -> dict:
@@ -277,73 +301,98 @@ _OP = re.compile(
 _UNIT = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 
 
-def _stages(stats: str) -> list[dict]:
+def _stages(stats: str) -> tuple[Stage, ...]:
     """Per Ray Data operator (fused stages share one): wall seconds and summed task seconds."""
-    return [
-        {
-            "stage": m.group("name"),
-            "tasks": int(m.group("tasks")) if m.group("tasks") else None,
-            "seconds": float(m.group("secs")),
-            "task_seconds": round(float(m.group("task")) * _UNIT[m.group("unit")], 3)
+    return tuple(
+        Stage(
+            stage=m.group("name"),
+            tasks=int(m.group("tasks")) if m.group("tasks") else None,
+            seconds=float(m.group("secs")),
+            task_seconds=round(float(m.group("task")) * _UNIT[m.group("unit")], 3)
             if m.group("task")
             else None,
-        }
+        )
         for m in _OP.finditer(stats or "")
-    ]
+    )
 
 
-def run_report(cfg, docs: dict, inputs, results, plan, stats, wall, where, cluster, ray_start=0.0) -> dict:
-    """The run report: inputs (``listing.InputPlan``), documents by status and type (``docs``: ``publish.documents_summary``),
-    chunks, vectors, storage, throughput, stages."""
+def run_report(
+    cfg,
+    docs: dict,
+    inputs,
+    results,
+    plan,
+    stats,
+    wall,
+    where,
+    cluster,
+    ray_start=0.0,
+    *,
+    generated: str,
+    settings: dict,
+    resumed: dict | None,
+    incremental: Incremental | None,
+) -> RunReport:
+    """The run report: inputs (``listing.InputPlan``), documents by status and type (``docs``:
+    ``publish.documents_summary``), chunks, vectors, storage, throughput, stages, the settings that
+    shaped the rows, and what an incremental run reused."""
     total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
     chunks, tokens = total("chunks"), total("tokens")
     vectors = chunks if plan else 0
     files, input_bytes = inputs.files, inputs.bytes
-    return {
-        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "output": cfg.output,
-        "ray": {
-            "mode": where,
-            "cluster": {k: v for k, v in sorted(cluster.items()) if k in ("CPU", "GPU", "memory")},
-        },
-        "embedder": {
-            "model": cfg.embedder.model,
-            "backend": cfg.embedder.backend,
-            "note": BACKEND_NOTES.get(cfg.embedder.backend),
-            "dim": plan.dim if plan else None,
-            "actors": plan.actors if plan else 0,
-            "actors_max": plan.pool[2] if plan else 0,
-            "gpus_per_actor": plan.gpus_per_actor if plan else 0,
-        }
+    ocr = docs["ocr"]
+    return RunReport(
+        generated=generated,
+        output=cfg.output,
+        ray=RayInfo(
+            mode=where, cluster={k: v for k, v in sorted(cluster.items()) if k in ("CPU", "GPU", "memory")}
+        ),
+        embedder=Embedder(
+            model=cfg.embedder.model,
+            backend=cfg.embedder.backend,
+            note=BACKEND_NOTES.get(cfg.embedder.backend),
+            dim=plan.dim,
+            actors=plan.actors,
+            actors_max=plan.pool[2],
+            gpus_per_actor=plan.gpus_per_actor,
+        )
         if plan
         else None,
-        "input": {"files": files, "bytes": input_bytes, "root": input_root(cfg.input)},
-        "documents": {"by_status": docs["by_status"], "by_type": docs["by_type"]},
-        "ocr": docs["ocr"],
-        "duplicates": docs["duplicates"],
-        "chunks": chunks,
-        "vectors": vectors,
-        # what this run embedded: an incremental run's reused vectors cost nothing
-        "tokens_embedded": sum(r.get("tokens_embedded", r.get("tokens", 0)) for r in results) if plan else 0,
-        "tokens_chunked": tokens,
-        "over_embedder_limit": total("over_limit"),
-        "storage_bytes": {
-            "chunks_parquet": total("chunk_bytes"),
-            "documents_parquet": sum(r.get("document_bytes", 0) for r in results),
-            "chunk_text": total("text_bytes"),
-            "vectors_raw": vectors * (plan.dim if plan else 0) * 4,
-        },
-        "throughput": {
-            "wall_seconds": round(wall, 2),
-            "ray_start_seconds": round(ray_start, 2),
-            "files_per_s": round(files / wall, 3),
-            "input_mb_per_s": round(input_bytes / 1e6 / wall, 3),
-            "chunks_per_s": round(chunks / wall, 2),
-            "tokens_per_s": round(tokens / wall, 1),
-        },
-        "stages": _stages(stats),
-        "not_ok": docs["not_ok"],  # the first few by source: the documents table has every one
-        "not_ok_total": docs["not_ok_total"],
-        "warnings": docs["warnings"],
-        "warnings_total": docs["warnings_total"],
-    }
+        input=Input(files=files, bytes=input_bytes, root=input_root(cfg.input)),
+        documents=DocumentCounts(by_status=docs["by_status"], by_type=docs["by_type"]),
+        ocr=Ocr(
+            documents=ocr["documents"],
+            pages=ocr["pages"],
+            cpu_seconds=ocr["cpu_seconds"],
+            engines=tuple(ocr["engines"]),
+            missing=ocr["missing"],
+        ),
+        duplicates=Duplicates(**docs["duplicates"]),
+        chunks=chunks,
+        vectors=vectors,
+        tokens_embedded=sum(r.get("tokens_embedded", r.get("tokens", 0)) for r in results) if plan else 0,
+        tokens_chunked=tokens,
+        over_embedder_limit=total("over_limit"),
+        storage_bytes=Storage(
+            chunks_parquet=total("chunk_bytes"),
+            documents_parquet=sum(r.get("document_bytes", 0) for r in results),
+            chunk_text=total("text_bytes"),
+            vectors_raw=vectors * (plan.dim if plan else 0) * 4,
+        ),
+        throughput=Throughput(
+            wall_seconds=round(wall, 2),
+            ray_start_seconds=round(ray_start, 2),
+            files_per_s=round(files / wall, 3),
+            input_mb_per_s=round(input_bytes / 1e6 / wall, 3),
+            chunks_per_s=round(chunks / wall, 2),
+            tokens_per_s=round(tokens / wall, 1),
+        ),
+        stages=_stages(stats),
+        not_ok=tuple(DocumentNote(d["source"], d["status"], d["reason"]) for d in docs["not_ok"]),
+        not_ok_total=docs["not_ok_total"],
+        warnings=tuple(DocumentNote(d["source"], reason=d["reason"]) for d in docs["warnings"]),
+        warnings_total=docs["warnings_total"],
+        settings=settings,
+        resumed=resumed,
+        incremental=incremental,
+    )
