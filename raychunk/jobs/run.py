@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import re
 import time
 
 from raychunk import publish
@@ -14,7 +13,7 @@ from raychunk.config import ConfigError, RunConfig
 from raychunk.corpus import duplicates_of, list_corpus, plan_corpus
 from raychunk.document_steps import chunk, documents
 from raychunk.embed import embed
-from raychunk.io import input_root, resolve_output
+from raychunk.io import resolve_output
 from raychunk.listing import InputPlanner
 from raychunk.merge import join_previous
 from raychunk.pipeline import execute, init_ray, plan_embedding, read_blocks, write
@@ -23,32 +22,16 @@ from raychunk.progress import JobProgress
 from raychunk.report.run import (
     ChunkIdCounts,
     Delta,
-    DocumentCounts,
-    DocumentNote,
-    Duplicates,
-    Embedder,
     Incremental,
-    Input,
-    Ocr,
-    RayInfo,
     RunReport,
-    Stage,
-    Storage,
-    Throughput,
+    build_run_report,
     render_run_markdown,
 )
 from raychunk.sink import ShardSink
 
-__all__ = ["fingerprint", "run", "run_job", "run_report", "settings_fingerprint"]
+__all__ = ["fingerprint", "run", "run_job", "settings_fingerprint"]
 
 log = logging.getLogger(__name__)
-
-
-# What a backend other than torch changes in the vectors, as measured (README, Benchmarks).
-BACKEND_NOTES = {
-    "onnx-int8": "vectors are int8-quantized approximations of the torch model's (cosine to torch: mean "
-    "0.993, min 0.986 on real chunks); check retrieval with `raychunk eval` before relying on it",
-}
 
 
 def run(cfg: RunConfig) -> dict:
@@ -125,7 +108,7 @@ def run_job(cfg: RunConfig) -> RunReport:
         stats = _stage_stats(ds)
     staged = publish.gather_staged(out_fs, staging, cfg.output_files.compression, files=inputs.files)
     wall, generated = time.perf_counter() - t0, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    report = run_report(
+    report = build_run_report(
         cfg,
         staged.documents,
         inputs,
@@ -136,6 +119,7 @@ def run_job(cfg: RunConfig) -> RunReport:
         where,
         cluster,
         ray_start=ray_start,
+        root=job.root,
         generated=generated,
         settings=settings,
         resumed={"inputs_already_done": inputs.done} if staging.resumed else None,
@@ -291,108 +275,3 @@ def _stage_stats(ds) -> str:
         return ds.stats()
     except Exception as e:  # stats are a report nicety; never fail a finished run over them
         return f"(stats unavailable: {type(e).__name__})"
-
-
-_OP = re.compile(
-    r"^Operator \d+ (?P<name>.+?): (?:(?P<tasks>\d+) tasks executed)?(?:.*?produced in |executed in )(?P<secs>[\d.]+)s"
-    r"(?:\n\* Remote wall time: .*?(?P<task>[\d.]+)(?P<unit>us|ms|s|min) total)?",
-    re.M,
-)
-_UNIT = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
-
-
-def _stages(stats: str) -> tuple[Stage, ...]:
-    """Per Ray Data operator (fused stages share one): wall seconds and summed task seconds."""
-    return tuple(
-        Stage(
-            stage=m.group("name"),
-            tasks=int(m.group("tasks")) if m.group("tasks") else None,
-            seconds=float(m.group("secs")),
-            task_seconds=round(float(m.group("task")) * _UNIT[m.group("unit")], 3)
-            if m.group("task")
-            else None,
-        )
-        for m in _OP.finditer(stats or "")
-    )
-
-
-def run_report(
-    cfg,
-    docs: dict,
-    inputs,
-    results,
-    plan,
-    stats,
-    wall,
-    where,
-    cluster,
-    ray_start=0.0,
-    *,
-    generated: str,
-    settings: dict,
-    resumed: dict | None,
-    incremental: Incremental | None,
-) -> RunReport:
-    """The run report: inputs (``listing.InputPlan``), documents by status and type (``docs``:
-    ``publish.documents_summary``), chunks, vectors, storage, throughput, stages, the settings that
-    shaped the rows, and what an incremental run reused."""
-    total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
-    chunks, tokens = total("chunks"), total("tokens")
-    vectors = chunks if plan else 0
-    files, input_bytes = inputs.files, inputs.bytes
-    ocr = docs["ocr"]
-    return RunReport(
-        generated=generated,
-        output=cfg.output,
-        ray=RayInfo(
-            mode=where, cluster={k: v for k, v in sorted(cluster.items()) if k in ("CPU", "GPU", "memory")}
-        ),
-        embedder=Embedder(
-            model=cfg.embedder.model,
-            backend=cfg.embedder.backend,
-            note=BACKEND_NOTES.get(cfg.embedder.backend),
-            dim=plan.dim,
-            actors=plan.actors,
-            actors_max=plan.pool[2],
-            gpus_per_actor=plan.gpus_per_actor,
-        )
-        if plan
-        else None,
-        input=Input(files=files, bytes=input_bytes, root=input_root(cfg.input)),
-        documents=DocumentCounts(by_status=docs["by_status"], by_type=docs["by_type"]),
-        ocr=Ocr(
-            documents=ocr["documents"],
-            pages=ocr["pages"],
-            cpu_seconds=ocr["cpu_seconds"],
-            engines=tuple(ocr["engines"]),
-            missing=ocr["missing"],
-        ),
-        duplicates=Duplicates(**docs["duplicates"]),
-        chunks=chunks,
-        vectors=vectors,
-        tokens_embedded=sum(r.get("tokens_embedded", r.get("tokens", 0)) for r in results) if plan else 0,
-        tokens_chunked=tokens,
-        over_embedder_limit=total("over_limit"),
-        storage_bytes=Storage(
-            chunks_parquet=total("chunk_bytes"),
-            documents_parquet=sum(r.get("document_bytes", 0) for r in results),
-            chunk_text=total("text_bytes"),
-            vectors_raw=vectors * (plan.dim if plan else 0) * 4,
-        ),
-        throughput=Throughput(
-            wall_seconds=round(wall, 2),
-            ray_start_seconds=round(ray_start, 2),
-            files_per_s=round(files / wall, 3),
-            input_mb_per_s=round(input_bytes / 1e6 / wall, 3),
-            chunks_per_s=round(chunks / wall, 2),
-            tokens_per_s=round(tokens / wall, 1),
-        ),
-        stages=_stages(stats),
-        not_ok=tuple(DocumentNote(d["source"], d["status"], d["reason"]) for d in docs["not_ok"]),
-        not_ok_total=docs["not_ok_total"],
-        warnings=tuple(DocumentNote(d["source"], reason=d["reason"]) for d in docs["warnings"]),
-        warnings_total=docs["warnings_total"],
-        settings=settings,
-        resumed=resumed,
-        incremental=incremental,
-    )
