@@ -341,10 +341,10 @@ def _config_from(args, flags=tuple(_CONFIG_FLAGS)):
 
 
 def cmd_run(args) -> int:
-    from raychunk.jobs.run import run
+    from raychunk.jobs.run import run_job
     from raychunk.report import render_run_text
 
-    print(render_run_text(run(_config_from(args))))
+    print(render_run_text(run_job(_config_from(args))))
     return 0
 
 

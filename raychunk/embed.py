@@ -20,6 +20,7 @@ __all__ = [
     "VectorCache",
     "embedding_dim",
     "forward_batch",
+    "load_model",
     "model_version",
 ]
 
@@ -34,7 +35,7 @@ def _local(model: str) -> str:
     return model if Path(model).is_dir() else resolve_model(model)
 
 
-def _load(model: str, device: str, backend: str = "torch"):
+def load_model(model: str, device: str, backend: str = "torch"):
     """The model as an object with sentence-transformers' ``encode``: torch on CPU or CUDA (fp16), or
     onnxruntime on CPU for ``onnx`` / ``onnx-int8``."""
     try:
@@ -77,7 +78,7 @@ def embedding_dim(model: str) -> int:
                 return int(json.loads(pooling.read_text())["word_embedding_dimension"])
             if "hidden_size" in data:
                 return int(data["hidden_size"])
-    st, _ = _load(model, "cpu")
+    st, _ = load_model(model, "cpu")
     return int(st.get_embedding_dimension())
 
 
@@ -276,7 +277,7 @@ class EmbedChunks:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         self.on_batch = on_batch  # told of each batch embedded (the job's progress)
         t = time.perf_counter()
-        self.model, self.device = _load(model, device, backend)
+        self.model, self.device = load_model(model, device, backend)
         self.threads = SpareCores(threads or 1, max_threads or threads or 1) if self.device == "cpu" else None
         self.dim = int(self.model.get_embedding_dimension())
         self.batch_size = forward_batch(batch_size, self.device)
@@ -390,7 +391,7 @@ class QueryEncoder:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         self.model_name = vectors["model"]
         self.normalize = bool(vectors.get("normalize", True))
-        self.model, _ = _load(self.model_name, "cpu", vectors.get("backend") or "torch")
+        self.model, _ = load_model(self.model_name, "cpu", vectors.get("backend") or "torch")
         self.dim = int(self.model.get_embedding_dimension())
         if vectors.get("dim") and int(vectors["dim"]) != self.dim:
             raise ValueError(
@@ -425,7 +426,7 @@ def measure_throughput(
 ) -> dict:
     """Embedding throughput of this machine in tokens/s, on ``texts`` texts of about
     ``tokens_per_text`` tokens (after one warm-up batch)."""
-    st, device = _load(model, device, backend)
+    st, device = load_model(model, device, backend)
     if hasattr(st, "set_num_threads"):  # onnxruntime: every core, as torch takes by default
         st.set_num_threads(
             len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

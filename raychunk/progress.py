@@ -11,6 +11,7 @@ reason of a failed one, printed once. On a terminal the line is redrawn in place
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -18,9 +19,11 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import TextIO
 
 __all__ = [
+    "JobProgress",
     "Progress",
     "read_counter",
     "start_counter",
@@ -380,3 +383,37 @@ class NativeNoise:
     def _forward(self, data: bytes) -> None:
         while data:
             data = data[os.write(self._out, data) :]
+
+
+class JobProgress:
+    """A job's progress, declared once: the counter actor (started here, on the driver's node), the
+    step that counts what the document step passes on (``step``; ``at(stage)`` counts a later
+    stage's batches, the embedder's), and the line the driver prints while the job streams
+    (``with progress.shown(): ...``)."""
+
+    def __init__(
+        self, label: str, *, documents: int, nbytes: int, embedding: bool, first_setting: str | None = None
+    ):
+        self.label, self.documents, self.nbytes, self.embedding = label, documents, nbytes, embedding
+        self.counter = start_counter()
+        self.counted = ReportProgress(self.counter, first_setting=first_setting)
+
+    def step(self):
+        return self.counted.step()
+
+    def at(self, stage: str) -> ReportProgress:
+        return self.counted.at(stage)
+
+    @contextlib.contextmanager
+    def shown(self) -> Iterator[None]:
+        progress = Progress(
+            read_counter(self.counter),
+            documents=self.documents,
+            nbytes=self.nbytes,
+            label=self.label,
+            embedding=self.embedding,
+        ).start()
+        try:
+            yield
+        finally:
+            progress.stop()

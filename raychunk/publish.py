@@ -17,7 +17,9 @@ import logging
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -29,13 +31,16 @@ from raychunk.schema import DOCUMENT_SCHEMA, documents_table
 
 __all__ = [
     "Staging",
+    "Staged",
     "check_every_input_accounted",
     "check_output",
     "check_unique_chunk_ids",
     "compact_documents",
     "documents_summary",
+    "gather_staged",
     "move_in",
     "open_staging",
+    "publish_output",
     "resume_state",
     "retire_old",
     "write_report",
@@ -53,6 +58,7 @@ _DELTA = ("delta/added", "delta/removed")  # an incremental run's upserts and de
 COMPACT_MAX_BYTES = 16 * 2**20  # parts up to this are gathered into one sorted file, in the driver
 LISTED_DOCUMENTS = 20  # non-ok documents and warnings named in a report; the documents table has all
 _DOCUMENT_FIELDS = [c for c in DOCUMENT_SCHEMA.names if c != "text"]
+R = TypeVar("R")  # a job's report record: ``with_files(files)`` and ``as_json()``
 
 
 def check_output(fs: pafs.FileSystem, path: str, overwrite: bool) -> None:
@@ -357,6 +363,53 @@ def _codec(compression: str) -> str | None:
 
 def _concat(tables: list[pa.Table]) -> pa.Table:
     return pa.concat_tables(tables) if tables else DOCUMENT_SCHEMA.empty_table()
+
+
+@dataclass(frozen=True)
+class Staged:
+    """What a run staged, gathered for its report: the documents files to publish, their summary
+    (``documents_summary``) and every shard's totals (``shard_results``)."""
+
+    document_files: list[str]
+    documents: dict
+    shards: list[dict]
+
+
+def gather_staged(fs: pafs.FileSystem, staging: Staging, compression: str, *, files: int) -> Staged:
+    """The run's end, first step: the documents compacted, summed up and checked (every one of the
+    ``files`` inputs has its row), and the shards' totals, each read in a task on the driver's node:
+    Arrow's default allocator (mimalloc) keeps what streaming 200,000 rows touched, +73 MB at 200,000
+    documents in the driver, where the system allocator keeps 18."""
+    from raychunk.pipeline import on_driver_node
+
+    document_files = on_driver_node(compact_documents, fs, staging, compression)
+    documents = on_driver_node(documents_summary, fs, document_files)
+    check_every_input_accounted(documents["rows"], files)
+    return Staged(document_files, documents, on_driver_node(shard_results, fs, staging.path))
+
+
+def publish_output(
+    fs: pafs.FileSystem,
+    staging: Staging,
+    out: str,
+    staged: Staged,
+    report: R,
+    render_markdown: Callable[[R], str],
+    *,
+    overwrite: bool,
+) -> R:
+    """The run's end, last step: the staged shards moved in beside the old output (in a task on the
+    driver's node: its chunk-id check reads every id), ``report.md``, then ``report.json`` naming the
+    new output's files (``report.with_files(files).as_json()``), then the old shards retired.
+    Returns the report as written."""
+    from raychunk.pipeline import on_driver_node
+
+    files = on_driver_node(move_in, fs, staging, out, staged.document_files, overwrite)
+    report = report.with_files(files)
+    write_report(fs, out, "report.md", render_markdown(report))
+    write_report(fs, out, "report.json", json.dumps(report.as_json(), indent=2, ensure_ascii=False))
+    retire_old(fs, staging, out, files)
+    return report
 
 
 def check_every_input_accounted(document_rows: int, files: int) -> None:

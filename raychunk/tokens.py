@@ -32,6 +32,8 @@ __all__ = [
     "TokenOffsets",
     "WINDOW",
     "WordCounter",
+    "first_words",
+    "last_words",
     "load_counter",
 ]
 
@@ -49,7 +51,6 @@ _ADDITIVE_CUT = re.compile(r"[ \t\n!-/:-@\[-^`{-~]")
 _BPE_CUT = re.compile(r"(?<=\S) |(?<=[A-Za-z])[0-9]")
 _WHITESPACE_CUT = re.compile(r"(?<=\S)\s")
 _EDGE = 100  # characters either side of a cut that hold the two words next to it
-_JOINS = 1 << 14  # join costs a CachedCounter remembers (the packer's too: they share its memo)
 # cl100k_base's pre-tokenizer. Under it a text cuts exactly (the tokens of the two sides add up to
 # the tokens of the whole) at a space after a non-space, and after a line break before a non-space:
 # no pre-token holds a non-space followed by a space, nor a line break followed by a non-space (its
@@ -60,8 +61,6 @@ _CL100K_PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|"""
     r"""\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
-_EXACT_CUT = re.compile(r"(?<=\S) |(?<=[\r\n])\S")
-_LAST_EXACT_CUT = re.compile(r"(?s:.*)(?:(?<=\S) |(?<=[\r\n])\S)")
 
 
 class TokenOffsets:
@@ -184,7 +183,7 @@ class TokenCounter:
     window_cut: re.Pattern | None = None
     # True when a text cuts exactly at a space after a non-space and after a line break before a
     # non-space (cl100k_base), so the count of joined texts follows from their own counts and the
-    # counts of a few characters either side of each join (``joined_count``).
+    # counts of a few characters either side of each join (``chunking.costs``).
     exact_cuts: bool = False
 
     def count(self, text: str) -> int:
@@ -236,8 +235,8 @@ class TokenCounter:
             total += sum(self._count([w for _, _, w in batch]))
         if self.window_cut is None:
             for c in self.cuts(text)[1:]:
-                a = _last_words(text[max(0, c - _EDGE) : c])
-                b = _first_words(text[c : c + _EDGE])
+                a = last_words(text[max(0, c - _EDGE) : c])
+                b = first_words(text[c : c + _EDGE])
                 both, n_a, n_b = self._count([a + b, a, b])
                 total += both - n_a - n_b
         return total
@@ -250,61 +249,6 @@ class TokenCounter:
     def token_offsets(self, text: str) -> TokenOffsets | None:
         """Where every token of ``text`` lies, where the tokenizer reports it."""
         return None
-
-    def joined_count(self, texts: list[str], seps: list[str], counts: list[int]) -> int | None:
-        """``count(texts[0] + seps[0] + texts[1] + ... + texts[-1])``, where ``counts`` are the counts
-        of ``texts``: exact, for a counter with ``exact_cuts``, from the few characters between the
-        exact cuts either side of each join. None where it cannot tell (no such counter, an empty
-        text, a text without the cut a join needs): count the joined text then."""
-        if not self.exact_cuts:
-            return None
-        small: list[tuple[str, str, str]] = []
-        right = 0  # where the piece around the previous join ends in this text (its start: 0)
-        for i, sep in enumerate(seps):
-            a, b = texts[i], texts[i + 1]
-            if not a or not b:
-                return None
-            # The piece around this join: from the last exact cut of a (not before the previous
-            # join's piece ends) to the first exact cut of b, or the ends of the two where they cut.
-            if _cuts_at(a[-1], sep[0] if sep else b[0]):
-                left = len(a)
-            else:
-                left = _last_cut(a)
-                if left < right:
-                    if right:
-                        return None
-                    left = 0  # a has no cut of its own, but it starts at one
-            if _cuts_at(sep[-1] if sep else a[-1], b[0]):
-                right = 0
-            else:
-                right = _first_cut(b)
-                if right < 0:
-                    right = len(b)  # b must end at a cut: the next join or the end of the text
-            y = b[:right]
-            small.append((_join_tail(a[left:], sep, y), sep, y))
-        return sum(counts) + sum(self.join_costs(small))
-
-    def join_costs(self, joins: list[tuple[str, str, str]]) -> list[int]:
-        """``count(x + sep + y) - count(x) - count(y)`` of each ``(x, sep, y)``."""
-        counted = self.count_batch([t for x, sep, y in joins for t in (x + sep + y, x, y)])
-        return [counted[k] - counted[k + 1] - counted[k + 2] for k in range(0, len(counted), 3)]
-
-    def exact_join(self, a: str, sep: str, b: str) -> tuple[str, str]:
-        """For a counter with ``exact_cuts`` and non-empty ``a`` and ``b``: the end of ``a`` and the
-        start of ``b`` between the exact cuts nearest the join, ``(x, y)``, so that what joining
-        ``a + sep + b`` adds is what joining ``x + sep + y`` adds (the tokens either side of an exact
-        cut are those of the two sides apart)."""
-        if _cuts_at(a[-1], sep[0] if sep else b[0]):
-            x = ""
-        else:
-            cut = _last_cut(a)
-            x = a[cut:] if cut > 0 else a
-        if _cuts_at(sep[-1] if sep else a[-1], b[0]):
-            y = ""
-        else:
-            cut = _first_cut(b)
-            y = b[:cut] if cut > 0 else b
-        return _join_tail(x, sep, y), y
 
     def span_counts(self, text: str, spans: list[tuple[int, int]]) -> list[int]:
         """Tokens of each ``text[s:e]`` (counted in batches of bounded size)."""
@@ -429,7 +373,7 @@ class WordCounter(TokenCounter):
         return built.done()
 
 
-def _last_words(text: str) -> str:
+def last_words(text: str) -> str:
     """The last two whitespace-separated words of ``text`` with the whitespace before them (a BPE
     token never spans more than one run of whitespace, so a join changes tokens only this close)."""
     parts = text.rsplit(None, 2)
@@ -441,85 +385,13 @@ def _last_words(text: str) -> str:
     return text[k:]
 
 
-def _first_words(text: str) -> str:
+def first_words(text: str) -> str:
     """The first two whitespace-separated words of ``text`` with the whitespace before them."""
     parts = text.split(None, 2)
     if len(parts) < 3:
         return text
     k = text.find(parts[1], text.find(parts[0]) + len(parts[0]))
     return text[: k + len(parts[1])]
-
-
-def _cuts_at(before: str, after: str) -> bool:
-    """Whether a text cuts exactly between these two characters (for a counter with ``exact_cuts``)."""
-    return (after == " " and not before.isspace()) or (before in "\r\n" and not after.isspace())
-
-
-_ASCII_ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-
-
-def join_tail(x: str, sep: str, y: str) -> str:
-    """For a counter with ``exact_cuts``: the end of ``x`` that decides what ``x + sep + y`` adds
-    beyond ``x`` and ``y`` when ``y`` is empty and ``sep`` is ASCII whitespace, as cl100k's
-    pre-tokenizer splits: nothing after a letter or a digit (a run of them ends there, and the
-    whitespace is tokenized as if alone), the closing run of punctuation after one (the run and the
-    line breaks after it are one pre-token); else ``x``."""
-    if y or not x or not sep or sep.strip(" \t\n\r"):
-        return x
-    last = x[-1]
-    if last in _ASCII_ALNUM:
-        return ""
-    if last in _ASCII_PUNCT:
-        k = len(x) - 1
-        while k > 0 and x[k - 1] in _ASCII_PUNCT:
-            k -= 1
-        if k == 0 or x[k - 1] in _ASCII_ALNUM:
-            return x[k:]
-    return x
-
-
-_join_tail = join_tail
-
-
-def exact_edges(left: str, sep: str, right: str) -> tuple[str, str] | None:
-    """``exact_join(_last_words(left), sep, _first_words(right))`` (for a counter with
-    ``exact_cuts``), found without those words where the exact cuts nearest the join lie within
-    them: the last cut of ``left`` before its last word at the most, the first cut of ``right``
-    before its second word at the most. None where that does not hold."""
-    if not left or not right or not sep:
-        return None
-    if _cuts_at(left[-1], sep[0]):
-        x = ""
-    else:
-        cut = _last_cut(left)
-        if cut <= 0 or left[-1].isspace():
-            return None
-        x = left[cut:]
-        if len(x.split()) > 1:
-            return None
-    if _cuts_at(sep[-1], right[0]):
-        y = ""
-    else:
-        cut = _first_cut(right)
-        if cut <= 0:
-            return None
-        y = right[:cut]
-        if len(y.split()) > 1:
-            return None
-    return _join_tail(x, sep, y), y
-
-
-def _first_cut(text: str) -> int:
-    """The first exact cut inside ``text`` (``0 < cut < len(text)``), or -1."""
-    m = _EXACT_CUT.search(text)
-    return m.start() if m else -1
-
-
-def _last_cut(text: str) -> int:
-    """The last exact cut inside ``text``, or -1 (found from the end: the greedy run backs off)."""
-    m = _LAST_EXACT_CUT.match(text)
-    return m.end() - 1 if m else -1
 
 
 def _model_dir(spec: str) -> Path | None:
@@ -598,17 +470,6 @@ class CachedCounter(TokenCounter):
             else:
                 self._seen.update(zip(todo, self.inner.count_batch(todo)))
         return [self._seen[t] for t in texts]
-
-    def join_costs(self, joins: list[tuple[str, str, str]]) -> list[int]:
-        """What each join adds, remembered (the same few characters meet at many joins)."""
-        known = self.memo.setdefault("joins", {})
-        todo = [j for j in dict.fromkeys(joins) if j not in known]
-        if not todo:
-            return [known[j] for j in joins]
-        costs = dict(zip(todo, super().join_costs(todo)))
-        if len(known) < _JOINS:
-            known.update(costs)
-        return [known[j] if j in known else costs[j] for j in joins]
 
     def cut_points(self, text: str, budget: int) -> list[int]:
         return self.inner.cut_points(text, budget)

@@ -54,7 +54,9 @@ def trace(argv: list[str]) -> dict:
             code = main(argv)
     finally:
         sys.setprofile(None)
-    job = {e for e in edges if e[0].startswith("raychunk.jobs.") and e[1] == argv[0]}
+    # The job's function: what the CLI calls in the job's module (``run_job`` for ``run``).
+    called = {e[3] for e in edges if e[0] == "raychunk.cli" and e[2] == f"raychunk.jobs.{argv[0]}"}
+    job = {e for e in edges if e[0] == f"raychunk.jobs.{argv[0]}" and e[1] in called}
     return {
         "exit": code,
         "rooms": [room(m) for m in entered],

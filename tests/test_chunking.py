@@ -261,7 +261,7 @@ def test_block_spans_and_pages_on_hand_built_document():
 
 def test_a_huge_paragraph_is_split_into_sentences_once(monkeypatch):
     """Overlap is cut from the end of long blocks; finding it must not rescan the block every time."""
-    import raychunk.chunking.packing as core
+    import raychunk.chunking.cutting as core
 
     calls = []
     real = core.iter_sentence_spans
@@ -316,4 +316,4 @@ def test_a_space_between_words_costs_bpe_what_the_next_word_alone_says():
         left = " ".join(word() for _ in range(rng.randint(1, 4)))
         right = " ".join(word() for _ in range(rng.randint(1, 4)))
         assert fast.join_text(left, " ", right) == generic.join_text(left, " ", right), (left, right)
-    assert all(len(k) == 2 for k in fast._joins)  # remembered per word
+    assert all(len(k) == 2 for k in fast.costs.joins)  # remembered per word

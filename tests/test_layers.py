@@ -43,3 +43,28 @@ def test_the_checker_sees_lazy_and_upward_imports(tmp_path, monkeypatch):
     assert any("raychunk.chunking → raychunk.parse" in b for b in bad)
     assert any("raychunk.chunking → ray " in b for b in bad)
     assert any("raychunk.parse → raychunk.chunking" in b for b in bad)
+
+
+def _private_imports(root: Path) -> list[str]:
+    """``from raychunk.X import _name`` anywhere under ``root``: a room reaching into another's
+    private helpers (what split the Packer's token accounting with tokens.py)."""
+    import ast
+
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("raychunk"):
+                found += [
+                    f"{path.relative_to(root.parent)}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
+    return found
+
+
+def test_no_room_imports_another_rooms_private_names(tmp_path):
+    root = Path(__file__).resolve().parent.parent / "raychunk"
+    assert _private_imports(root) == []
+    (tmp_path / "raychunk").mkdir()
+    (tmp_path / "raychunk" / "a.py").write_text("def f():\n    from raychunk.tokens import _last_cut\n")
+    assert _private_imports(tmp_path / "raychunk") == ["raychunk/a.py: raychunk.tokens._last_cut"]

@@ -17,6 +17,7 @@ from raychunk._unstructured import use_packaged_spacy_model
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse import ParseOptions, office, parse_document
 from raychunk.parse.office import _table_rows, parse_office
+from raychunk.parse.office_formats import FORMATS
 
 # Looked up, not imported: importing unstructured before prepare_unstructured() has set the opt-out
 # variables would send its load-time analytics ping. raychunk.parse.office imports it lazily.
@@ -289,7 +290,7 @@ def test_spacy_patch_is_idempotent_and_loads_a_packaged_model():
     ],
 )
 def test_table_html_to_rows(html, fmt, rows, header_rows):
-    assert _table_rows(html, fmt) == (rows, header_rows)
+    assert _table_rows(html, FORMATS[fmt].marks_headers) == (rows, header_rows)
 
 
 def test_unhandled_format_is_a_clear_error():

@@ -3,7 +3,7 @@ own, split at blank lines, then lines, when it is over the cap; smaller ones pac
 
 from __future__ import annotations
 
-from raychunk.chunking.packing import Piece
+from raychunk.chunking.pieces import Piece
 from raychunk.chunking.structure import Structure
 from raychunk.document import Block
 

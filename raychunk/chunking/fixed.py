@@ -9,7 +9,8 @@ import dataclasses
 from collections.abc import Iterator
 
 from raychunk.chunking.model import parent_ids
-from raychunk.chunking.packing import PROSE, Packer, PackingStrategy, Piece, in_windows
+from raychunk.chunking.packing import Packer, PackingStrategy
+from raychunk.chunking.pieces import PROSE, Piece, in_windows
 from raychunk.document import Block
 
 __all__ = ["Fixed"]

@@ -3,7 +3,7 @@ is a chunk of its own, split at sentence or word ends only when it alone is over
 
 from __future__ import annotations
 
-from raychunk.chunking.packing import Piece
+from raychunk.chunking.pieces import Piece
 from raychunk.chunking.structure import Structure
 from raychunk.document import Block
 

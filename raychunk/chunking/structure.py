@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 
 from raychunk.chunking.model import parent_ids, table_ids
-from raychunk.chunking.packing import Packer, PackingStrategy, Piece, SourceMap
+from raychunk.chunking.packing import Packer, PackingStrategy
+from raychunk.chunking.pieces import Piece, SourceMap
 from raychunk.document import Block, ParsedDocument
 from raychunk.render import render_table, squash
 

@@ -19,7 +19,7 @@ from raychunk.evaluation.partials import collect_partials
 from raychunk.evaluation.report import evaluate_partials
 from raychunk.peers import require_peers
 from raychunk.plan import JobPlan, resolve_plan
-from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
+from raychunk.progress import JobProgress
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +30,9 @@ def embed_queries(
     model: str, texts: list[str], *, device: str = "auto", normalize: bool = True, backend: str = "torch"
 ):
     """The questions embedded with the chunks' model and backend, in the driver (a few dozen short texts)."""
-    from raychunk.embed import _load
+    from raychunk.embed import load_model
 
-    st, _ = _load(model, device, backend)
+    st, _ = load_model(model, device, backend)
     return st.encode(
         texts, batch_size=64, convert_to_numpy=True, normalize_embeddings=normalize, show_progress_bar=False
     )
@@ -115,28 +115,18 @@ def prepare_eval(
     )
     retrieval = Retrieval(labelled, query_vectors, max(k, depth), parent_budget, cache)
     t_embed = time.perf_counter()
-    counter = start_counter()
-    counted = ReportProgress(counter)
+    progress = JobProgress("eval", documents=len(files), nbytes=sum(f.size for f in files), embedding=True)
     steps = [
         documents(job, scheme=scheme, last=for_eval(job, settings, retrieval), duplicates=duplicates),
-        counted.step(),
-        embed(job, plan, on_batch=counted.at("embed"), dedupe=True, cache=retrieval.cache),
+        progress.step(),
+        embed(job, plan, on_batch=progress.at("embed"), dedupe=True, cache=retrieval.cache),
         retrieve(retrieval),
     ]
     ds = execute(read_files(files, in_fs, job), steps, job)
-    progress = Progress(
-        read_counter(counter),
-        documents=len(files),
-        nbytes=sum(f.size for f in files),
-        label="eval",
-        embedding=True,
-    ).start()
-    try:
+    with progress.shown():
         partials = collect_partials(
             ds.iter_batches(batch_format="pyarrow", batch_size=None), queries=len(resolved), k=max(k, depth)
         )
-    finally:
-        progress.stop()
     if not partials.documents:
         raise ValueError("the eval job produced no rows: is the input empty?")
     partials.embedding["seconds"] = round(time.perf_counter() - t_embed, 1)

@@ -28,7 +28,7 @@ from raychunk.pricing import (
     summarize_partial,
     vector_bytes,
 )
-from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
+from raychunk.progress import JobProgress
 from raychunk.report import plot_price, render_price_markdown, write_price_csv
 
 __all__ = ["Measured", "PriceOptions", "measure_corpus", "previous_chunks", "price"]
@@ -139,34 +139,31 @@ def measure_corpus(
     if not inputs.todo_files:
         raise ValueError(f"--sample {sample} selects none of the {inputs.files} files; use a larger fraction")
     duplicates = duplicates_of(inputs, job)  # within the sample: it reads no more
-    counter = start_counter()
+    progress = JobProgress(
+        "price",
+        documents=inputs.todo_files,
+        nbytes=inputs.todo_bytes,
+        embedding=False,
+        first_setting=settings[0].label,
+    )
     last = measure(job, settings, keep_ids=chunks is not None)
     steps = [
         documents(job, scheme=inputs.scheme, last=last, duplicates=duplicates),
-        ReportProgress(counter, first_setting=settings[0].label).step(),
+        progress.step(),
     ]
     ds = execute(read_blocks(inputs.blocks, inputs.fs, job), steps, job)
-    progress = Progress(
-        read_counter(counter),
-        documents=inputs.todo_files,
-        nbytes=inputs.todo_bytes,
-        label="price",
-        embedding=False,
-    ).start()
-    if chunks is not None:
-        ds = ds.materialize()  # read twice (partials, ids): the rows stay in the cluster's object store
-    rounds = BOOTSTRAP_ROUNDS if sample < 1 else 0
-    parts = execute(
-        ds, [price_partials(kept_sources=frozenset(duplicates.values()), rounds=rounds, seed=seed)], job
-    )
     partial, n = PricePartial(), 0
-    try:
+    with progress.shown():
+        if chunks is not None:
+            ds = ds.materialize()  # read twice (partials, ids): the rows stay in the cluster's object store
+        rounds = BOOTSTRAP_ROUNDS if sample < 1 else 0
+        parts = execute(
+            ds, [price_partials(kept_sources=frozenset(duplicates.values()), rounds=rounds, seed=seed)], job
+        )
         for batch in parts.iter_batches(batch_size=None, batch_format="pyarrow"):
             for blob in batch.column("partial").to_pylist():
                 partial += pickle.loads(blob)
                 n += 1
-    finally:
-        progress.stop()
     delta, counted = None, 0
     if chunks is not None:
         # As many partitions as the measured blocks (the default is a fixed 200): the shuffle grows

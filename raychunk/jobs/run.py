@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import re
 import time
 
 from raychunk import publish
@@ -14,28 +13,33 @@ from raychunk.config import ConfigError, RunConfig
 from raychunk.corpus import duplicates_of, list_corpus, plan_corpus
 from raychunk.document_steps import chunk, documents
 from raychunk.embed import embed
-from raychunk.io import input_root, resolve_output
+from raychunk.io import resolve_output
 from raychunk.listing import InputPlanner
 from raychunk.merge import join_previous
-from raychunk.pipeline import execute, init_ray, on_driver_node, plan_embedding, read_blocks, write
+from raychunk.pipeline import execute, init_ray, plan_embedding, read_blocks, write
 from raychunk.plan import JobPlan, resolve_plan
-from raychunk.progress import Progress, ReportProgress, read_counter, start_counter
-from raychunk.report import render_run_markdown
+from raychunk.progress import JobProgress
+from raychunk.report.run import (
+    ChunkIdCounts,
+    Delta,
+    Incremental,
+    RunReport,
+    build_run_report,
+    render_run_markdown,
+)
 from raychunk.sink import ShardSink
 
-__all__ = ["fingerprint", "run", "run_report", "settings_fingerprint"]
+__all__ = ["fingerprint", "run", "run_job", "settings_fingerprint"]
 
 log = logging.getLogger(__name__)
 
 
-# What a backend other than torch changes in the vectors, as measured (README, Benchmarks).
-BACKEND_NOTES = {
-    "onnx-int8": "vectors are int8-quantized approximations of the torch model's (cosine to torch: mean "
-    "0.993, min 0.986 on real chunks); check retrieval with `raychunk eval` before relying on it",
-}
-
-
 def run(cfg: RunConfig) -> dict:
+    """Run the job; returns the run report as ``report.json`` holds it."""
+    return run_job(cfg).as_json()
+
+
+def run_job(cfg: RunConfig) -> RunReport:
     """Run the job; returns the run report (also written as report.json and report.md)."""
     import ray
 
@@ -82,53 +86,50 @@ def run(cfg: RunConfig) -> dict:
             rows_per_shard=cfg.output_files.rows_per_shard,
             compression=cfg.output_files.compression,
         )
-        counter = start_counter()
-        counted = ReportProgress(counter)
+        progress = JobProgress(
+            "run", documents=inputs.todo_files, nbytes=inputs.todo_bytes, embedding=plan is not None
+        )
         steps = [
             documents(job, scheme=inputs.scheme, last=chunk(job), duplicates=duplicates, unchanged=unchanged),
-            counted.step(),
+            progress.step(),
             *(join_previous(previous, known, job, plan.dim) if previous is not None else ()),
-            *([embed(job, plan, on_batch=counted.at("embed"))] if plan is not None else ()),
+            *([embed(job, plan, on_batch=progress.at("embed"))] if plan is not None else ()),
         ]
         ds = execute(read_blocks(inputs.blocks, inputs.fs, job), steps, job)
-        progress = Progress(
-            read_counter(counter),
-            documents=inputs.todo_files,
-            nbytes=inputs.todo_bytes,
-            label="run",
-            embedding=plan is not None,
-        ).start()
-        try:
-            write(ds, sink, job)
-        except BaseException:
-            log.error(
-                "the run stopped; what it wrote is kept in %s: run again with --resume to finish it",
-                staging.path,
-            )
-            raise
-        finally:
-            progress.stop()
+        with progress.shown():
+            try:
+                write(ds, sink, job)
+            except BaseException:
+                log.error(
+                    "the run stopped; what it wrote is kept in %s: run again with --resume to finish it",
+                    staging.path,
+                )
+                raise
         stats = _stage_stats(ds)
-    document_files = on_driver_node(publish.compact_documents, out_fs, staging, cfg.output_files.compression)
-    # In a task too: Arrow's default allocator (mimalloc) keeps what streaming 200,000 rows touched,
-    # +73 MB at 200,000 documents where the system allocator keeps 18.
-    docs = on_driver_node(publish.documents_summary, out_fs, document_files)
-    publish.check_every_input_accounted(docs["rows"], inputs.files)
-    results = on_driver_node(publish.shard_results, out_fs, staging.path)  # manifests name every document
-    report = run_report(
-        cfg, docs, inputs, results, plan, stats, time.perf_counter() - t0, where, cluster, ray_start=ray_start
+    staged = publish.gather_staged(out_fs, staging, cfg.output_files.compression, files=inputs.files)
+    wall, generated = time.perf_counter() - t0, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    report = build_run_report(
+        cfg,
+        staged.documents,
+        inputs,
+        staged.shards,
+        plan,
+        stats,
+        wall,
+        where,
+        cluster,
+        ray_start=ray_start,
+        root=job.root,
+        generated=generated,
+        settings=settings,
+        resumed={"inputs_already_done": inputs.done} if staging.resumed else None,
+        incremental=_incremental_report(out_fs, staging, previous, staged.shards, unchanged, job)
+        if previous is not None
+        else None,
     )
-    report["settings"] = settings
-    report["resumed"] = {"inputs_already_done": inputs.done} if staging.resumed else None
-    if previous is not None:
-        report["incremental"] = _incremental_report(out_fs, staging, previous, results, unchanged, job)
-    report["files"] = on_driver_node(
-        publish.move_in, out_fs, staging, out_path, document_files, cfg.output_files.overwrite
-    )  # its chunk-id check reads every id
-    publish.write_report(out_fs, out_path, "report.md", render_run_markdown(report))
-    publish.write_report(out_fs, out_path, "report.json", json.dumps(report, indent=2, ensure_ascii=False))
-    publish.retire_old(out_fs, staging, out_path, report["files"])
-    return report
+    return publish.publish_output(
+        out_fs, staging, out_path, staged, report, render_run_markdown, overwrite=cfg.output_files.overwrite
+    )
 
 
 def plan_inputs(planner: InputPlanner, job: JobPlan, **how):
@@ -155,7 +156,7 @@ def _previous(cfg: RunConfig, settings: dict):
     return previous, known, unchanged
 
 
-def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobPlan) -> dict:
+def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobPlan) -> Incremental:
     """What an incremental run reused and what changed: chunk ids unchanged / new / removed against
     the previous output (counted as ``raychunk price --previous`` counts them), vectors embedded and
     reused, and the delta's rows; the removed ids are written to ``delta/removed`` here."""
@@ -183,18 +184,18 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobP
             execute(diffed, [REMOVED], job).repartition(1).write_parquet(removed_to, filesystem=out_fs)
     total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
     chunks = total("chunks")
-    return {
-        "previous": previous.uri,
-        "previous_identity": previous.identity,  # what `raychunk export` checks a table holds
-        "documents_reused": total("reused_documents"),
-        "documents_skip": unchanged is not None,
-        "chunks": counts,
-        "vectors_embedded": total("embedded"),
-        "vectors_reused": chunks - total("embedded"),
-        "vectors_reused_by_id": chunks - total("embedded") - total("reused_by_text"),
-        "vectors_reused_by_text": total("reused_by_text"),
-        "delta": {"added": total("added"), "removed": counts["removed"]},
-    }
+    return Incremental(
+        previous=previous.uri,
+        previous_identity=previous.identity,
+        documents_reused=total("reused_documents"),
+        documents_skip=unchanged is not None,
+        chunks=ChunkIdCounts(**counts),
+        vectors_embedded=total("embedded"),
+        vectors_reused=chunks - total("embedded"),
+        vectors_reused_by_id=chunks - total("embedded") - total("reused_by_text"),
+        vectors_reused_by_text=total("reused_by_text"),
+        delta=Delta(added=total("added"), removed=counts["removed"]),
+    )
 
 
 def settings_fingerprint(job: JobPlan, plan) -> dict:
@@ -274,83 +275,3 @@ def _stage_stats(ds) -> str:
         return ds.stats()
     except Exception as e:  # stats are a report nicety; never fail a finished run over them
         return f"(stats unavailable: {type(e).__name__})"
-
-
-_OP = re.compile(
-    r"^Operator \d+ (?P<name>.+?): (?:(?P<tasks>\d+) tasks executed)?(?:.*?produced in |executed in )(?P<secs>[\d.]+)s"
-    r"(?:\n\* Remote wall time: .*?(?P<task>[\d.]+)(?P<unit>us|ms|s|min) total)?",
-    re.M,
-)
-_UNIT = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
-
-
-def _stages(stats: str) -> list[dict]:
-    """Per Ray Data operator (fused stages share one): wall seconds and summed task seconds."""
-    return [
-        {
-            "stage": m.group("name"),
-            "tasks": int(m.group("tasks")) if m.group("tasks") else None,
-            "seconds": float(m.group("secs")),
-            "task_seconds": round(float(m.group("task")) * _UNIT[m.group("unit")], 3)
-            if m.group("task")
-            else None,
-        }
-        for m in _OP.finditer(stats or "")
-    ]
-
-
-def run_report(cfg, docs: dict, inputs, results, plan, stats, wall, where, cluster, ray_start=0.0) -> dict:
-    """The run report: inputs (``listing.InputPlan``), documents by status and type (``docs``: ``publish.documents_summary``),
-    chunks, vectors, storage, throughput, stages."""
-    total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
-    chunks, tokens = total("chunks"), total("tokens")
-    vectors = chunks if plan else 0
-    files, input_bytes = inputs.files, inputs.bytes
-    return {
-        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "output": cfg.output,
-        "ray": {
-            "mode": where,
-            "cluster": {k: v for k, v in sorted(cluster.items()) if k in ("CPU", "GPU", "memory")},
-        },
-        "embedder": {
-            "model": cfg.embedder.model,
-            "backend": cfg.embedder.backend,
-            "note": BACKEND_NOTES.get(cfg.embedder.backend),
-            "dim": plan.dim if plan else None,
-            "actors": plan.actors if plan else 0,
-            "actors_max": plan.pool[2] if plan else 0,
-            "gpus_per_actor": plan.gpus_per_actor if plan else 0,
-        }
-        if plan
-        else None,
-        "input": {"files": files, "bytes": input_bytes, "root": input_root(cfg.input)},
-        "documents": {"by_status": docs["by_status"], "by_type": docs["by_type"]},
-        "ocr": docs["ocr"],
-        "duplicates": docs["duplicates"],
-        "chunks": chunks,
-        "vectors": vectors,
-        # what this run embedded: an incremental run's reused vectors cost nothing
-        "tokens_embedded": sum(r.get("tokens_embedded", r.get("tokens", 0)) for r in results) if plan else 0,
-        "tokens_chunked": tokens,
-        "over_embedder_limit": total("over_limit"),
-        "storage_bytes": {
-            "chunks_parquet": total("chunk_bytes"),
-            "documents_parquet": sum(r.get("document_bytes", 0) for r in results),
-            "chunk_text": total("text_bytes"),
-            "vectors_raw": vectors * (plan.dim if plan else 0) * 4,
-        },
-        "throughput": {
-            "wall_seconds": round(wall, 2),
-            "ray_start_seconds": round(ray_start, 2),
-            "files_per_s": round(files / wall, 3),
-            "input_mb_per_s": round(input_bytes / 1e6 / wall, 3),
-            "chunks_per_s": round(chunks / wall, 2),
-            "tokens_per_s": round(tokens / wall, 1),
-        },
-        "stages": _stages(stats),
-        "not_ok": docs["not_ok"],  # the first few by source: the documents table has every one
-        "not_ok_total": docs["not_ok_total"],
-        "warnings": docs["warnings"],
-        "warnings_total": docs["warnings_total"],
-    }

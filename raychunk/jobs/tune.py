@@ -161,9 +161,9 @@ class Embedder:
     """Texts → normalised vectors through ``VectorCache``, keyed as the embed stage keys it."""
 
     def __init__(self, model: str, cache=None):
-        from raychunk.embed import VectorCache, _load, cache_key
+        from raychunk.embed import VectorCache, cache_key, load_model
 
-        self.model, device = _load(model, "cpu")
+        self.model, device = load_model(model, "cpu")
         dim = int(self.model.get_embedding_dimension())
         self.cache = VectorCache(str(cache) if cache else None, cache_key(model, "torch", device, True), dim)
         self.embedded = 0

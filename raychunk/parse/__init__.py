@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 
 from raychunk.document import Document, ParsedDocument, content_hash
 from raychunk.parse.detect import BinaryContent, decode_text, format_from_name, sniff_content
+from raychunk.parse.office_formats import FORMATS as OFFICE_FORMATS
 
 __all__ = ["ParseOptions", "parse_document", "parse_path"]
 
@@ -89,8 +90,11 @@ _DESCRIBE = {
     "xls": "a legacy Excel workbook",
     "ppt": "a legacy PowerPoint deck",
 }
-_OLE_FORMATS = {"doc", "xls", "ppt", "msg"}
-_BINARY_FORMATS = {"pdf", "docx", "pptx", "xlsx", "epub", "odt", "doc", "xls", "ppt", "msg", "rtf", "image"}
+# What the office formats' table says of their files: an OLE container (an encrypted OOXML package
+# is one too), a zip package, bytes that are not text.
+_MAY_BE_OLE = {f.name for f in OFFICE_FORMATS.values() if f.ole or f.package == "ooxml"}
+_PACKAGES = {f.name for f in OFFICE_FORMATS.values() if f.package}
+_BINARY_FORMATS = {"pdf", "image"} | {f.name for f in OFFICE_FORMATS.values() if not f.text}
 
 
 def parse_path(path: str | Path, *, options: ParseOptions = ParseOptions()) -> ParsedDocument:
@@ -182,8 +186,8 @@ def _reconcile(by_name: str | None, by_content: str) -> str | None:
     """The format to parse as, when the bytes announce a container; None on a mismatch."""
     if by_content == "ole":
         # An encrypted docx/xlsx/pptx is an OLE container: the office parser says it needs a password.
-        return by_name if by_name in _OLE_FORMATS | {"docx", "xlsx", "pptx"} else None
-    if by_content == "zip" and by_name in ("docx", "xlsx", "pptx", "epub", "odt"):
+        return by_name if by_name in _MAY_BE_OLE else None
+    if by_content == "zip" and by_name in _PACKAGES:
         return by_name  # a truncated or odd package: the office parser gives the precise reason
     if by_content in ("pdf", "docx", "pptx", "xlsx", "epub", "odt", "rtf", "image"):
         if by_name in (None, by_content):
@@ -281,24 +285,7 @@ _PARSERS = {
     "jsonl": _parse_text_format("records.parse_jsonl"),
     "pdf": _parse_binary_format("pdf.parse_pdf"),
     "image": _parse_binary_format("pdf.parse_image"),
-    **{
-        fmt: _parse_binary_format("office.parse_office")
-        for fmt in (
-            "docx",
-            "pptx",
-            "xlsx",
-            "epub",
-            "odt",
-            "eml",
-            "msg",
-            "rtf",
-            "rst",
-            "org",
-            "doc",
-            "ppt",
-            "xls",
-        )
-    },
+    **{fmt: _parse_binary_format("office.parse_office") for fmt in OFFICE_FORMATS},
 }
 
 

@@ -19,6 +19,9 @@ html-born formats: epub, rst, org, eml, msg). It never marks them for docx, pptx
 whose tables conventionally start with a header row, so there a table of more than one row gets
 ``header_rows = 1``. An html-born table without ``<th>`` has no header row.
 
+What each format is read by and the features that steer it are its row of ``office_formats.FORMATS``,
+read once per file; nothing here tests a format's name.
+
 unstructured is imported on first use and only once per process, with its telemetry switched off
 and its spaCy model loaded from an installed package (it would otherwise download one).
 """
@@ -45,6 +48,7 @@ from raychunk._unstructured import prepare_unstructured
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
 from raychunk.parse.detect import decode_text
+from raychunk.parse.office_formats import FORMATS, OfficeFormat
 from raychunk.render import render_table, squash
 
 if TYPE_CHECKING:
@@ -54,50 +58,8 @@ __all__ = ["parse_office"]
 
 log = logging.getLogger(__name__)
 
-# format -> (module, function, what to install when it is missing)
-_PARTITIONERS = {
-    "docx": ("docx", "partition_docx", '"unstructured[docx]"'),
-    "pptx": ("pptx", "partition_pptx", '"unstructured[pptx]"'),
-    "xlsx": ("xlsx", "partition_xlsx", '"unstructured[xlsx]"'),
-    "xls": ("xlsx", "partition_xlsx", '"unstructured[xlsx]" xlrd'),
-    "epub": ("epub", "partition_epub", '"unstructured[epub]"'),
-    "odt": ("odt", "partition_odt", '"unstructured[odt]"'),
-    "eml": ("email", "partition_email", "unstructured"),
-    "msg": ("msg", "partition_msg", "unstructured python-oxmsg"),
-    "rtf": ("rtf", "partition_rtf", '"unstructured[rtf]"'),
-    "rst": ("rst", "partition_rst", '"unstructured[rst]"'),
-    "org": ("org", "partition_org", '"unstructured[org]"'),
-    "doc": ("doc", "partition_doc", '"unstructured[doc]"'),
-    "ppt": ("ppt", "partition_ppt", '"unstructured[ppt]"'),
-}
-_NEEDS_SOFFICE = {"doc", "ppt"}
-_ZIP_FORMATS = {"docx", "pptx", "xlsx", "epub", "odt"}
-# Formats unstructured reads through html (pandoc or the e-mail body): their ListItem depth counts
-# the enclosing <ul>/<ol>, so a top-level item has depth 1, and a table header is marked with <th>.
-# odt is not one: pandoc turns it into a docx for partition_docx.
-_HTML_BORN = {"epub", "rtf", "rst", "org", "eml", "msg"}
-_DOCX_BORN = {"docx", "doc", "odt"}
-# Text formats handed to unstructured as bytes (the dispatcher decodes the other text formats itself).
-_TEXT_BORN = {"rst", "org", "eml"}
-_MARKED_HEADERS = {"epub", "rst", "org", "eml", "msg"}
 _DROPPED = {"Header", "Footer", "PageNumber", "Image"}
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_WHAT = {
-    "docx": "Word document",
-    "pptx": "PowerPoint deck",
-    "xlsx": "workbook",
-    "xls": "workbook",
-    "epub": "EPUB book",
-    "odt": "OpenDocument text",
-}
-# What a package must hold to be its format: a member, or a folder when it ends with "/".
-_REQUIRED_PARTS = {
-    "docx": ("[Content_Types].xml", "word/"),
-    "pptx": ("[Content_Types].xml", "ppt/"),
-    "xlsx": ("[Content_Types].xml", "xl/"),
-    "epub": ("META-INF/container.xml",),
-    "odt": ("content.xml",),
-}
 # A package is refused as a zip bomb when its parts would decompress to more than this and to more than
 # ParseOptions.max_unzip_ratio times its size. zipfile reads no more than a part's declared size, so the
 # central directory's sizes bound what opening the package can cost.
@@ -116,7 +78,7 @@ def _never_narrative(text: str, *args, **kwargs) -> bool:
     return False
 
 
-def _skip_narrative_model(fmt: str) -> None:
+def _skip_narrative_model(spec: OfficeFormat) -> None:
     """Stop unstructured running spaCy over every docx / html paragraph to no effect here.
 
     In its docx partitioner and html parser, ``is_possible_narrative_text`` only tells
@@ -125,10 +87,8 @@ def _skip_narrative_model(fmt: str) -> None:
     of a long docx (handbook-872p.docx: 42 s -> 7 s). pptx, xlsx and plain text are left alone:
     there the same check decides between paragraph and Title.
     """
-    target = (
-        "unstructured.partition.docx"
-        if fmt in _DOCX_BORN
-        else ("unstructured.partition.html.parser" if fmt in _HTML_BORN else None)
+    target = {"docx": "unstructured.partition.docx", "html": "unstructured.partition.html.parser"}.get(
+        spec.read_as
     )
     if target is None:
         return
@@ -145,84 +105,75 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
     dispatcher, which records it.
     """
     fmt = base.format
-    if fmt not in _PARTITIONERS:
+    spec = FORMATS.get(fmt)
+    if spec is None:
         raise ValueError(
-            f"parse_office does not handle format {fmt!r}; it handles {', '.join(sorted(_PARTITIONERS))}"
+            f"parse_office does not handle format {fmt!r}; it handles {', '.join(sorted(FORMATS))}"
         )
-    refused = _refuse(data, base, options)
+    refused = _refuse(data, base, spec, options)
     if refused is not None:
         return refused
-    if fmt in ("docx", "pptx", "xlsx"):
+    if spec.package == "ooxml":
         data = _without_doctype(data)
-    module, func, install = _PARTITIONERS[fmt]
+    kwargs = dict(spec.options)
     try:
         prepare_unstructured()
-        partition = getattr(importlib.import_module(f"unstructured.partition.{module}"), func)
-        _skip_narrative_model(fmt)
+        partition = getattr(importlib.import_module(f"unstructured.partition.{spec.module}"), spec.function)
+        _skip_narrative_model(spec)
         try:
-            elements = partition(file=io.BytesIO(data), **_partition_kwargs(fmt))
+            elements = partition(file=io.BytesIO(data), **kwargs)
         except Exception as e:
             # An e-mail with a charset Python does not know (a typo, unknown-8bit) or a Date that
             # unstructured's date parser overflows on: the message again without them, not lost.
-            repaired = _repaired_mail(data) if fmt == "eml" else None
+            repaired = _repaired_mail(data) if spec.mail == "mime" else None
             if repaired is None:
                 raise
             log.info("%s: %s: %s; partitioning a repaired copy", base.source, type(e).__name__, e)
-            elements = partition(file=io.BytesIO(repaired), **_partition_kwargs(fmt))
+            elements = partition(file=io.BytesIO(repaired), **kwargs)
     except ImportError as e:
-        raise ImportError(f"parsing .{fmt} files needs {e.name or e}: pip install {install}") from e
+        raise ImportError(f"parsing .{fmt} files needs {e.name or e}: pip install {spec.install}") from e
     except (zipfile.BadZipFile, KeyError, zlib.error, EOFError) as e:
-        found = _package_damage(e) if fmt in _ZIP_FORMATS else None
+        found = _package_damage(e) if spec.package else None
         if found is not None:
-            return _not_a_valid_package(base, found)
-        damaged = _damaged_file(e, base)
+            return _not_a_valid_package(base, spec, found)
+        damaged = _damaged_file(e, base, spec)
         if damaged is None:
             raise
         return damaged
     except Exception as e:
         if type(e).__name__ == "UnprocessableEntityError" and "password" in str(e).lower():
-            return _failed(base, f"encrypted {_WHAT.get(fmt, fmt)}: needs a password")
-        if fmt in _ZIP_FORMATS and (
-            type(e).__name__ == "PackageNotFoundError" or "not a zip" in str(e).lower()
-        ):
-            return _not_a_valid_package(base, "it is not a readable zip package")
-        if fmt in _ZIP_FORMATS and isinstance(e, SyntaxError) and type(e).__name__ in _XML_ERRORS:
-            return _not_a_valid_package(base, "a part is not well-formed XML")
-        if fmt in _ZIP_FORMATS and _raised_by_zipfile(e):
-            return _not_a_valid_package(base, _unreadable_part(e))
+            return _failed(base, f"encrypted {spec.called}: needs a password")
+        if spec.package and (type(e).__name__ == "PackageNotFoundError" or "not a zip" in str(e).lower()):
+            return _not_a_valid_package(base, spec, "it is not a readable zip package")
+        if spec.package and isinstance(e, SyntaxError) and type(e).__name__ in _XML_ERRORS:
+            return _not_a_valid_package(base, spec, "a part is not well-formed XML")
+        if spec.package and _raised_by_zipfile(e):
+            return _not_a_valid_package(base, spec, _unreadable_part(e))
         if isinstance(e, RuntimeError) and "pandoc died" in str(e).lower():
             return _failed(base, f"pandoc could not convert this .{fmt} file{_pandoc_error(str(e))}")
-        if isinstance(e, LookupError) and fmt == "eml":
+        if isinstance(e, LookupError) and spec.mail == "mime":
             return _failed(base, f"the e-mail declares a character set that cannot be read ({e})")
-        damaged = _damaged_file(e, base)
+        damaged = _damaged_file(e, base, spec)
         if damaged is not None:
             return damaged
         raise
-    return _to_document(elements, data, base)
+    return _to_document(elements, data, base, spec)
 
 
-# Legacy Office formats: OLE compound files, read by olefile (msg through python-oxmsg, xls by xlrd).
-_OLE_WHAT = {
-    "msg": "Outlook message",
-    "xls": "legacy Excel workbook",
-    "doc": "legacy Word document",
-    "ppt": "legacy PowerPoint deck",
-}
 _OLE_LIBRARIES = ("olefile", "oxmsg", "xlrd")
 
 
-def _damaged_file(e: BaseException, base: Document) -> ParsedDocument | None:
+def _damaged_file(e: BaseException, base: Document, spec: OfficeFormat) -> ParsedDocument | None:
     """A ``failed`` record when the exception is what a damaged file of this format makes its reader
     raise (found by scripts/fuzz.py); None for anything else, which stays a parser failure."""
-    fmt = base.format
     text = " ".join(str(e).split())
-    if fmt in _OLE_WHAT and _raised_in(e, *_OLE_LIBRARIES):
+    if spec.ole and _raised_in(e, *_OLE_LIBRARIES):
         if isinstance(e, KeyError) and e.args:
             detail = f"a required stream {e.args[0]} is missing"
         else:
             detail = text[:120] or type(e).__name__
-        return _failed(base, f"not a valid {_OLE_WHAT[fmt]}: its OLE container is damaged ({detail})")
-    if fmt not in _ZIP_FORMATS and fmt != "xls":
+        return _failed(base, f"not a valid {spec.ole}: its OLE container is damaged ({detail})")
+    if not spec.refusal_is_damage:
         return None
     if type(e).__name__ == "UnprocessableEntityError":
         # unstructured's own refusal: "Invalid EPUB file: Pandoc died ...", "Not a valid XLSX file."
@@ -233,17 +184,17 @@ def _damaged_file(e: BaseException, base: Document) -> ParsedDocument | None:
             if m
             else text.rstrip(".") + (f": {cause}" if cause else "")
         )
-        if fmt == "xls":
-            return _failed(base, f"not a valid legacy Excel workbook ({detail[:160]})")
-        return _not_a_valid_package(base, detail[:160])
-    if fmt not in _ZIP_FORMATS:
+        if not spec.package:
+            return _failed(base, f"not a valid {spec.ole} ({detail[:160]})")
+        return _not_a_valid_package(base, spec, detail[:160])
+    if not spec.package:
         return None
     m = re.search(r"is not a (?:Word|PowerPoint|Excel) file, content type is '([^']+)'", text)
     if m:
-        return _not_a_valid_package(base, f"its main part has the content type {m.group(1)}")
+        return _not_a_valid_package(base, spec, f"its main part has the content type {m.group(1)}")
     if isinstance(e, AttributeError) and "lxml.etree._Element" in text:
         # python-docx / python-pptx found an element of another kind where the format puts one
-        return _not_a_valid_package(base, "a part does not hold the XML elements its format expects")
+        return _not_a_valid_package(base, spec, "a part does not hold the XML elements its format expects")
     return None
 
 
@@ -309,42 +260,27 @@ def _parses_as_date(value: str) -> bool:
     return True
 
 
-def _partition_kwargs(fmt: str) -> dict:
-    if fmt in ("eml", "msg"):
-        # Attachments would be partitioned by whatever partitioner their type needs (pdf, images
-        # with OCR); the body is what this parser promises.
-        return {"process_attachments": False}
-    if fmt in ("pptx", "ppt"):
-        # Speaker notes often carry what the slide only hints at; they follow the slide's content.
-        return {"infer_table_structure": True, "include_slide_notes": True}
-    if fmt in ("docx", "xlsx", "xls", "doc"):
-        return {"infer_table_structure": True}
-    return {}
-
-
-def _refuse(data: bytes, base: Document, options: ParseOptions) -> ParsedDocument | None:
+def _refuse(data: bytes, base: Document, spec: OfficeFormat, options: ParseOptions) -> ParsedDocument | None:
     """A record for input that cannot be partitioned here, before paying for unstructured."""
-    fmt = base.format
-    if fmt in _TEXT_BORN:
+    if spec.text:
         # Binary bytes behind a text extension: BinaryContent, which the dispatcher words as it does
         # for every text format, before pandoc or the e-mail parser chokes on them.
         decode_text(data)
-    if fmt in _NEEDS_SOFFICE and shutil.which("soffice") is None:
-        kind = {"doc": "Word", "ppt": "PowerPoint"}[fmt]
+    if spec.soffice and shutil.which("soffice") is None:
         return ParsedDocument(
             dataclasses.replace(
                 base,
                 status="unsupported",
-                reason=f"legacy .{fmt} ({kind} 97-2003) needs LibreOffice (soffice) to convert; not installed",
+                reason=f"legacy .{spec.name} ({spec.soffice} 97-2003) needs LibreOffice (soffice) to convert; not installed",
             )
         )
-    if fmt in ("docx", "pptx", "xlsx") and data.startswith(_OLE_MAGIC):
+    if spec.package == "ooxml" and data.startswith(_OLE_MAGIC):
         # An encrypted OOXML file is an OLE container holding EncryptionInfo + EncryptedPackage.
         if _ole_streams(data) >= {"EncryptionInfo", "EncryptedPackage"}:
-            return _failed(base, f"encrypted {_WHAT[fmt]}: needs a password")
-        return _failed(base, f"content is a legacy Office (OLE) file, not a .{fmt} package")
-    if fmt in _ZIP_FORMATS:
-        return _check_package(data, base, options)
+            return _failed(base, f"encrypted {spec.called}: needs a password")
+        return _failed(base, f"content is a legacy Office (OLE) file, not a .{spec.name} package")
+    if spec.package:
+        return _check_package(data, base, spec, options)
     return None
 
 
@@ -395,7 +331,9 @@ def _strip_doctype(xml: bytes) -> bytes:
     )
 
 
-def _check_package(data: bytes, base: Document, options: ParseOptions) -> ParsedDocument | None:
+def _check_package(
+    data: bytes, base: Document, spec: OfficeFormat, options: ParseOptions
+) -> ParsedDocument | None:
     """Refuse a zip package that is damaged, is not its format, or would decompress out of all proportion,
     reading only its central directory."""
     try:
@@ -403,12 +341,12 @@ def _check_package(data: bytes, base: Document, options: ParseOptions) -> Parsed
             members = zf.infolist()
     except NotImplementedError as e:  # "zip file version 8.4": a damaged or exotic directory entry
         return _not_a_valid_package(
-            base, f"its directory needs a zip feature that cannot be read: {' '.join(str(e).split())}"
+            base, spec, f"its directory needs a zip feature that cannot be read: {' '.join(str(e).split())}"
         )
     except (zipfile.BadZipFile, OSError, ValueError):
         if data.startswith(b"PK"):
-            return _not_a_valid_package(base, "the zip's directory is missing: the file is cut short")
-        return _not_a_valid_package(base, "it is not a zip file")
+            return _not_a_valid_package(base, spec, "the zip's directory is missing: the file is cut short")
+        return _not_a_valid_package(base, spec, "it is not a zip file")
     unpacked = sum(m.file_size for m in members)
     if unpacked > options.max_unzipped_mb * 2**20:
         return _failed(
@@ -425,19 +363,20 @@ def _check_package(data: bytes, base: Document, options: ParseOptions) -> Parsed
     if any(not 0 <= m.header_offset < len(data) for m in members):
         # zipfile shifts every part's offset by what the directory says precedes it; bytes cut out of
         # the middle leave offsets before the start of the file (ValueError: negative seek value).
-        return _not_a_valid_package(base, "its directory points outside the file: bytes are missing")
+        return _not_a_valid_package(base, spec, "its directory points outside the file: bytes are missing")
     names = [m.filename for m in members]
-    for part in _REQUIRED_PARTS[base.format]:
+    for part in spec.parts:
         present = any(n.startswith(part) for n in names) if part.endswith("/") else part in names
         if not present:
             what = f"{part} folder" if part.endswith("/") else part
-            return _not_a_valid_package(base, f"it has no {what}; it holds {_listing(names)}")
+            return _not_a_valid_package(base, spec, f"it has no {what}; it holds {_listing(names)}")
     return None
 
 
-def _not_a_valid_package(base: Document, found: str) -> ParsedDocument:
-    fmt = base.format
-    return _failed(base, f"not a valid {_WHAT[fmt]}: the package is damaged or is not a .{fmt} ({found})")
+def _not_a_valid_package(base: Document, spec: OfficeFormat, found: str) -> ParsedDocument:
+    return _failed(
+        base, f"not a valid {spec.called}: the package is damaged or is not a .{spec.name} ({found})"
+    )
 
 
 def _package_damage(e: BaseException) -> str | None:
@@ -495,8 +434,7 @@ def _ole_streams(data: bytes) -> set[str]:
         return set()
 
 
-def _to_document(elements: list, data: bytes, base: Document) -> ParsedDocument:
-    fmt = base.format
+def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat) -> ParsedDocument:
     asm = TextAssembler()
     stream = BlockStream()
     end = 0  # where the text so far ends: the offset of a page break
@@ -510,10 +448,10 @@ def _to_document(elements: list, data: bytes, base: Document) -> ParsedDocument:
     # pptx auto-numbered paragraphs ((text, marker, level) in reading order), which unstructured
     # reads as titles or list items without their numbers.
     numbered: dict[str, list[tuple[str, int]]] = {}
-    for text, marker, level in _pptx_numbers(data) if fmt == "pptx" else ():
+    for text, marker, level in _pptx_numbers(data) if spec.numbered_slides else ():
         numbered.setdefault(text, []).append((marker, level))
-    if fmt in ("eml", "msg"):
-        title, metadata = _mail_header(data, elements, fmt)
+    if spec.mail:
+        title, metadata = _mail_header(data, elements, spec)
         if title:
             start, end = asm.append(title)
             stream.heading(title, 1, start, end)
@@ -531,7 +469,7 @@ def _to_document(elements: list, data: bytes, base: Document) -> ParsedDocument:
             continue
         if category in _DROPPED:
             continue
-        if fmt in ("xlsx", "xls") and md.page_name and squash(md.page_name) != sheet:
+        if spec.sheets and md.page_name and squash(md.page_name) != sheet:
             sheet = squash(md.page_name)
             if sheet:
                 pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
@@ -546,7 +484,7 @@ def _to_document(elements: list, data: bytes, base: Document) -> ParsedDocument:
             category = "ListItem"
 
         if category == "Table":
-            rows, header_rows = _table_rows(md.text_as_html, fmt)
+            rows, header_rows = _table_rows(md.text_as_html, spec.marks_headers)
             # unstructured drops cells it cannot place (gridBefore/gridAfter offsets in
             # grid_offset_error.docx); a grid that lost words becomes a paragraph that keeps them.
             lost = _words(raw) - _words(" ".join(" ".join(row) for row in rows))
@@ -572,7 +510,7 @@ def _to_document(elements: list, data: bytes, base: Document) -> ParsedDocument:
             text = raw.strip()
             if not text:
                 continue
-            level = max(0, depth - 1) if fmt in _HTML_BORN else max(0, depth)
+            level = max(0, depth - 1) if spec.read_as == "html" else max(0, depth)
             marker, cut = "", 0
             if auto:
                 marker, level = auto
@@ -592,7 +530,7 @@ def _to_document(elements: list, data: bytes, base: Document) -> ParsedDocument:
 
     changes: dict = {"pages": max_page, "metadata": metadata}
     if not title:
-        title = _package_title(data, fmt)
+        title = _package_title(data, spec)
         title = "" if _PLACEHOLDER_TITLE.match(title) else title
     if title:
         changes["title"] = title[:200]
@@ -694,10 +632,10 @@ def _flush_breaks(stream: BlockStream, pending: int, at: int, page: int | None =
     return 0
 
 
-def _mail_header(data: bytes, elements: list, fmt: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+def _mail_header(data: bytes, elements: list, spec: OfficeFormat) -> tuple[str, tuple[tuple[str, str], ...]]:
     """Subject and (from, to, cc, date) of an e-mail: eml headers read directly, msg's from unstructured."""
     fields: dict[str, str] = {}
-    if fmt == "eml":
+    if spec.mail == "mime":
         msg = email.parser.BytesParser(policy=email.policy.default).parsebytes(data, headersonly=True)
         for key, header in (
             ("subject", "Subject"),
@@ -730,16 +668,16 @@ def _mail_header(data: bytes, elements: list, fmt: str) -> tuple[str, tuple[tupl
     return subject, tuple(fields.items())
 
 
-def _package_title(data: bytes, fmt: str) -> str:
+def _package_title(data: bytes, spec: OfficeFormat) -> str:
     """dc:title from an OOXML core.xml, an ODF meta.xml or an EPUB package document; '' if none."""
-    if fmt not in _ZIP_FORMATS:
+    if not spec.package:
         return ""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = zf.namelist()
-            if fmt == "odt":
+            if spec.package == "odf":
                 part = "meta.xml"
-            elif fmt == "epub":
+            elif spec.package == "epub":
                 part = next((n for n in names if n.lower().endswith(".opf")), "")
             else:
                 part = "docProps/core.xml"
@@ -836,7 +774,7 @@ def _span(value) -> int:
         return 1
 
 
-def _table_rows(html: str | None, fmt: str) -> tuple[tuple[tuple[str, ...], ...], int]:
+def _table_rows(html: str | None, marks_headers: bool) -> tuple[tuple[tuple[str, ...], ...], int]:
     """A table's rows as a rectangular grid, and how many leading rows are header rows.
 
     Spanned cells keep their text in the first position and leave the others empty; rows and
@@ -880,7 +818,7 @@ def _table_rows(html: str | None, fmt: str) -> tuple[tuple[tuple[str, ...], ...]
         header_rows += 1
     if header_rows == len(rows) and len(rows) > 1:
         header_rows = 1  # every row marked <th>: a key/value grid, not all header
-    if header_rows == 0 and fmt not in _MARKED_HEADERS and len(rows) > 1:
+    if header_rows == 0 and not marks_headers and len(rows) > 1:
         header_rows = 1
     return rows, header_rows
 

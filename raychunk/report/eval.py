@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from raychunk.render import signed
-from raychunk.report.price import _human_bytes
+from raychunk.report.price import human_bytes
 
 
 def _metric(m: dict, digits: int = 2) -> str:
@@ -45,7 +45,7 @@ def _eval_table(report: dict) -> list[list[str]]:
                 r["setting"] + (" *" if r["setting"] == rec else ""),
                 _span_cell(r.get("span_check")),
                 f"{r['vectors']:,}",
-                _human_bytes(r["total_bytes"]),
+                human_bytes(r["total_bytes"]),
                 _metric(m["hit"]),
                 _metric(m["inside"]) if "inside" in m else "-",
                 _metric(m["recall"]),
@@ -254,7 +254,7 @@ def render_eval_markdown(report: dict) -> str:
     ]
     for c in rec["comparisons"]:
         out.append(
-            f"| {c['setting']} | {c['vectors']:,} | {_human_bytes(c['total_bytes'])} | {c[rec['metric']]:.2f} | "
+            f"| {c['setting']} | {c['vectors']:,} | {human_bytes(c['total_bytes'])} | {c[rec['metric']]:.2f} | "
             f"{signed(c['difference'])} | {signed(c['interval'][0])} to {signed(c['interval'][1])} | "
             f"{'yes' if c['within_noise'] else 'no'} |"
         )

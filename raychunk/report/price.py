@@ -29,7 +29,7 @@ _MONEY = [
 ]
 
 
-def _human_bytes(n: float) -> str:
+def human_bytes(n: float) -> str:
     for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= size:
             return f"{n / size:.2f} {unit}"
@@ -50,7 +50,7 @@ def _cell(key: str, value) -> str:
     if key.endswith("_share"):
         return f"{value:.1%}"
     if key.endswith("bytes"):
-        return _human_bytes(value)
+        return human_bytes(value)
     if key in ("tokens_mean", "tokens_p50", "tokens_p95"):
         return f"{value:.0f}"
     if key == "embed_seconds":
@@ -86,7 +86,7 @@ def render_price_text(report: dict) -> str:
             iv = row["interval_95"]
             lines.append(
                 f"  95% interval {row['setting']}: vectors {iv['vectors'][0]:,}–{iv['vectors'][1]:,}, "
-                f"total {_human_bytes(iv['total_bytes'][0])}–{_human_bytes(iv['total_bytes'][1])}"
+                f"total {human_bytes(iv['total_bytes'][0])}–{human_bytes(iv['total_bytes'][1])}"
             )
     lines += ["", "By document type (documents; chunks per setting):", *_by_type_matrix(rows)]
     if any("delta" in r for r in rows):
@@ -136,7 +136,7 @@ def _price_title(report: dict) -> str:
     dupes = report.get("duplicates", 0)
     skipped = f" ({dupes:,} byte-identical duplicates skipped)" if dupes else ""
     return (
-        f"raychunk price ({kind}): {report['corpus_files']:,} files, {_human_bytes(report['corpus_bytes'])}; "
+        f"raychunk price ({kind}): {report['corpus_files']:,} files, {human_bytes(report['corpus_bytes'])}; "
         f"{report['sampled_documents'] - dupes:,} documents parsed{skipped}; dim {report['dim']} {report['dtype']}, "
         f"index {report['index']}"
     )
@@ -165,7 +165,7 @@ def render_price_markdown(report: dict) -> str:
             if iv:
                 out.append(
                     f"| {r['setting']} | {iv['vectors'][0]:,}–{iv['vectors'][1]:,} | "
-                    f"{_human_bytes(iv['total_bytes'][0])}–{_human_bytes(iv['total_bytes'][1])} |"
+                    f"{human_bytes(iv['total_bytes'][0])}–{human_bytes(iv['total_bytes'][1])} |"
                 )
     out += [
         "",
@@ -178,7 +178,7 @@ def render_price_markdown(report: dict) -> str:
         for t, x in r["by_type"].items():
             out.append(
                 f"| {r['setting']} | {t} | {x['documents']:,} | {x['chunks']:,} | {x['tokens']:,} | "
-                f"{x['tokens_mean']:.0f} | {x['over_limit']:,} | {_human_bytes(x['total_bytes'])} |"
+                f"{x['tokens_mean']:.0f} | {x['over_limit']:,} | {human_bytes(x['total_bytes'])} |"
             )
     if any("delta" in r for r in rows):
         out += [

@@ -1,0 +1,269 @@
+"""What a chunk is made of before it is a record: pieces of body text cut from blocks, each with the
+exact source span of what it holds (through its block's ``SourceMap``), and the drafts that group
+them under a header; how pieces join into a chunk's text."""
+
+from __future__ import annotations
+
+import itertools
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from raychunk.chunking.align import Alignment, align, identity
+from raychunk.document import Block
+from raychunk.render import render_table
+from raychunk.tokens import WINDOW
+
+__all__ = [
+    "PROSE",
+    "Draft",
+    "Piece",
+    "SourceMap",
+    "Spans",
+    "aligned_text",
+    "draft_parts",
+    "draft_text",
+    "glued",
+    "in_windows",
+    "pieces_span",
+    "render",
+    "row_lines",
+    "separator",
+    "separators",
+]
+
+PROSE = ("paragraph", "list_item")
+
+
+@dataclass(slots=True)
+class Piece:
+    """A run of body text: ``root[root_offset:root_offset + len(text)]``, where ``root`` is the
+    rendered block it was cut from and ``source`` maps the root's offsets to the document text.
+    ``start``/``end`` are the tight source span of what it holds (empty when it holds only context,
+    like a list marker), found when first asked for: pricing without ids never needs them.
+    ``tokens`` are counted on ``text``."""
+
+    text: str
+    tokens: int
+    kind: str
+    pages: tuple[int, ...] = ()
+    continuation: bool = False
+    overlap: bool = False
+    root: str = ""
+    root_offset: int = 0
+    source: SourceMap | None = None
+    found: tuple[int, int] | None = None
+
+    def span(self) -> tuple[int, int]:
+        if self.found is None:
+            a, b = _trim(self.text)
+            o = self.root_offset
+            self.found = self.source.span(o + a, o + b)
+        return self.found
+
+    @property
+    def start(self) -> int:
+        return self.span()[0]
+
+    @property
+    def end(self) -> int:
+        return self.span()[1]
+
+
+class SourceMap:
+    """Maps offsets of one rendered block (or table part) to the document text, aligning the two the
+    first time it is asked (once per block and document: the alignment is kept in the memo)."""
+
+    __slots__ = (
+        "memo",
+        "text",
+        "rendered",
+        "start",
+        "end",
+        "markup",
+        "shift",
+        "rows",
+        "cells",
+        "aligned",
+        "_map",
+    )
+
+    def __init__(
+        self, memo, text, rendered, start, end, markup, *, shift=0, rows=None, cells=None, aligned=None
+    ):
+        self.memo, self.text, self.rendered, self.start, self.end = memo, text, rendered, start, end
+        self.markup, self.shift, self.rows, self.cells = markup, shift, rows, cells
+        # What is aligned to the source, when not the rendering itself: a table's rendering with
+        # the copies of its spanning cells blanked (same offsets), so a copy never maps to a later
+        # cell of the same text.
+        self.aligned = aligned
+        self._map: Alignment | None = None
+
+    def alignment(self) -> Alignment:
+        if self._map is None:
+            rendered = self.aligned if self.aligned is not None else self.rendered
+            self._map = _alignment(self.memo, self.text, rendered, self.start, self.end, self.markup)
+        return self._map
+
+    def span(self, a: int, b: int) -> tuple[int, int]:
+        if self.rows is not None:  # a table part: the span of the rows it holds, whatever the cut
+            held = [s for s in (self.row_spans()[i] for i in self.rows) if s[1] > s[0]]
+            return (min(s for s, _ in held), max(e for _, e in held)) if held else (self.start, self.start)
+        if self.cells is not None:  # a part of a table row: the span of the cells (or cut) it holds
+            where = self.alignment()
+            held = [s for s in (where.span(a, b) for a, b in self.cells) if s[1] > s[0]]
+            return (min(s for s, _ in held), max(e for _, e in held)) if held else (self.start, self.start)
+        return self.alignment().span(max(0, a - self.shift), max(0, b - self.shift))
+
+    def row_spans(self) -> list[tuple[int, int]]:
+        """The source span of each row of a table, through its rendering as a pipe table."""
+        key = ("rows", self.start, self.end)
+        if key not in self.memo:
+            lines, pos = [], 0
+            for line in self.rendered.split("\n"):
+                lines.append((pos, pos + len(line)))
+                pos += len(line) + 1
+            where = self.alignment()
+            self.memo[key] = [where.span(s, e) for s, e in lines]
+        return self.memo[key]
+
+
+class Spans:
+    """``(start, end)`` pairs held as two arrays of integers (a long text has many sentences):
+    iterated and indexed as pairs, a slice as a list of pairs."""
+
+    __slots__ = ("starts", "ends")
+
+    def __init__(self, pairs: Iterable[tuple[int, int]], length: int):
+        flat = array("I" if length < 1 << 32 else "Q", itertools.chain.from_iterable(pairs))
+        self.starts, self.ends = flat[::2], flat[1::2]
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return zip(self.starts, self.ends)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return list(zip(self.starts[k], self.ends[k]))
+        return self.starts[k], self.ends[k]
+
+
+def _alignment(memo: dict, text: str, rendered: str, start: int, end: int, markup: str) -> Alignment:
+    if end - start == len(rendered) and text.startswith(rendered, start):  # the source, uncopied
+        return identity(rendered, start)
+    key = ("align", start, end, rendered)
+    if key not in memo:
+        memo[key] = align(rendered, text[start:end], start, markup=markup)
+    return memo[key]
+
+
+def _trim(text: str) -> tuple[int, int]:
+    a, b = 0, len(text)
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A chunk before its text is joined: its pieces, its header and where it sits."""
+
+    pieces: list[Piece]
+    path: tuple[str, ...]
+    header: str
+    header_tokens: int
+    parent: str
+    table_id: str | None = None
+    table_part: int | None = None
+    continuation: bool = False
+
+
+def render(b: Block) -> str:
+    if b.kind == "list_item":
+        return "  " * b.level + (b.marker or "-") + " " + b.text
+    return b.text
+
+
+def in_windows(spans: Iterable[tuple[int, int]], size: int = WINDOW) -> Iterator[list[tuple[int, int]]]:
+    """Spans in order, in lists that reach at most ``size`` characters past their first start (a
+    span alone may be longer): a long text's words or sentences are counted a window at a time."""
+    batch: list[tuple[int, int]] = []
+    stop = -1
+    for span in spans:
+        if span[1] > stop:
+            if batch:
+                yield batch
+            batch = []
+            stop = span[0] + size
+        batch.append(span)
+    if batch:
+        yield batch
+
+
+def pieces_span(pieces: list[Piece]) -> tuple[int, int]:
+    """From the first to the last source character the pieces hold."""
+    spans = [p.span() for p in pieces]
+    held = [s for s in spans if s[1] > s[0]] or spans
+    return min(s for s, _ in held), max(e for _, e in held)
+
+
+def glued(prev: Piece, p: Piece) -> bool:
+    """Whether ``p`` goes on where ``prev`` stops: the parts of a word cut in two."""
+    return p.root is prev.root and p.root_offset == prev.root_offset + len(prev.text) and bool(p.root)
+
+
+def separator(prev: Piece, p: Piece) -> str:
+    """What goes between two pieces: cuts of one block keep the block's own whitespace (up to a line
+    break; none between the parts of a word cut in two), list items a line break, blocks a blank line."""
+    if prev.root and prev.root is p.root:
+        end = prev.root_offset + len(prev.text)
+        gap = p.root[end : p.root_offset]
+        if len(gap) <= 3 and not gap.strip() and gap.count("\n") < 2 and p.root_offset >= end:
+            return gap
+    return "\n" if p.kind == prev.kind == "list_item" else "\n\n"
+
+
+def separators(pieces: list[Piece]) -> list[str]:
+    return [separator(prev, p) for prev, p in zip(pieces, pieces[1:])]
+
+
+def _body(pieces: list[Piece]) -> str:
+    out = [pieces[0].text]
+    for sep, p in zip(separators(pieces), pieces[1:]):
+        out.append(sep)
+        out.append(p.text)
+    return "".join(out)
+
+
+def draft_parts(d: Draft) -> tuple[list[str], list[str], list[int]]:
+    """A draft's texts (header, pieces), what goes between them and their counts."""
+    pieces = d.pieces
+    texts = [p.text for p in pieces]
+    seps = separators(pieces)
+    counts = [p.tokens for p in pieces]
+    if d.header:
+        return [d.header, *texts], ["\n\n", *seps], [d.header_tokens, *counts]
+    return texts, seps, counts
+
+
+def draft_text(d: Draft) -> str:
+    body = _body(d.pieces)
+    return f"{d.header}\n\n{body}" if d.header else body
+
+
+def row_lines(block: Block, rows: list[int]) -> list[int]:
+    """Lines of the table's pipe rendering that hold ``rows`` (a |---| line follows the header rows)."""
+    hr = block.header_rows
+    return [r + 1 if hr and r >= hr else r for r in rows]
+
+
+def aligned_text(b: Block) -> str | None:
+    """A table's pipe rendering with the copies of its spanning cells (``Block.copies``) blanked;
+    None for another block, or a table without copies."""
+    if not b.copies or b.kind != "table" or render_table(b.rows, b.header_rows) != b.text:
+        return None
+    return render_table(b.rows, b.header_rows, blank=frozenset(b.copies))

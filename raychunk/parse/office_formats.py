@@ -1,0 +1,94 @@
+"""The office and e-mail formats, one row each: what reads a format (unstructured's partitioner, and
+what to install for it), what its file is (a zip package and what it must hold, an OLE container,
+text), and the features that decide how its elements become blocks. ``parse/office.py`` reads a
+format's row once and asks it, never the format's name; a new office format is one row here (and
+its extension in ``detect.py``). Standard library only: the dispatcher lists its formats from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["FORMATS", "OfficeFormat"]
+
+
+@dataclass(frozen=True, slots=True)
+class OfficeFormat:
+    name: str
+    # unstructured.partition.<module>.<function>, and what ``pip install`` needs when it is missing.
+    module: str
+    function: str
+    install: str
+    # What a reason calls a file of this format; the format's name where unset.
+    what: str = ""
+    # A zip package: "ooxml" (docx, pptx, xlsx: an encrypted one is an OLE container; a DOCTYPE in
+    # a part is stripped), "odf" or "epub"; and the parts it must hold (a folder ends with "/").
+    package: str = ""
+    parts: tuple[str, ...] = ()
+    # An OLE compound file, read by olefile (msg through python-oxmsg, xls by xlrd): what it is.
+    ole: str = ""
+    # What unstructured converts it through: "html" (pandoc or the e-mail body: a ListItem's depth
+    # counts the enclosing list, so a top-level item has depth 1) or "docx" (pandoc's docx, or the
+    # docx itself); its narrative-text model is skipped there.
+    read_as: str = ""
+    # Its tables mark their header rows with <th>; where not, a table of more than one row has one.
+    marks_headers: bool = False
+    # unstructured's own refusal (UnprocessableEntityError) means a damaged file.
+    refusal_is_damage: bool = False
+    # Text handed to unstructured as bytes: binary content is refused first, as for every text format.
+    text: bool = False
+    # A legacy format that LibreOffice (soffice) converts: "Word" or "PowerPoint" (97-2003).
+    soffice: str = ""
+    # E-mail: "mime" (eml: headers read from the bytes, a copy repaired when a charset or a date
+    # cannot be read) or "outlook" (msg: headers from unstructured); the subject is a heading.
+    mail: str = ""
+    sheets: bool = False  # each sheet a page under a level-1 heading with its name
+    numbered_slides: bool = False  # list numbers from the slides' a:buAutoNum paragraphs
+    # The partitioner's arguments.
+    options: tuple[tuple[str, bool], ...] = ()
+
+    @property
+    def called(self) -> str:
+        return self.what or self.name
+
+
+_TABLES = (("infer_table_structure", True),)
+_SLIDES = (*_TABLES, ("include_slide_notes", True))  # speaker notes follow the slide's content
+# Attachments would be partitioned by whatever their type needs (pdf, OCR); the body is promised.
+_MAIL = (("process_attachments", False),)
+_OOXML = ("[Content_Types].xml",)
+
+# fmt: off
+_ROWS = (
+    OfficeFormat("docx", "docx", "partition_docx", '"unstructured[docx]"', what="Word document",
+                 package="ooxml", parts=(*_OOXML, "word/"), read_as="docx", refusal_is_damage=True,
+                 options=_TABLES),
+    OfficeFormat("pptx", "pptx", "partition_pptx", '"unstructured[pptx]"', what="PowerPoint deck",
+                 package="ooxml", parts=(*_OOXML, "ppt/"), refusal_is_damage=True,
+                 numbered_slides=True, options=_SLIDES),
+    OfficeFormat("xlsx", "xlsx", "partition_xlsx", '"unstructured[xlsx]"', what="workbook",
+                 package="ooxml", parts=(*_OOXML, "xl/"), refusal_is_damage=True, sheets=True,
+                 options=_TABLES),
+    OfficeFormat("xls", "xlsx", "partition_xlsx", '"unstructured[xlsx]" xlrd', what="workbook",
+                 ole="legacy Excel workbook", refusal_is_damage=True, sheets=True, options=_TABLES),
+    OfficeFormat("epub", "epub", "partition_epub", '"unstructured[epub]"', what="EPUB book",
+                 package="epub", parts=("META-INF/container.xml",), read_as="html",
+                 marks_headers=True, refusal_is_damage=True),
+    # odt is not html-born: pandoc turns it into a docx for partition_docx.
+    OfficeFormat("odt", "odt", "partition_odt", '"unstructured[odt]"', what="OpenDocument text",
+                 package="odf", parts=("content.xml",), read_as="docx", refusal_is_damage=True),
+    OfficeFormat("eml", "email", "partition_email", "unstructured", read_as="html",
+                 marks_headers=True, text=True, mail="mime", options=_MAIL),
+    OfficeFormat("msg", "msg", "partition_msg", "unstructured python-oxmsg", ole="Outlook message",
+                 read_as="html", marks_headers=True, mail="outlook", options=_MAIL),
+    OfficeFormat("rtf", "rtf", "partition_rtf", '"unstructured[rtf]"', read_as="html"),
+    OfficeFormat("rst", "rst", "partition_rst", '"unstructured[rst]"', read_as="html",
+                 marks_headers=True, text=True),
+    OfficeFormat("org", "org", "partition_org", '"unstructured[org]"', read_as="html",
+                 marks_headers=True, text=True),
+    OfficeFormat("doc", "doc", "partition_doc", '"unstructured[doc]"', ole="legacy Word document",
+                 read_as="docx", soffice="Word", options=_TABLES),
+    OfficeFormat("ppt", "ppt", "partition_ppt", '"unstructured[ppt]"', ole="legacy PowerPoint deck",
+                 soffice="PowerPoint", options=_SLIDES),
+)
+# fmt: on
+FORMATS: dict[str, OfficeFormat] = {f.name: f for f in _ROWS}
