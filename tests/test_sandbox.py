@@ -54,3 +54,34 @@ def test_memory_and_errors_name_their_step(box):
     result, failure, _ = box.run(STEPS, "not a number", key="plain")
     assert result is None and failure.kind == "error" and failure.stage == "parse"
     assert failure.reason.startswith("parse failed with ValueError")
+
+
+def test_a_batch_goes_on_past_the_documents_that_kill_its_process(box):
+    """One round trip for many documents, each under its own limits: a crash (tried again, then
+    given up), a hang, a memory hog and an error each end as that document's failure, and every
+    other document of the batch still comes back, in order, through a fresh process."""
+    steps = [("parse", eval), ("chunk", str)]
+    batch = [
+        "1 + 1",
+        "__import__('os')._exit(70)",
+        "2 + 2",
+        "__import__('time').sleep(30)",
+        "3 + 3",
+        "bytearray(1024 * 2**20)",
+        "1 / 0",
+        "4 + 4",
+    ]
+    t = time.monotonic()
+    out = box.run_many(steps, batch, key="eval")
+    assert time.monotonic() - t < 20
+    assert [result for result, _, _ in out] == ["2", None, "4", None, "6", None, None, "8"]
+    failures = {i: f for i, (_, f, _) in enumerate(out) if f is not None}
+    assert failures[1].reason == "worker crashed 2 times on this file (exit code 70, during parse)"
+    assert failures[3].reason == "parse took longer than 1.5 s (limits.doc_timeout_s)"
+    assert failures[3].seconds >= 1.5
+    assert failures[5].reason == "parse needed more than 256 MiB (limits.doc_memory_mb)"
+    assert failures[6].reason.startswith("parse failed with ZeroDivisionError")
+    assert sorted(failures) == [1, 3, 5, 6]
+    # the clock is each document's own: a batch of quick documents longer than the limit is fine
+    quick = box.run_many([("parse", eval)], ["__import__('time').sleep(0.1)"] * 20, key="naps")
+    assert [f for _, f, _ in quick] == [None] * 20
