@@ -73,7 +73,7 @@ def raychunk_run(inputs: list[str], cpus: int) -> dict:
         cmd += ["--overwrite", "--no-embed", "--num-cpus", str(cpus)]
         subprocess.run(cmd, check=True, capture_output=True)
         report = json.loads((Path(out) / "report.json").read_text())
-    (stage,) = [s for s in report["stages"] if "FlatMap" in s["stage"]]
+    (stage,) = [s for s in report["stages"] if "(isolated)" in s["stage"]]
     return {
         "stage": stage["seconds"],
         "task": stage["task_seconds"],

@@ -159,8 +159,8 @@ def stages(stats: str) -> list[dict]:
 
 
 def cpu_stage(rows: list[dict]) -> dict:
-    """The flat_map operator (raychunk's parse/classify/chunk; the peers' split)."""
-    found = [s for s in rows if "FlatMap" in s["stage"]]
+    """The CPU operator: raychunk's map_batches of parse/classify/chunk (``isolated``), the peers' flat_map split."""
+    found = [s for s in rows if "FlatMap" in s["stage"] or "(isolated)" in s["stage"]]
     return found[0] if found else {"seconds": float("nan"), "task_seconds": float("nan"), "tasks": None}
 
 

@@ -85,3 +85,21 @@ def test_a_batch_goes_on_past_the_documents_that_kill_its_process(box):
     # the clock is each document's own: a batch of quick documents longer than the limit is fine
     quick = box.run_many([("parse", eval)], ["__import__('time').sleep(0.1)"] * 20, key="naps")
     assert [f for _, f, _ in quick] == [None] * 20
+
+
+def test_a_process_is_kept_after_a_format_loads_its_libraries_not_after_leftovers(tmp_path, monkeypatch):
+    """A document that leaves 200 MiB behind gets its process replaced (the next one starts
+    clean); one whose format first loads a library of that size does not, or every office file
+    would import unstructured, spaCy and torch again (3-4 s each)."""
+    (tmp_path / "heavy_parser_lib.py").write_text("BALLAST = b'x' * (200 * 2**20)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    box = Sandbox(Limits(doc_memory_mb=512))
+    pid = "__import__('os').getpid()"
+    try:
+        loads = box.run_many([("parse", eval)], [f"(__import__('heavy_parser_lib'), {pid})[1]", pid], key="l")
+        assert loads[0][1] is None and loads[0][0] == loads[1][0]
+        hoard = "__import__('gc').__dict__.setdefault('hoard', []).append(b'x' * (200 * 2**20))"
+        leaves = box.run_many([("parse", eval)], [f"({hoard}, {pid})[1]", pid], key="l")
+        assert leaves[0][1] is None and leaves[0][0] != leaves[1][0]
+    finally:
+        box.close()
