@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -103,3 +104,56 @@ def test_a_process_is_kept_after_a_format_loads_its_libraries_not_after_leftover
         assert leaves[0][1] is None and leaves[0][0] != leaves[1][0]
     finally:
         box.close()
+
+
+def test_a_block_in_one_trip_gives_the_rows_its_files_give_one_by_one(tmp_path):
+    """The job's document step on a block (an Arrow table of ``blocks.SCHEMA`` rows, one round trip)
+    returns the rows the same files give one a trip, in order: chunks, documents, a file that cannot
+    be decoded and one that could not be read."""
+    import json
+
+    import pyarrow as pa
+
+    from raychunk import document_steps
+    from raychunk.blocks import SCHEMA
+    from raychunk.config import build_run_config, load_config
+    from raychunk.plan import resolve_plan
+
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    files = [samples / n for n in ("acme-cloud-admin-guide.md", "billing-faq.txt", "error-codes.jsonl")]
+    (tmp_path / "noise.txt").write_bytes(bytes(range(256)) * 8)
+    rows = [
+        {"path": str(p), "bytes": p.read_bytes(), "read_error": None, "raw": None, "size": None}
+        for p in files
+    ]
+    rows.insert(1, {"path": str(tmp_path / "noise.txt"), "bytes": (tmp_path / "noise.txt").read_bytes()})
+    rows.insert(
+        3, {"path": str(tmp_path / "gone.md"), "bytes": None, "read_error": "could not read the file"}
+    )
+    rows = [{k: r.get(k) for k in SCHEMA.names} for r in rows]
+    cfg = build_run_config(load_config(), {"input": [str(samples)], "embedder.enabled": False})
+    job = resolve_plan(cfg)
+    step = document_steps.documents(job, scheme="", last=document_steps.chunk(job))
+
+    def facts(out: list[dict]) -> list[dict]:
+        timing = ("parse_seconds", "peak_rss_mb")
+        return [
+            {**r, "document": {k: v for k, v in json.loads(r["document"]).items() if k not in timing}}
+            if r["document"]
+            else r
+            for r in out
+        ]
+
+    one_by_one = [r for row in rows for r in step.fn([row], **step.kwargs)]
+    block = step.fn(pa.Table.from_pylist(rows, schema=SCHEMA), **step.kwargs)
+    assert isinstance(block, pa.Table)
+    assert facts(block.to_pylist()) == facts(one_by_one)
+    documents = [json.loads(r["document"]) for r in one_by_one if r["row_type"] == "document"]
+    assert [(Path(d["source"]).name, d["status"]) for d in documents] == [
+        ("acme-cloud-admin-guide.md", "ok"),
+        ("noise.txt", "failed"),
+        ("billing-faq.txt", "ok"),
+        ("gone.md", "failed"),
+        ("error-codes.jsonl", "ok"),
+    ]
+    assert sum(r["row_type"] == "chunk" for r in one_by_one) > 5
