@@ -68,6 +68,7 @@ def documents(
     return Step(
         "documents",
         isolated,
+        each="rows",
         kwargs={
             "steps": per_document(job, scheme=scheme, last=last, duplicates=duplicates),
             "limits": job.limits,
@@ -90,6 +91,7 @@ def locate(job: JobPlan, *, scheme: str, labelled: dict) -> Step:
     return Step(
         "locate",
         isolated,
+        each="rows",
         kwargs={"steps": steps, "limits": job.limits, "scheme": scheme},
         runs_as="document",
     )
@@ -147,7 +149,7 @@ _SANDBOX: Sandbox | None = None
 
 
 def isolated(
-    batch,
+    rows: list[dict],
     *,
     steps: list[tuple[str, Callable]],
     limits: Limits,
@@ -156,17 +158,15 @@ def isolated(
     duplicates: dict[str, str] | None = None,
     root: str = "",
 ):
-    """A block of input files (``blocks.SCHEMA``: an Arrow table, or its rows) through ``steps``
+    """A block's input files (rows of ``blocks.SCHEMA``) through ``steps``
     (parse → classify → chunk) in this worker's sandbox, a child process under ``limits``, in one
     round trip: each document keeps its own limits. A document that goes over a limit, crashes its
     worker or raises becomes a ``failed`` document (the steps after parse then run here, on a
     document with no text); the others of the block still end as chunks. A file whose bytes, format
     and identity (its source relative to ``root``) are in ``unchanged`` (and that is not a
     byte-identical copy, in ``duplicates``) is not parsed: it becomes one ``reuse`` row, replaced by
-    the previous output's rows in ``merge_previous``. The rows come back in the files' order, as an
-    Arrow table for a table, as a list for a list."""
+    the previous output's rows in ``merge_previous``. The rows come back in the files' order."""
     global _SANDBOX
-    rows = batch.to_pylist() if hasattr(batch, "to_pylist") else list(batch)
     out: list[list[dict] | None] = [None] * len(rows)
     todo = []
     for i, row in enumerate(rows):
@@ -185,12 +185,7 @@ def isolated(
                 out[i] = value
             else:
                 out[i] = _failed(rows[i], failure.reason, peak, failure.seconds, steps, scheme)
-    flat = [r for rs in out for r in rs]
-    if not hasattr(batch, "to_pylist"):
-        return flat
-    import pyarrow as pa
-
-    return pa.Table.from_pylist(flat)
+    return [r for rs in out for r in rs]
 
 
 def _reused(row: dict, scheme: str, unchanged: DocIndex, duplicates: dict | None, root: str) -> dict | None:

@@ -107,8 +107,8 @@ def test_a_process_is_kept_after_a_format_loads_its_libraries_not_after_leftover
 
 
 def test_a_block_in_one_trip_gives_the_rows_its_files_give_one_by_one(tmp_path):
-    """The job's document step on a block (an Arrow table of ``blocks.SCHEMA`` rows, one round trip)
-    returns the rows the same files give one a trip, in order: chunks, documents, a file that cannot
+    """The job's document step on a block (an Arrow table of ``blocks.SCHEMA`` rows, one round trip,
+    as the executor runs it) returns the rows the same files give one a trip, in order: chunks, documents, a file that cannot
     be decoded and one that could not be read."""
     import json
 
@@ -117,6 +117,7 @@ def test_a_block_in_one_trip_gives_the_rows_its_files_give_one_by_one(tmp_path):
     from raychunk import document_steps
     from raychunk.blocks import SCHEMA
     from raychunk.config import build_run_config, load_config
+    from raychunk.pipeline import _block_of_rows
     from raychunk.plan import resolve_plan
 
     samples = Path(__file__).resolve().parent.parent / "samples"
@@ -145,7 +146,7 @@ def test_a_block_in_one_trip_gives_the_rows_its_files_give_one_by_one(tmp_path):
         ]
 
     one_by_one = [r for row in rows for r in step.fn([row], **step.kwargs)]
-    block = step.fn(pa.Table.from_pylist(rows, schema=SCHEMA), **step.kwargs)
+    block = _block_of_rows(step.fn)(pa.Table.from_pylist(rows, schema=SCHEMA), **step.kwargs)
     assert isinstance(block, pa.Table)
     assert facts(block.to_pylist()) == facts(one_by_one)
     documents = [json.loads(r["document"]) for r in one_by_one if r["row_type"] == "document"]
