@@ -387,7 +387,7 @@ def _child(read_fd: int, write_fd: int, parent_pid: int, memory_mb: int, stage_f
                 peak = peak_rss_mb()
                 blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
                 value = None  # what the document left behind is measured without its result
-                left = _left_too_much(start_kb, memory_mb) and len(sys.modules) == modules
+                left = _left_too_much(start_kb, memory_mb, peak) and len(sys.modules) == modules
                 send.send(("done", blob, peak, left))
                 blob = None
                 if left:
@@ -408,11 +408,11 @@ def _child(read_fd: int, write_fd: int, parent_pid: int, memory_mb: int, stage_f
         batch = None
 
 
-def _left_too_much(start_kb: int, memory_mb: int) -> bool:
+def _left_too_much(start_kb: int, memory_mb: int, peak_mb: int) -> bool:
     """After a big document: hand freed heap back to the OS; if a quarter of the limit is still held,
     ask to be replaced, so one document's leftovers never count against the next one's limit."""
-    if _status_kb("VmRSS") - start_kb < 128 * 1024:
-        return False
+    if peak_mb * 1024 - start_kb < 128 * 1024 or _status_kb("VmRSS") - start_kb < 128 * 1024:
+        return False  # the peak first: no read of /proc for the many small documents
     import gc
 
     gc.collect()
