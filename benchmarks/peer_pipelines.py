@@ -2,6 +2,7 @@
 
     python benchmarks/peer_pipelines.py [--corpora tiny,shared,multilang,pdf] [--num-cpus N]
                                         [--repeats R] [--tiny-files 5000] [--work DIR] [--json PATH]
+                                        [--profile N] [--profile-only]
 
     (default: every corpus, all CPUs, 1 repeat, into out/peer_pipelines)
 
@@ -32,7 +33,8 @@ Corpora, written once under ``WORK/corpora`` (deterministic):
 First, where raychunk's CPU stage spends its time (``--profile N`` files of the first corpus, CPU
 milliseconds per document, in this process): the steps (parse, classify, chunk) called directly;
 the same documents through the document sandbox, the Ray worker's side and the document process's
-(the steps plus the round trip); the rows into Arrow and the sink's write.
+(the steps plus the round trip), sent one a round trip and a block (``BLOCK`` files) a round trip,
+side by side; the rows into Arrow and the sink's write.
 
 With ``--repeats R`` each corpus's three runs go R times, the order rotating, and each pipeline's
 fastest wall is kept (other work on a shared machine only adds time). The ratio is raychunk's wall
@@ -62,6 +64,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 MAX_TOKENS = 256
+BLOCK = 256  # files a block (resources.files_per_block), one sandbox round trip since issue 28
 PEERS = ("chonkie", "langchain")
 CORPORA = ("tiny", "shared", "multilang", "pdf")
 TARGET = 1.0
@@ -156,8 +159,8 @@ def stages(stats: str) -> list[dict]:
 
 
 def cpu_stage(rows: list[dict]) -> dict:
-    """The flat_map operator (raychunk's parse/classify/chunk; the peers' split)."""
-    found = [s for s in rows if "FlatMap" in s["stage"]]
+    """The CPU operator: raychunk's map_batches of parse/classify/chunk (``isolated``), the peers' flat_map split."""
+    found = [s for s in rows if "FlatMap" in s["stage"] or "(isolated)" in s["stage"]]
     return found[0] if found else {"seconds": float("nan"), "task_seconds": float("nan"), "tasks": None}
 
 
@@ -348,7 +351,8 @@ def profile(inputs: list[str], n: int) -> dict[str, float]:
     """CPU milliseconds per document of the CPU stage's parts on the first ``n`` files of
     ``inputs``, in this process (CPU time: other work on the machine does not count): the steps
     (parse, classify, chunk) called directly; the same documents through the document sandbox
-    (``document_steps.isolated``: the Ray worker's side and the document process's); the rows into an
+    (``document_steps.isolated``: the Ray worker's side and the document process's; one document a
+    round trip, then ``BLOCK`` a round trip); the rows into an
     Arrow table and the sink's write of it."""
     import contextlib
     import resource
@@ -391,12 +395,14 @@ def profile(inputs: list[str], n: int) -> dict[str, float]:
                 alive = _cpu_of(proc.pid)
         return ru.ru_utime + ru.ru_stime + alive
 
-    document_steps.isolated(rows[0], steps=steps, limits=cfg.limits)
-    c0, t = children_cpu(), time.process_time()
-    for r in rows:
-        document_steps.isolated(r, steps=steps, limits=cfg.limits)
-    spent["sandbox: Ray worker"] = time.process_time() - t
-    spent["sandbox: document process"] = children_cpu() - c0
+    document_steps.isolated(rows[:1], steps=steps, limits=cfg.limits)
+    # one document a round trip (as before issue 28's batches), then a block of them a round trip
+    for how, size in (("a document", 1), (f"{BLOCK} documents", BLOCK)):
+        c0, t = children_cpu(), time.process_time()
+        for i in range(0, len(rows), size):
+            document_steps.isolated(rows[i : i + size], steps=steps, limits=cfg.limits)
+        spent[f"sandbox, {how} a trip: Ray worker"] = time.process_time() - t
+        spent[f"sandbox, {how} a trip: document process"] = children_cpu() - c0
     document_steps._SANDBOX.close()
     t = time.process_time()
     table = pa.Table.from_pylist(out)
@@ -469,6 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--profile", type=int, default=1000, help="files of the first corpus to profile (0: none)"
     )
+    ap.add_argument("--profile-only", action="store_true", help="the profile, then no runs")
     ap.add_argument("--peer", choices=PEERS, help=argparse.SUPPRESS)  # the child: one peer job
     ap.add_argument("--input", nargs="*", help=argparse.SUPPRESS)
     ap.add_argument("--output", help=argparse.SUPPRESS)
@@ -487,7 +494,9 @@ def main(argv: list[str] | None = None) -> int:
         spent = profile(inputs, args.profile)
         print(f"raychunk's CPU stage per document, CPU ms ({args.profile} files of {name}, one process):")
         for part, ms in spent.items():
-            print(f"  {part:28} {ms:7.3f}")
+            print(f"  {part:48} {ms:7.3f}")
+        if args.profile_only:
+            return 0
     with open("/proc/loadavg") as f:
         load_before = f.read().split()[:3]
     results: dict[str, dict] = {}

@@ -68,7 +68,7 @@ def documents(
     return Step(
         "documents",
         isolated,
-        each="row",
+        each="rows",
         kwargs={
             "steps": per_document(job, scheme=scheme, last=last, duplicates=duplicates),
             "limits": job.limits,
@@ -91,7 +91,7 @@ def locate(job: JobPlan, *, scheme: str, labelled: dict) -> Step:
     return Step(
         "locate",
         isolated,
-        each="row",
+        each="rows",
         kwargs={"steps": steps, "limits": job.limits, "scheme": scheme},
         runs_as="document",
     )
@@ -149,7 +149,7 @@ _SANDBOX: Sandbox | None = None
 
 
 def isolated(
-    row: dict,
+    rows: list[dict],
     *,
     steps: list[tuple[str, Callable]],
     limits: Limits,
@@ -157,44 +157,58 @@ def isolated(
     unchanged: DocIndex | None = None,
     duplicates: dict[str, str] | None = None,
     root: str = "",
-) -> list[dict]:
-    """One input file through ``steps`` (parse → classify → chunk) in this worker's sandbox: a child
-    process under ``limits``. A document that goes over a limit, crashes its worker or raises becomes
-    a ``failed`` document (the steps after parse then run here, on a document with no text).
-    A file whose bytes, format and identity (its source relative to ``root``) are in ``unchanged``
-    (and that is not a byte-identical copy, in ``duplicates``) is not parsed: it becomes one ``reuse`` row, replaced by the previous output's
-    rows in ``merge_previous``."""
+):
+    """A block's input files (rows of ``blocks.SCHEMA``) through ``steps``
+    (parse → classify → chunk) in this worker's sandbox, a child process under ``limits``, in one
+    round trip: each document keeps its own limits. A document that goes over a limit, crashes its
+    worker or raises becomes a ``failed`` document (the steps after parse then run here, on a
+    document with no text); the others of the block still end as chunks. A file whose bytes, format
+    and identity (its source relative to ``root``) are in ``unchanged`` (and that is not a
+    byte-identical copy, in ``duplicates``) is not parsed: it becomes one ``reuse`` row, replaced by
+    the previous output's rows in ``merge_previous``. The rows come back in the files' order."""
     global _SANDBOX
-    t = time.perf_counter()
-    if unchanged is not None and not row.get("read_error"):
-        source = scheme + row["path"]
-        doc_id = content_hash(bytes(row["bytes"]))
-        if (
-            source not in (duplicates or {})
-            and doc_key(doc_id, format_from_name(source) or "unknown", identity_of(source, root)) in unchanged
-        ):
-            raw = {"source_bytes": row["raw"].hex() if row.get("raw") else None}
-            return [
-                {
-                    **dict.fromkeys(ROW_KEYS),
-                    "row_type": "reuse",
-                    "document": json.dumps(raw),
-                    "doc_id": doc_id,
-                    "source": source,
-                }
-            ]
-    if row.get("read_error"):
-        reason, peak = row["read_error"], None
-    else:
+    out: list[list[dict] | None] = [None] * len(rows)
+    todo = []
+    for i, row in enumerate(rows):
+        if row.get("read_error"):
+            out[i] = _failed(row, row["read_error"], None, 0.0, steps, scheme)
+        elif unchanged is not None and (reused := _reused(row, scheme, unchanged, duplicates, root)):
+            out[i] = [reused]
+        else:
+            todo.append(i)
+    if todo:
         if _SANDBOX is None or _SANDBOX.limits != limits:
             _SANDBOX = Sandbox(limits)
-        out, failure, peak = _SANDBOX.run(steps, row, key=id(steps))
-        if failure is None:
-            return out
-        reason = failure.reason
+        done = _SANDBOX.run_many(steps, [rows[i] for i in todo], key=id(steps))
+        for i, (value, failure, peak) in zip(todo, done, strict=True):
+            if failure is None:
+                out[i] = value
+            else:
+                out[i] = _failed(rows[i], failure.reason, peak, failure.seconds, steps, scheme)
+    return [r for rs in out for r in rs]
+
+
+def _reused(row: dict, scheme: str, unchanged: DocIndex, duplicates: dict | None, root: str) -> dict | None:
     source = scheme + row["path"]
-    log.warning("%s: %s", source, reason)
-    value = {**failed_file(row, reason, scheme), "parse_seconds": time.perf_counter() - t}
+    doc_id = content_hash(bytes(row["bytes"]))
+    if source in (duplicates or {}) or (
+        doc_key(doc_id, format_from_name(source) or "unknown", identity_of(source, root)) not in unchanged
+    ):
+        return None
+    raw = {"source_bytes": row["raw"].hex() if row.get("raw") else None}
+    return {
+        **dict.fromkeys(ROW_KEYS),
+        "row_type": "reuse",
+        "document": json.dumps(raw),
+        "doc_id": doc_id,
+        "source": source,
+    }
+
+
+def _failed(row: dict, reason: str, peak: int | None, seconds: float, steps, scheme: str) -> list[dict]:
+    """A file that could not be processed, through the steps after parse, here."""
+    log.warning("%s: %s", scheme + row["path"], reason)
+    value = {**failed_file(row, reason, scheme), "parse_seconds": seconds}
     value["peak_rss_mb"] = peak
     for _, fn in steps[1:]:
         value = fn(value)

@@ -1,12 +1,13 @@
 """Hard limits per document: its CPU stages run in a child process that the caller can kill.
 
-A ``Sandbox`` keeps one child (``python -m raychunk.isolate``) and sends it one document at a time
-with the steps to run on it (parse, classify, chunk). The parent watches the child's resident memory
-and the clock and kills its whole process group (MuPDF and the PDF table finder included) when the
-document goes over ``doc_memory_mb`` (the resident memory of the child and of every process it
-started) or ``doc_timeout_s``; a child that dies on its own (a segfault,
-``os._exit``, the kernel's OOM killer) is replaced and the document tried again, at most
-``crash_attempts`` times. Nothing the document's own code does can catch or ignore any of this.
+A ``Sandbox`` keeps one child (``python -m raychunk.isolate``) and sends it the steps to run on a
+document (parse, classify, chunk) once, then the documents, a batch of them per round trip
+(``run_many``). The parent watches the child's resident memory and the clock and kills its whole
+process group (MuPDF and the PDF table finder included) when a document goes over ``doc_memory_mb``
+(the resident memory of the child and of every process it started) or ``doc_timeout_s``; a child
+that dies on its own (a segfault, ``os._exit``, the kernel's OOM killer) is replaced and the
+document tried again, at most ``crash_attempts`` times; the rest of its batch goes on in the new
+child. Nothing the document's own code does can catch or ignore any of this.
 The outcome is a value or a ``Failure`` whose reason names the limit and the stage.
 
 Only the standard library is imported here; the steps bring their own imports into the child.
@@ -15,6 +16,7 @@ Only the standard library is imported here; the steps bring their own imports in
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import mmap
 import os
 import pickle
@@ -74,6 +76,7 @@ class Failure:
     kind: str  # timeout | memory | crash | error
     stage: str
     reason: str
+    seconds: float = 0.0  # the document's time in the sandbox, its attempts together
 
 
 def human_mib(mb: float) -> str:
@@ -103,16 +106,31 @@ class Sandbox:
     def run(self, steps: Sequence[Step], value, *, key: object = None) -> tuple[object, Failure | None, int]:
         """``value`` through ``steps`` in the child: ``(result, None, peak_mb)`` or ``(None, Failure, peak_mb)``.
         ``key`` names the steps, so they are sent to a child once, not with every document."""
+        return self.run_many(steps, [value], key=key)[0]
+
+    def run_many(
+        self, steps: Sequence[Step], values: Sequence, *, key: object = None
+    ) -> list[tuple[object, Failure | None, int]]:
+        """Each of ``values`` through ``steps``, as ``run`` does, sent to the child as one batch: one
+        round trip for the batch, each document under its own limits. When a document kills the
+        child (a limit, a crash), the documents after it go again to a fresh child; a crashing
+        document is tried ``crash_attempts`` times, as alone."""
+        out: list[tuple[object, Failure | None, int]] = []
         crashes: list[str] = []
-        while True:
-            result, failure, peak = self._attempt(steps, value, key)
-            if failure is None or failure.kind != "crash":
-                return result, failure, peak
-            crashes.append(failure.reason)
-            if len(crashes) >= self.limits.crash_attempts:
-                times = f"{len(crashes)} times" if len(crashes) > 1 else "once"
-                reason = f"worker crashed {times} on this file ({crashes[-1]}, during {failure.stage})"
-                return None, Failure("crash", failure.stage, reason), peak
+        crashed_s = 0.0
+        while len(out) < len(values):
+            for result, failure, peak in self._attempt(steps, values[len(out) :], key):
+                if failure is not None and failure.kind == "crash":
+                    crashes.append(failure.reason)
+                    crashed_s += failure.seconds
+                    if len(crashes) < self.limits.crash_attempts:
+                        break  # the same document again, in a fresh child
+                    times = f"{len(crashes)} times" if len(crashes) > 1 else "once"
+                    reason = f"worker crashed {times} on this file ({crashes[-1]}, during {failure.stage})"
+                    failure = Failure("crash", failure.stage, reason, crashed_s)
+                out.append((result, failure, peak))
+                crashes, crashed_s = [], 0.0
+        return out
 
     def close(self) -> None:
         if self._proc is not None:
@@ -120,10 +138,19 @@ class Sandbox:
 
     # -- one attempt --------------------------------------------------------------------------
 
-    def _attempt(self, steps, value, key):
+    def _attempt(self, steps, values, key) -> list[tuple[object, Failure | None, int]]:
+        """The outcomes of ``values`` in order, up to and with the first that ended the child (a
+        limit, a crash, a document that left too much behind); an error is a document's own and
+        the next goes on."""
         limits = self.limits
-        stage = steps[0][0]
         names = [name for name, _ in steps]
+        out: list[tuple[object, Failure | None, int]] = []
+        started = time.monotonic()
+
+        def failed(failure: Failure, peak_mb: int) -> list:
+            out.append((None, dataclasses.replace(failure, seconds=time.monotonic() - started), peak_mb))
+            return out
+
         try:
             self._ensure_child()
             key = key if key is not None else id(steps)
@@ -135,41 +162,53 @@ class Sandbox:
                 # could get the same id and be taken for these.
                 self._steps_sent = (key, steps)
             self._stage[0] = 0
-            self._send.send(("run", value))
+            self._send.send(("run", list(values)))
         except (BrokenPipeError, EOFError, ConnectionError, OSError):
-            return None, self._crashed(stage), 0
-        deadline = time.monotonic() + limits.doc_timeout_s
+            return failed(self._crashed(names[0]), 0)
+        started = time.monotonic()  # the child's start-up is not the first document's time
         cap_kb = limits.doc_memory_mb * 1024
+        # each document's clock and peak start when the one before it comes back
+        deadline = started + limits.doc_timeout_s
         peak_kb = 0
+        watch = 0.0  # when the child's memory is looked at next: every _POLL_S, not per document
         while True:
             try:
                 ready = self._recv.poll(_POLL_S)
                 while ready:
                     msg = self._recv.recv()
                     if msg[0] == "done":
+                        out.append((pickle.loads(msg[1]), None, max(msg[2], peak_kb // 1024)))
                         if msg[3]:  # the child could not give back what the document left behind
                             self._kill()
-                        return pickle.loads(msg[1]), None, max(msg[2], peak_kb // 1024)
+                            return out
                     elif msg[0] == "memory":
                         self._kill()
-                        return None, self._memory(msg[1]), limits.doc_memory_mb
+                        return failed(self._memory(msg[1]), limits.doc_memory_mb)
                     elif msg[0] == "error":
-                        return None, Failure("error", msg[1], msg[2]), max(msg[3], peak_kb // 1024)
+                        failed(Failure("error", msg[1], msg[2]), max(msg[3], peak_kb // 1024))
+                    if len(out) == len(values):
+                        return out
+                    started, peak_kb = time.monotonic(), 0
+                    deadline = started + limits.doc_timeout_s
                     ready = self._recv.poll(0)
             except (EOFError, ConnectionError, OSError):
-                return None, self._crashed(self._stage_name(names)), peak_kb // 1024
+                return failed(self._crashed(self._stage_name(names)), peak_kb // 1024)
+            now = time.monotonic()
+            if now < watch:
+                continue
+            watch = now + _POLL_S
             stage = self._stage_name(names)
             rss_kb = _rss_kb(self._proc.pid)
             peak_kb = max(peak_kb, rss_kb)
             if rss_kb > cap_kb:
                 self._kill()
-                return None, self._memory(stage), peak_kb // 1024
-            if time.monotonic() > deadline:
+                return failed(self._memory(stage), peak_kb // 1024)
+            if now > deadline:
                 self._kill()
                 reason = f"{stage} took longer than {limits.doc_timeout_s:g} s (limits.doc_timeout_s)"
-                return None, Failure("timeout", stage, reason), peak_kb // 1024
+                return failed(Failure("timeout", stage, reason), peak_kb // 1024)
             if self._proc.poll() is not None:
-                return None, self._crashed(stage), peak_kb // 1024
+                return failed(self._crashed(stage), peak_kb // 1024)
 
     def _await_ready(self) -> None:
         deadline = time.monotonic() + max(_START_TIMEOUT_S, self.limits.doc_timeout_s)
@@ -334,32 +373,46 @@ def _child(read_fd: int, write_fd: int, parent_pid: int, memory_mb: int, stage_f
             start_kb = _status_kb("VmRSS")
             send.send(("ready",))
             continue
-        value, msg = msg[1], None
-        _reset_peak()
-        stage = steps[0][0] if steps else "parse"
-        try:
-            for i, step in enumerate(steps):
-                stage, fn = step
-                at[0] = i
-                value = fn(value)
-            peak = peak_rss_mb()
-            blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-            value = None  # what the document left behind is measured without its result
-            send.send(("done", blob, peak, _left_too_much(start_kb, memory_mb)))
-        except MemoryError:
+        batch, msg = msg[1], None
+        for value in batch:
+            modules = len(sys.modules)
+            _reset_peak()
+            stage = steps[0][0] if steps else "parse"
+            at[0] = 0
+            try:
+                for i, step in enumerate(steps):
+                    stage, fn = step
+                    at[0] = i
+                    value = fn(value)
+                peak = peak_rss_mb()
+                blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+                value = None  # what the document left behind is measured without its result
+                left = _left_too_much(start_kb, memory_mb, peak) and len(sys.modules) == modules
+                send.send(("done", blob, peak, left))
+                blob = None
+                if left:
+                    break  # the parent replaces this process; the batch's rest goes to the next
+            except MemoryError:
+                value = None
+                send.send(("memory", stage))
+                break
+            except BaseException as e:  # noqa: BLE001 - any failure of a step is this document's, reported
+                value = None
+                send.send(("error", stage, _error_reason(stage, e), peak_rss_mb()))
             value = None
-            send.send(("memory", stage))
-        except BaseException as e:  # noqa: BLE001 - any failure of a step is this document's, reported
-            value = None
-            send.send(("error", stage, _error_reason(stage, e), peak_rss_mb()))
-        value = None
+            if len(sys.modules) != modules:
+                # The libraries of this document's format stay loaded for the next document of it
+                # (unstructured with spaCy and torch: 3-4 s and ~500 MiB): from now on their memory is
+                # the process's, not this document's leftovers to be replaced for.
+                start_kb = _status_kb("VmRSS")
+        batch = None
 
 
-def _left_too_much(start_kb: int, memory_mb: int) -> bool:
+def _left_too_much(start_kb: int, memory_mb: int, peak_mb: int) -> bool:
     """After a big document: hand freed heap back to the OS; if a quarter of the limit is still held,
     ask to be replaced, so one document's leftovers never count against the next one's limit."""
-    if _status_kb("VmRSS") - start_kb < 128 * 1024:
-        return False
+    if peak_mb * 1024 - start_kb < 128 * 1024 or _status_kb("VmRSS") - start_kb < 128 * 1024:
+        return False  # the peak first: no read of /proc for the many small documents
     import gc
 
     gc.collect()

@@ -166,6 +166,14 @@ def _apply(ds, step: Step, job: JobPlan):
     args = task_args(step, job)
     if step.each == "row":
         return ds.flat_map(step.fn, fn_kwargs=step.kwargs or None, **args)
+    if step.each == "rows":
+        return ds.map_batches(
+            _block_of_rows(step.fn),
+            fn_kwargs=step.kwargs or None,
+            batch_size=None,
+            batch_format="pyarrow",
+            **args,
+        )
     if step.each == "group":
         others = [read(p, job) for p in step.sources]
         joined = ds.union(*others) if others else ds
@@ -178,6 +186,22 @@ def _apply(ds, step: Step, job: JobPlan):
     if step.runs_as == "pool":
         return ds.map_batches(step.fn, fn_constructor_kwargs=step.kwargs, **batches, **args)
     return ds.map_batches(step.fn, fn_kwargs=step.kwargs or None, **batches, **args)
+
+
+def _block_of_rows(fn):
+    """``fn`` over a whole block's rows in one call (the document step: one sandbox round trip a
+    block), its rows built into a block by Ray's own builder, as ``flat_map``'s are."""
+
+    def per_block(batch, **kwargs):
+        from ray.data._internal.delegating_block_builder import DelegatingBlockBuilder
+
+        built = DelegatingBlockBuilder()
+        for row in fn(batch.to_pylist(), **kwargs):
+            built.add(row)
+        return built.build()
+
+    per_block.__name__ = per_block.__qualname__ = fn.__name__  # the stage's name: MapBatches(isolated)
+    return per_block
 
 
 def read(parquet: Parquet, job: JobPlan):

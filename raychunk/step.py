@@ -1,8 +1,9 @@
 """What a job is made of: a list of ``Step``s, read top to bottom, run by ``pipeline.execute``.
 
 A step names a plain function (or a callable class, for an actor pool) and how it sees the data:
-``row`` (one row in, a list of rows out), ``batch`` (an Arrow table in and out) or ``group`` (the
-rows of one ``key`` value, after the rows of its ``sources`` are joined in). It says how it runs in
+``row`` (one row in, a list of rows out), ``rows`` (a block's rows in, a list of rows out: one
+call a block), ``batch`` (an Arrow table in and out) or ``group`` (the rows of one ``key`` value,
+after the rows of its ``sources`` are joined in). It says how it runs in
 words (``runs_as``), never in Ray arguments: the executor is the only code that turns those into
 resources and retries, and that calls Ray Data's ``map`` / ``flat_map`` / ``map_batches``.
 """
@@ -57,7 +58,7 @@ class Step:
 
     name: str
     fn: Callable
-    each: str = "batch"  # row | batch | group
+    each: str = "batch"  # row | rows | batch | group
     kwargs: dict = field(default_factory=dict)  # the function's keyword arguments (a class's constructor's)
     runs_as: str = "task"  # document | task | pool
     retries: bool = True
@@ -70,8 +71,8 @@ class Step:
     pool: EmbedPlan | None = None
 
     def __post_init__(self):
-        if self.each not in ("row", "batch", "group"):
-            raise ValueError(f"step {self.name}: each={self.each!r}: expected row, batch or group")
+        if self.each not in ("row", "rows", "batch", "group"):
+            raise ValueError(f"step {self.name}: each={self.each!r}: expected row, rows, batch or group")
         if self.runs_as not in ("document", "task", "pool"):
             raise ValueError(f"step {self.name}: runs_as={self.runs_as!r}: expected document, task or pool")
         if (self.runs_as == "pool") != (self.pool is not None):

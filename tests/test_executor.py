@@ -35,8 +35,9 @@ def test_a_step_names_how_it_runs_and_is_checked():
         return batch
 
     assert Step("x", fn).runs_as == "task" and Step("x", fn).each == "batch"
-    with pytest.raises(ValueError, match="each='rows'"):
-        Step("x", fn, each="rows")
+    assert Step("x", fn, each="rows").each == "rows"  # a block's rows in one call (the document step)
+    with pytest.raises(ValueError, match="each='items'"):
+        Step("x", fn, each="items")
     with pytest.raises(ValueError, match="runs_as='gpu'"):
         Step("x", fn, runs_as="gpu")
     with pytest.raises(ValueError, match="needs its pool"):
