@@ -41,7 +41,14 @@ class Structure(PackingStrategy):
 
     def pack(self, packer: Packer) -> None:
         sections = _sections(packer.parsed)
-        if packer.profile.min_tokens:
+        # The blocks every section packs (and counts, to merge tiny ones) and the sections' header
+        # lines, counted at once.
+        merging = bool(packer.profile.min_tokens)
+        packer.prefetch(
+            [b for s in sections for b in s.blocks if merging or b.kind != "heading"],
+            [s.path for s in sections],
+        )
+        if merging:
             sections = _merge_tiny(packer, sections)
         parents = parent_ids(packer.doc.key, [s.path for s in sections])
         tables = [b for s in sections for b in s.blocks if b.kind == "table"]
