@@ -41,6 +41,10 @@ DEFAULT_TOKENIZER = "all-MiniLM-L6-v2"
 WINDOW = 1 << 15  # characters: a longer text is tokenized in windows of about this size
 _BATCH = WINDOW  # characters per tokenizer call: its scratch memory stays small
 _KEEP_OFFSETS = 8  # a text of at most this many tokens is never split: its offsets are not kept
+# Short texts counted together by an additive tokenizer are tokenized as one text, joined by line
+# breaks, when they come to at most this many characters: a tokenizer call costs about as much per
+# text as per hundred characters, and a small document's blocks and header lines are ten texts.
+_JOINED = 1 << 13
 _WORDS = re.compile(r"\w+|[^\w\s]")
 # Where a window of a long text may start. Word pieces and words: at whitespace, or at ASCII
 # punctuation other than "_" (the pre-tokenizer splits each off on its own). BPE (tiktoken): at a
@@ -463,13 +467,34 @@ class CachedCounter(TokenCounter):
             self.misses += len(todo)
             if self.additive and hasattr(self.inner, "offsets_batch"):
                 # One encode gives both the counts and the offsets that later split points use.
-                for t, offsets in zip(todo, self.inner.offsets_batch(todo)):
+                for t, offsets in zip(todo, self._offsets(todo)):
                     self._seen[t] = len(offsets)
                     if len(offsets) > _KEEP_OFFSETS:
                         self.memo[("offsets", t)] = offsets
             else:
                 self._seen.update(zip(todo, self.inner.count_batch(todo)))
         return [self._seen[t] for t in texts]
+
+    def _offsets(self, texts: list[str]) -> Iterator[TokenOffsets]:
+        """``inner.offsets_batch(texts)``; several texts of at most ``_JOINED`` characters in all
+        are tokenized as one text, joined by line breaks, and each text's offsets cut out of it:
+        counts add up across whitespace, so each text's tokens are those inside it."""
+        if len(texts) < 2 or sum(map(len, texts)) + len(texts) > _JOINED:
+            yield from self.inner.offsets_batch(texts)
+            return
+        whole = next(self.inner.offsets_batch(["\n".join(texts)]))
+        starts, ends = whole.starts, whole.ends
+        i = pos = 0
+        for t in texts:
+            end = pos + len(t)
+            j = bisect.bisect_right(ends, end, i)
+            yield TokenOffsets(
+                _ORIGIN,
+                (0, j - i),
+                array("H", [x - pos for x in starts[i:j]]),
+                array("H", [x - pos for x in ends[i:j]]),
+            )
+            i, pos = j, end + 1
 
     def cut_points(self, text: str, budget: int) -> list[int]:
         return self.inner.cut_points(text, budget)

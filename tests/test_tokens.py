@@ -47,6 +47,28 @@ def test_cached_counter_tokenizes_each_text_once():
     assert all(len(batch) == len(set(batch)) for batch in calls)
 
 
+def test_short_texts_tokenized_as_one_count_and_cut_as_each_alone():
+    """An additive tokenizer's short texts, counted together, are tokenized as one text joined by
+    line breaks: each text's count and kept offsets are what it gets alone."""
+    inner = load_counter("all-MiniLM-L6-v2")
+    rng = random.Random(28)
+    alphabet = list("ab XY é\u0301 中文 ß İ ﬁ 😀 \t\n\r\x00\ufffd.,;:!?-_'\"()|#*` 12 ")
+    alphabet += ["x" * 120, "Привет", "नमस्ते", "   ", "\u200b", "\u00ad", "don't", "e.g."]
+    for _ in range(300):
+        texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(6)]
+        cached = CachedCounter(inner)
+        assert cached.count_batch(texts) == inner.count_batch(texts)
+        for t in set(texts):
+            kept = cached.memo.get(("offsets", t))
+            if kept is not None:
+                alone = inner.token_offsets(t)
+                assert (list(kept.starts), list(kept.ends), kept.bounds) == (
+                    list(alone.starts),
+                    list(alone.ends),
+                    alone.bounds,
+                )
+
+
 @pytest.mark.parametrize(
     "spec, generic",
     [

@@ -170,6 +170,12 @@ class TokenCosts:
             counts[i] = n
         return counts
 
+    def block_texts(self, blocks: list[Block]) -> list[str]:
+        """The texts ``block_counts`` counts for ``blocks`` (a table under a counter with exact cuts
+        is counted by its lines, and left out), so that they can be tokenized with others at once."""
+        exact = self.counter.exact_cuts
+        return [render(b) for b in blocks if not (exact and b.kind == "table")]
+
     def lines_count(self, text: str) -> int | None:
         """``counter.count(text)`` of a text of several lines, each starting with a character other
         than whitespace (a pipe table), from the counts of its lines (exact cuts: after each line

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from raychunk.tokens import TokenCounter
 
-__all__ = ["ELLIPSIS", "fit_header", "header_line", "header_parts"]
+__all__ = ["ELLIPSIS", "fit_header", "header_line", "header_parts", "header_texts"]
 
 ELLIPSIS = "…"
 
@@ -56,6 +56,16 @@ def fit_header(parts: list[str], cap: int, counter: TokenCounter) -> tuple[str, 
         else:
             keep_first = max(0, keep_first - over)
     return line, n
+
+
+def header_texts(parts: list[str], counter: TokenCounter) -> list[str]:
+    """The texts ``fit_header`` counts first for ``parts`` (those of the whole path), so that a
+    document's header lines can be tokenized in the same call as its blocks."""
+    if not parts:
+        return [""]
+    if not counter.exact_cuts or not all(p and not p[-1].isspace() for p in parts):
+        return [" > ".join(parts)]
+    return [" >", parts[0], *(" " + p for p in parts[1:])]
 
 
 def _path_count(parts: list[str], counter: TokenCounter) -> int:

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from raychunk.chunking.costs import TokenCosts
 from raychunk.chunking.cutting import Cutter
-from raychunk.chunking.headers import fit_header, header_parts
+from raychunk.chunking.headers import fit_header, header_parts, header_texts
 from raychunk.chunking.model import Chunk, ChunkIds, ChunkStats, Profile, Strategy, chunk_ids
 from raychunk.chunking.pieces import (
     Draft,
@@ -71,6 +71,17 @@ class Packer:
             tokens = tokens if line else 0
             self._headers[path] = (line, tokens, self.costs.header(line, tokens))
         return self._headers[path]
+
+    def prefetch(self, blocks: list[Block], paths: list[tuple[str, ...]]) -> None:
+        """Count ``blocks`` and the header lines of ``paths`` in one counter call, so that what
+        ``block_pieces`` and ``header`` ask for later is remembered: a small document's texts go to
+        the tokenizer together (an additive one tokenizes them as one text), not a call a section."""
+        texts = self.costs.block_texts(blocks)
+        for path in dict.fromkeys(paths):
+            if path not in self._headers:
+                texts += header_texts(header_parts(self.title, path), self.counter)
+        if texts:
+            self.counter.count_batch(texts)
 
     def header(self, path: tuple[str, ...]) -> tuple[str, int]:
         """The header line of a chunk under ``path`` (within the profile's header share) and its tokens."""

@@ -41,7 +41,14 @@ class Structure(PackingStrategy):
 
     def pack(self, packer: Packer) -> None:
         sections = _sections(packer.parsed)
-        if packer.profile.min_tokens:
+        # The blocks every section packs (and counts, to merge tiny ones) and the sections' header
+        # lines, counted at once.
+        merging = bool(packer.profile.min_tokens)
+        packer.prefetch(
+            [b for s in sections for b in s.blocks if merging or b.kind != "heading"],
+            [s.path for s in sections],
+        )
+        if merging:
             sections = _merge_tiny(packer, sections)
         parents = parent_ids(packer.doc.key, [s.path for s in sections])
         tables = [b for s in sections for b in s.blocks if b.kind == "table"]
@@ -116,25 +123,38 @@ def _balance_tail(packer: Packer, first: int, budget: int) -> None:
     if a.table_id or b.table_id or len(a.pieces) < 2 or any(p.overlap for p in (*a.pieces, *b.pieces)):
         return
 
-    def size(pieces: list[Piece]) -> int:
-        return sum(p.tokens for p in pieces) + sum(packer.join(x, y) for x, y in zip(pieces, pieces[1:]))
+    # The two chunks are a run of consecutive pieces cut in two. Moving the piece before the cut
+    # takes its tokens and the join before it from the first, and adds them and the join after it
+    # to the second: each join is found once (a long section's tail was otherwise summed again for
+    # every piece it took).
+    run = [*a.pieces, *b.pieces]
+    joins: dict[int, int] = {}
 
-    left, right = list(a.pieces), list(b.pieces)
-    n_left, n_right = size(left), size(right)
+    def join(i: int) -> int:
+        """What the join between ``run[i - 1]`` and ``run[i]`` adds."""
+        if i not in joins:
+            joins[i] = packer.join(run[i - 1], run[i])
+        return joins[i]
+
+    def size(lo: int, hi: int) -> int:
+        return sum(p.tokens for p in run[lo:hi]) + sum(join(i) for i in range(lo + 1, hi))
+
+    cut, end = len(a.pieces), len(run)  # the first chunk is run[:cut], the second run[cut:]
+    n_left, n_right = size(0, cut), size(cut, end)
     if n_right * 4 >= budget:
         return
-    while len(left) > 1:
-        k = len(left) - 1
-        if packer.dropped(left[k], right[0]):  # a moved piece must not make its new chunk bridge a gap
+    while cut > 1:
+        k = cut - 1
+        if packer.dropped(run[k], run[cut]):  # a moved piece must not make its new chunk bridge a gap
             break
-        moved = [*left[k:], *right]
-        n_moved, n_kept = size(moved), size(left[:k])
+        n_moved = run[k].tokens + join(cut) + n_right
+        n_kept = n_left - run[k].tokens - join(k)
         if n_moved > budget or max(n_moved, n_kept) >= max(n_left, n_right):
             break
-        left, right, n_left, n_right = left[:k], moved, n_kept, n_moved
-    if len(right) > len(b.pieces):
-        drafts[-2] = dataclasses.replace(a, pieces=left)
-        drafts[-1] = dataclasses.replace(b, pieces=right)
+        cut, n_left, n_right = k, n_kept, n_moved
+    if cut < len(a.pieces):
+        drafts[-2] = dataclasses.replace(a, pieces=run[:cut])
+        drafts[-1] = dataclasses.replace(b, pieces=run[cut:])
 
 
 def _sections(parsed: ParsedDocument) -> list[Section]:
