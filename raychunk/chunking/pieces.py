@@ -205,10 +205,36 @@ def in_windows(spans: Iterable[tuple[int, int]], size: int = WINDOW) -> Iterator
 
 
 def pieces_span(pieces: list[Piece]) -> tuple[int, int]:
-    """From the first to the last source character the pieces hold."""
+    """From the first to the last source character the pieces hold. Where the pieces follow each
+    other in the source (``_in_order``), those are in the first and the last piece that holds any:
+    only their blocks are aligned, not every block in between."""
+    if len(pieces) > 2 and _in_order(pieces):
+        first = next((s for p in pieces if (s := p.span())[1] > s[0]), None)
+        if first is not None:
+            last = next(s for p in reversed(pieces) if (s := p.span())[1] > s[0])
+            return first[0], last[1]
     spans = [p.span() for p in pieces]
     held = [s for s in spans if s[1] > s[0]] or spans
     return min(s for s, _ in held), max(e for _, e in held)
+
+
+def _in_order(pieces: list[Piece]) -> bool:
+    """Whether each piece lies after the one before it in the source: later in the same rendered
+    block (an alignment maps in order, so its spans do too), or in a block whose source starts
+    where the one before ends or later (a piece's span lies within its block's). Not for table
+    parts, whose rows map through their own ranges."""
+    for p, q in zip(pieces, pieces[1:]):
+        a, b = p.source, q.source
+        if a is None or b is None or a.rows is not None or a.cells is not None:
+            return False
+        if b.rows is not None or b.cells is not None:
+            return False
+        if a is b:
+            if q.root is not p.root or q.root_offset < p.root_offset + len(p.text):
+                return False
+        elif b.start < a.end:
+            return False
+    return True
 
 
 def glued(prev: Piece, p: Piece) -> bool:
