@@ -91,6 +91,7 @@ def _rows(files: list[tuple[str, bytes, str]], max_tokens: int) -> tuple[dict, l
     profiles = dict(types.profiles)
 
     def chunk(rows, profiles):
+        load_counter(TOKENIZER).forget()  # what it remembers across documents serves one pass, not the next
         n = 0
         for row in rows:
             n += len(chunk_rows(row, profiles=profiles, tokenizer=TOKENIZER)) - 1

@@ -45,6 +45,9 @@ _KEEP_OFFSETS = 8  # a text of at most this many tokens is never split: its offs
 # breaks, when they come to at most this many characters: a tokenizer call costs about as much per
 # text as per hundred characters, and a small document's blocks and header lines are ten texts.
 _JOINED = 1 << 13
+# A BPE counter remembers the counts of short texts across documents, a bounded number of them: the
+# same header parts, separators and join edges (" >", "\n\n", ".\n") come back in every document.
+_SHORT, _SHORT_KEPT = 32, 1 << 16
 _WORDS = re.compile(r"\w+|[^\w\s]")
 # Where a window of a long text may start. Word pieces and words: at whitespace, or at ASCII
 # punctuation other than "_" (the pre-tokenizer splits each off on its own). BPE (tiktoken): at a
@@ -193,6 +196,9 @@ class TokenCounter:
     def count(self, text: str) -> int:
         return self.count_batch([text])[0]
 
+    def forget(self) -> None:
+        """Let go of what this counter remembers across documents (a benchmark's pass starts cold)."""
+
     def count_batch(self, texts: list[str]) -> list[int]:
         texts = texts if isinstance(texts, list) else list(texts)
         window = self.window
@@ -337,11 +343,26 @@ class TiktokenCounter(TokenCounter):
             ) from e
         self.max_input = None
         self.exact_cuts = getattr(self._enc, "_pat_str", None) == _CL100K_PATTERN
+        self._short: dict[str, int] = {}
 
     def _count(self, texts: list[str]) -> list[int]:
         # One text at a time: tiktoken's batch call starts a thread pool on every call.
-        encode = self._enc.encode_ordinary
-        return [len(encode(t)) for t in texts]
+        encode, known = self._enc.encode_ordinary, self._short
+        out = []
+        for t in texts:
+            if len(t) > _SHORT:
+                out.append(len(encode(t)))
+            elif (n := known.get(t)) is not None:
+                out.append(n)
+            else:
+                n = len(encode(t))
+                if len(known) < _SHORT_KEPT:
+                    known[t] = n
+                out.append(n)
+        return out
+
+    def forget(self) -> None:
+        self._short.clear()
 
     def cut_points(self, text: str, budget: int) -> list[int]:
         ids = self._enc.encode_ordinary(text)

@@ -69,6 +69,28 @@ def test_short_texts_tokenized_as_one_count_and_cut_as_each_alone():
                 )
 
 
+def test_bpe_counts_of_short_texts_remembered_across_documents_are_exact(monkeypatch):
+    """A BPE counter remembers short texts' counts across documents (a bounded number): a count it
+    gives again is what the encoding says of the text, a long text is always encoded, and
+    ``forget`` starts it cold."""
+    import raychunk.tokens as tokens
+
+    counter = load_counter.__wrapped__("tiktoken:cl100k_base")
+    enc = counter._enc
+    rng = random.Random(7)
+    alphabet = list("ab XY é\u0301 中文 ß 😀 \t\n\r.,;:!?-_'\"()|#*` 12 >") + ["\n\n", " >", "x" * 40]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(400)]
+    first = counter.count_batch(texts)
+    again = counter.count_batch(list(reversed(texts)))[::-1]
+    assert first == again == [len(enc.encode_ordinary(t)) for t in texts]
+    assert counter._short and all(len(t) <= tokens._SHORT for t in counter._short)
+    monkeypatch.setattr(tokens, "_SHORT_KEPT", 10)
+    counter.forget()
+    assert not counter._short
+    assert counter.count_batch(texts) == first
+    assert len(counter._short) == 10  # bounded: the rest counted, not kept
+
+
 @pytest.mark.parametrize(
     "spec, generic",
     [
