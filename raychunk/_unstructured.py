@@ -6,8 +6,12 @@ unstructured lazily and call ``prepare_unstructured()`` first.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import logging
 import os
+import sys
+import types
 
 __all__ = ["prepare_unstructured", "use_packaged_spacy_model"]
 
@@ -25,8 +29,27 @@ def prepare_unstructured() -> None:
     """
     global _prepared
     if not _prepared:
+        _defer_spacy()
         use_packaged_spacy_model()
         _prepared = True
+
+
+class _DeferredSpacy(types.ModuleType):
+    """``spacy`` until something uses it: unstructured imports it (and with it thinc and torch, 3-4 s)
+    in every partitioner, but only some run it (pptx titles, mail; docx, once its narrative check is
+    skipped, never). The first attribute asked for imports the real module, which then serves all."""
+
+    def __getattr__(self, name: str):
+        if sys.modules.get("spacy") is self:
+            del sys.modules["spacy"]
+        return getattr(importlib.import_module("spacy"), name)
+
+
+def _defer_spacy() -> None:
+    if "spacy" not in sys.modules and importlib.util.find_spec("spacy") is not None:
+        deferred = _DeferredSpacy("spacy")
+        deferred.__spec__ = None
+        sys.modules["spacy"] = deferred
 
 
 def _opt_out_of_telemetry() -> None:

@@ -6,6 +6,7 @@ import base64
 import dataclasses
 import importlib.util
 import io
+import json
 import socket
 import zlib
 from email.message import EmailMessage
@@ -395,3 +396,38 @@ def test_damaged_outlook_messages_fail_with_a_reason():
         "not a valid Outlook message: its OLE container is damaged "
         "(a required stream __properties_version1.0 is missing)",
     )
+
+
+def test_a_docx_parses_without_loading_spacy_and_a_pptx_still_runs_it():
+    """unstructured imports spaCy (with thinc and torch, seconds) in every partitioner; a document
+    process that parses only word files never loads it, and one that parses slides does, with the
+    same blocks as when spaCy was imported up front."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    script = (
+        "import sys, json\n"
+        "eager = sys.argv[2] == 'eager'\n"
+        "if eager: import spacy\n"
+        "from raychunk.parse import parse_document\n"
+        "p = parse_document(open(sys.argv[1], 'rb').read(), sys.argv[1])\n"
+        "blocks = [[b.kind, b.text, b.char_start, b.char_end, list(b.heading_path)] for b in p.blocks]\n"
+        "print(json.dumps([p.document.status, 'thinc' in sys.modules, 'torch' in sys.modules, p.text, blocks]))\n"
+    )
+    seen = {}
+    for name in ("onboarding-checklist.docx", "q3-platform-review.pptx"):
+        for how in ("deferred", "eager"):
+            out = subprocess.run(
+                [sys.executable, "-c", script, str(root / "samples" / name), how],
+                capture_output=True,
+                text=True,
+                cwd=root,
+                check=True,
+            ).stdout
+            seen[name, how] = json.loads(out.splitlines()[-1])
+    status, thinc, torch, text, blocks = seen["onboarding-checklist.docx", "deferred"]
+    assert status == "ok" and blocks and not thinc and not torch
+    assert seen["q3-platform-review.pptx", "deferred"][1]  # slides' titles are told by spaCy
+    for name in ("onboarding-checklist.docx", "q3-platform-review.pptx"):
+        assert seen[name, "deferred"][3:] == seen[name, "eager"][3:]
