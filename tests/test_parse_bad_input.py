@@ -33,6 +33,21 @@ def test_binary_garbage_behind_text_extension():
     check(parse_document(os.urandom(4096), "notes.txt"), "failed", "binary", ".txt")
 
 
+def test_binary_threshold_counts_control_characters_but_not_layout_ones():
+    """A text is binary over a tenth of control characters (not tab, line breaks, form feed or
+    backspace), DEL and C1 characters, or replacement characters: at 10% it is text, just over, not."""
+    from raychunk.parse.detect import _looks_binary
+
+    layout = "\t\n\r\f\b"
+    for c in map(chr, range(0x2100)):
+        binary = (c < " " and c not in layout) or "\x7f" <= c < "\xa0" or c == "\ufffd"
+        assert not _looks_binary(c * 3 + "x" * 27), repr(c)  # 3 in 30: 10%, not over
+        assert _looks_binary(c * 4 + "x" * 26) == binary, repr(c)
+    assert not _looks_binary("\x00" * 10 + "x" * 90) and _looks_binary("\x00" * 11 + "x" * 89)
+    assert _looks_binary("\ufffd" * 20 + "x" * 80) and not _looks_binary(layout * 100)
+    assert not _looks_binary("x" * 8192 + "\x00" * 8192)  # only the first 8,192 characters are looked at
+
+
 def test_gzip_behind_text_extension():
     check(parse_document(gzip.compress(b"hello world" * 100), "data.txt"), "unsupported", "gzip")
 

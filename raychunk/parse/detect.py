@@ -225,11 +225,12 @@ def _decode_legacy(data: bytes, *, html: bool) -> tuple[str, str]:
         return data.decode("latin-1"), "latin-1"
 
 
+# Control characters other than tab, line breaks, form feed and backspace; DEL and C1; U+FFFD.
+_BINARY_CHAR = re.compile("[\x00-\x07\x0b\x0e-\x1f\x7f-\x9f\ufffd]")
+
+
 def _looks_binary(text: str) -> bool:
     sample = text[:8192]
     if not sample:
         return False
-    bad = sum(
-        1 for c in sample if (c < " " and c not in "\t\n\r\f\b") or c == "\ufffd" or "\x7f" <= c < "\xa0"
-    )
-    return bad / len(sample) > 0.10
+    return len(_BINARY_CHAR.findall(sample)) / len(sample) > 0.10
