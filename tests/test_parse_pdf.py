@@ -744,3 +744,38 @@ def test_header_rows_under_a_spanning_header_belong_to_the_header():
     assert chart.text.splitlines()[2] == "|---|---|---|---|---|"
     assert listing.rows[1] == ("", "2", "spare")
     assert listing.header_rows == 1
+
+
+def test_a_pdf_parses_without_loading_pymupdfs_layout_model():
+    """pymupdf's package loads pymupdf-layout's ONNX model on import when it is installed (seconds in
+    every document process); the parser asks no page for its layout, so a fresh process that parses a
+    PDF never loads it, with the same blocks as a process that did, and can still import it later."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    script = (
+        "import sys, json\n"
+        "if sys.argv[2] == 'eager': import pymupdf\n"
+        "from raychunk.parse import parse_document\n"
+        "p = parse_document(open(sys.argv[1], 'rb').read(), sys.argv[1])\n"
+        "loaded = 'pymupdf.layout' in sys.modules\n"
+        "blocks = [[b.kind, b.text, b.char_start, b.char_end, list(b.pages)] for b in p.blocks]\n"
+        "import pymupdf\n"
+        "print(json.dumps([loaded, p.document.status, p.text, blocks]))\n"
+    )
+    seen = {}
+    for how in ("deferred", "eager"):
+        out = subprocess.run(
+            [sys.executable, "-c", script, str(root / "samples" / "acme-sla.pdf"), how],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            check=True,
+        ).stdout
+        seen[how] = json.loads(out.splitlines()[-1])
+    assert not seen["deferred"][0]
+    assert seen["deferred"][1] == "ok" and seen["deferred"][3]
+    assert seen["deferred"][1:] == seen["eager"][1:]

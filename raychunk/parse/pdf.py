@@ -19,6 +19,7 @@ import gc
 import logging
 import math
 import re
+import sys
 import unicodedata
 from collections import Counter
 from contextlib import contextmanager
@@ -174,13 +175,27 @@ def _make_item(lines: list[_Line]) -> _Item:
 # entry point
 
 
-def parse_pdf(data: bytes, base: Document, options) -> ParsedDocument:
-    """Parse PDF bytes into blocks. Unopenable, password-protected or page-less files come back
-    ``failed``; pages without a text layer are listed in ``no_text_pages``."""
+def _import_pymupdf(what: str):
+    """pymupdf, without the layout model its package loads on import when pymupdf-layout is
+    installed (an ONNX model, seconds in every document process that reads a PDF): no parser here
+    asks a page for its layout. A later ``import pymupdf.layout`` still loads it."""
+    blocked = "pymupdf" not in sys.modules and "pymupdf.layout" not in sys.modules
+    if blocked:
+        sys.modules["pymupdf.layout"] = None  # its ``import pymupdf.layout`` fails, as if not installed
     try:
         import pymupdf
     except ImportError as e:
-        raise ImportError("the PDF parser needs pymupdf: pip install pymupdf") from e
+        raise ImportError(f"the {what} parser needs pymupdf: pip install pymupdf") from e
+    finally:
+        if blocked and sys.modules.get("pymupdf.layout", 0) is None:
+            del sys.modules["pymupdf.layout"]
+    return pymupdf
+
+
+def parse_pdf(data: bytes, base: Document, options) -> ParsedDocument:
+    """Parse PDF bytes into blocks. Unopenable, password-protected or page-less files come back
+    ``failed``; pages without a text layer are listed in ``no_text_pages``."""
+    pymupdf = _import_pymupdf("PDF")
 
     shown = pymupdf.TOOLS.mupdf_display_errors()
     pymupdf.TOOLS.mupdf_display_errors(False)  # MuPDF's repair chatter would flood the worker logs
@@ -199,10 +214,7 @@ def parse_pdf(data: bytes, base: Document, options) -> ParsedDocument:
 def parse_image(data: bytes, base: Document, options) -> ParsedDocument:
     """Parse a scan or screenshot (PNG, JPEG, TIFF with its frames as pages, GIF): each image is a
     page without a text layer, read by OCR as a scanned PDF page is."""
-    try:
-        import pymupdf
-    except ImportError as e:
-        raise ImportError("the image parser needs pymupdf: pip install pymupdf") from e
+    pymupdf = _import_pymupdf("image")
     try:
         with pymupdf.open(stream=data) as img:
             pdf = img.convert_to_pdf()
