@@ -194,12 +194,11 @@ def retrieve_block(batch, *, query_vectors, k: int, examples: int = 5):
     rows: list[dict] = []
     kinds = batch.column("row_type")
     docs = batch.filter(pc.equal(kinds, "document"))
-    for source, doc_id, facts in zip(
-        docs.column("source").to_pylist(),
-        docs.column("doc_id").to_pylist(),
-        docs.column("document").to_pylist(),
-    ):
-        rows.append({"row_type": "document", "source": source, "doc_id": doc_id, "data": facts})
+    for d in docs.select(["source", "doc_id", "status", "reason", "doc_type", "bytes"]).to_pylist():
+        facts = {"status": d["status"], "reason": d["reason"], "doc_type": d["doc_type"], "bytes": d["bytes"]}
+        rows.append(
+            {"row_type": "document", "source": d["source"], "doc_id": d["doc_id"], "data": json.dumps(facts)}
+        )
     chunk_t = batch.filter(pc.equal(kinds, "chunk"))
     if chunk_t.num_rows and "embedded" in chunk_t.column_names:
         embedded = int(pc.sum(chunk_t.column("embedded")).as_py() or 0)
@@ -216,8 +215,8 @@ def retrieve_block(batch, *, query_vectors, k: int, examples: int = 5):
         ):
             by_setting.setdefault(small[i]["setting"], []).append(i)
         for setting, idx in by_setting.items():
-            marks = [json.loads(small[i]["eval"]) for i in idx]
-            inside = sorted({q for m in marks for q in m.get("inside", ())})
+            marks = [small[i]["eval"] for i in idx]
+            inside = sorted({q for m in marks for q in m["inside"] or ()})
             rows.append({"row_type": "inside", "setting": setting, "data": json.dumps(inside)})
             rows.extend(_spans(setting, [small[i] for i in idx], marks, examples))
             rows.extend(_price(setting, [small[i] for i in idx], marks))
