@@ -364,6 +364,7 @@ def profile(inputs: list[str], n: int) -> dict[str, float]:
     from raychunk import document_steps
     from raychunk.config import build_run_config, load_config
     from raychunk.plan import resolve_plan
+    from raychunk.schema import RUN_ROWS
     from raychunk.sink import ShardSink
 
     paths = sorted(str(p) for i in inputs for p in Path(i).rglob("*") if p.is_file())[:n]
@@ -405,7 +406,7 @@ def profile(inputs: list[str], n: int) -> dict[str, float]:
         spent[f"sandbox, {how} a trip: document process"] = children_cpu() - c0
     document_steps._SANDBOX.close()
     t = time.process_time()
-    table = pa.Table.from_pylist(out)
+    table = pa.Table.from_pylist(out, schema=RUN_ROWS)  # as the executor builds the step's block
     spent["rows to Arrow"] = time.process_time() - t
     with tempfile.TemporaryDirectory() as d:
         sink = ShardSink(

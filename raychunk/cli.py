@@ -371,7 +371,7 @@ def _settings(args, *, profile: bool) -> list:
 
 
 def cmd_price(args) -> int:
-    from raychunk.jobs.price import PriceOptions, price
+    from raychunk.jobs.price import PriceOptions, price_job
     from raychunk.pricing import IndexSpec
     from raychunk.report import render_price_text
 
@@ -390,9 +390,9 @@ def cmd_price(args) -> int:
         api_usd_per_1m_tokens=args.api_usd_per_1m_tokens,
         chart=not args.no_chart,
     )
-    report = price(cfg, _settings(args, profile=True), opts)
+    report = price_job(cfg, _settings(args, profile=True), opts)
     print(render_price_text(report))
-    print(f"\nwrote {args.output}: {', '.join(report['written'])}", file=sys.stderr)
+    print(f"\nwrote {args.output}: {', '.join(report.written)}", file=sys.stderr)
     return 0
 
 

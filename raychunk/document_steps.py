@@ -3,15 +3,15 @@
 ``parse_file`` → ``classify_document`` → a last step (``chunk_rows`` for the run, ``measure_settings``
 for the price job, ``chunk_settings`` for the eval) turn one input file into rows; ``isolated`` runs
 them per document in a child process (``isolate.Sandbox``), and ``documents`` is the job step that
-does so. They are plain functions that don't know they run on Ray. Every row of the run has the same
-keys (``ROW_KEYS``), so Ray Data can batch them together; ``row_type`` tells them apart and the
-writer splits them into chunks/ and documents/.
+does so. They are plain functions that don't know they run on Ray. The rows of the run's last step
+are built into blocks of one explicit schema (``schema.RUN_ROWS``): ``row_type`` tells them apart, a
+document's facts travel as the documents/ columns, and the writer splits them into chunks/ and
+documents/.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -28,11 +28,11 @@ from raychunk.isolate import Limits, Sandbox, peak_rss_mb
 from raychunk.parse import ParseOptions, parse_document
 from raychunk.parse.detect import format_from_name
 from raychunk.plan import JobPlan
-from raychunk.schema import CHUNK_COLUMNS
+from raychunk.schema import EVAL_ROWS, MEASURE_ROWS, RUN_ROWS
 from raychunk.step import Step
 
 __all__ = [
-    "ROW_KEYS",
+    "ROWS",
     "chunk",
     "chunk_rows",
     "chunk_settings",
@@ -78,6 +78,7 @@ def documents(
             "root": job.root,
         },
         runs_as="document",
+        schema=ROWS.get(getattr(last, "func", last)),
     )
 
 
@@ -143,8 +144,6 @@ def for_eval(job: JobPlan, settings: list, retrieval=None) -> Callable:
 # -- the row functions --------------------------------------------------------------------------------
 
 
-ROW_KEYS = ("row_type", "document", *CHUNK_COLUMNS)
-
 _SANDBOX: Sandbox | None = None
 
 
@@ -195,14 +194,7 @@ def _reused(row: dict, scheme: str, unchanged: DocIndex, duplicates: dict | None
         doc_key(doc_id, format_from_name(source) or "unknown", identity_of(source, root)) not in unchanged
     ):
         return None
-    raw = {"source_bytes": row["raw"].hex() if row.get("raw") else None}
-    return {
-        **dict.fromkeys(ROW_KEYS),
-        "row_type": "reuse",
-        "document": json.dumps(raw),
-        "doc_id": doc_id,
-        "source": source,
-    }
+    return {"row_type": "reuse", "doc_id": doc_id, "source": source, "source_bytes": row.get("raw") or None}
 
 
 def _failed(row: dict, reason: str, peak: int | None, seconds: float, steps, scheme: str) -> list[dict]:
@@ -296,6 +288,7 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str, tokenizer_dir: str 
         counter = CachedCounter(load_counter(tokenizer, tokenizer_dir))
         chunks = chunk_document(parsed, profiles[row["doc_type"]], counter, doc_type=row["doc_type"])
     document = {
+        "row_type": "document",
         "doc_id": doc.doc_id,
         "source": doc.source,
         "format": doc.format,
@@ -318,21 +311,9 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str, tokenizer_dir: str 
         "parse_seconds": round(row["parse_seconds"], 4),
         "peak_rss_mb": row.get("peak_rss_mb") or peak_rss_mb(),
         "text": None if doc.status == "duplicate" else parsed.text,  # a duplicate's is the kept copy's
-        "source_bytes": row["raw"].hex() if row.get("raw") else None,  # JSON here; bytes in documents/
+        "source_bytes": row.get("raw") or None,
     }
-    empty = dict.fromkeys(CHUNK_COLUMNS)
-    out = [
-        {
-            **empty,
-            "row_type": "document",
-            "document": json.dumps(document, ensure_ascii=False),
-            "doc_id": doc.doc_id,
-            "source": doc.source,
-        }
-    ]
-    for c in chunks:
-        out.append({**c.to_dict(), "row_type": "chunk", "document": None})
-    return out
+    return [document, *({**c.to_dict(), "row_type": "chunk"} for c in chunks)]
 
 
 def measure_settings(
@@ -372,7 +353,8 @@ def chunk_settings(
 ) -> list[dict]:
     """The eval job's stage: this document's chunks under every setting, each row labelled with its
     ``setting`` and carrying on ``eval`` what the eval needs of its text (``partials.mark_document``),
-    plus a ``document`` row of facts without the text: status, reason, doc_type, bytes. ``labelled``:
+    plus a ``document`` row of facts without the text: status, reason, doc_type, bytes
+    (``schema.EVAL_ROWS``). ``labelled``:
     source → ``[(index, passages)]``, the questions' passages as located before chunking."""
     from raychunk.evaluation.partials import mark_document
     from raychunk.peers import chunk_any
@@ -381,27 +363,23 @@ def chunk_settings(
     parsed: ParsedDocument = row["parsed"]
     doc = parsed.document
     mine = (labelled or {}).get(doc.source, [])
-    facts = {"status": doc.status, "reason": doc.reason, "doc_type": row["doc_type"], "bytes": doc.bytes}
     counter = CachedCounter(load_counter(tokenizer, tokenizer_dir))
-    empty = dict.fromkeys(CHUNK_COLUMNS)
-    out = [
-        {
-            **empty,
-            "row_type": "document",
-            "setting": None,
-            "doc_id": doc.doc_id,
-            "source": doc.source,
-            "document": json.dumps(facts, ensure_ascii=False),
-            "eval": None,
-        }
-    ]
+    document = {
+        "row_type": "document",
+        "doc_id": doc.doc_id,
+        "source": doc.source,
+        "doc_type": row["doc_type"],
+    }
+    out = [{**document, "status": doc.status, "reason": doc.reason, "bytes": doc.bytes}]
     if doc.status != "ok":
         return out
     for s in settings:
         profile = s.profile or profiles[row["doc_type"]]
         chunks = [c.to_dict() for c in chunk_any(parsed, profile, counter, doc_type=row["doc_type"])]
         for c, mark in zip(chunks, mark_document(parsed.text, chunks, mine, parent_budget)):
-            out.append(
-                {**c, "row_type": "chunk", "setting": s.label, "document": None, "eval": json.dumps(mark)}
-            )
+            out.append({**c, "row_type": "chunk", "setting": s.label, "eval": mark})
     return out
+
+
+# The schema of the rows each last step makes (``pipeline`` builds a block of them in it).
+ROWS = {chunk_rows: RUN_ROWS, measure_settings: MEASURE_ROWS, chunk_settings: EVAL_ROWS}

@@ -15,7 +15,6 @@ on Ray are declared here and run by ``pipeline.execute``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Iterable
 
 from raychunk.incremental import DocIndex, Previous, doc_key
@@ -92,7 +91,8 @@ def join_previous(previous: Previous, known: DocIndex, job: JobPlan, dim: int) -
 
 
 def as_rows(batch, *, dim: int):
-    """The chunk stage's rows (``ROW_KEYS``) → ``schema.row_schema``: embedding and changed null."""
+    """The chunk stage's rows (``schema.RUN_ROWS``) → ``schema.row_schema``: embedding and changed
+    null."""
     import pyarrow as pa
 
     from raychunk.schema import row_schema
@@ -164,23 +164,14 @@ def previous_chunk_rows(batch, *, dim: int, root: str = ""):
 
 def previous_document_rows(batch, *, dim: int):
     """The previous output's ``documents/`` rows → ``row_schema`` rows of type ``previous_document``
-    under their doc_id, the whole documents row as JSON in ``document``."""
+    under their doc_id, the documents row's columns as they are."""
     import pyarrow as pa
 
-    docs = [
-        {**d, "source_bytes": d["source_bytes"].hex() if d.get("source_bytes") else None}  # JSON: hex
-        for d in batch.to_pylist()
-    ]
-    table = pa.table(
-        {
-            "row_type": pa.array(["previous_document"] * len(docs), pa.string()),
-            "document": pa.array([json.dumps(d, ensure_ascii=False) for d in docs], pa.large_string()),
-            "doc_id": pa.array([d["doc_id"] for d in docs], pa.string()),
-            "source": pa.array([d["source"] for d in docs], pa.string()),
-            "group": pa.array([f"id:{d['doc_id']}" for d in docs], pa.string()),
-        }
-    )
-    return as_rows(table, dim=dim)
+    n = batch.num_rows
+    rows = as_rows(batch, dim=dim)
+    rows = rows.set_column(0, "row_type", pa.array(["previous_document"] * n, pa.string()))
+    group = pa.array([f"id:{d}" for d in batch.column("doc_id").to_pylist()], pa.string())
+    return rows.set_column(rows.schema.get_field_index("group"), "group", group)
 
 
 def merge_previous(group):
@@ -202,27 +193,22 @@ def merge_previous(group):
     ids = group.column("chunk_id").to_pylist()
     sources = group.column("source").to_pylist()
     digests = group.column("text_sha256").to_pylist()
+    status = group.column("status").to_pylist()
     parts = []
     for r in at.get("reuse", []):
-        ok = [
-            i
-            for i in at.get("previous_document", [])
-            if json.loads(group["document"][i].as_py())["status"] == "ok"
-        ]
+        ok = [i for i in at.get("previous_document", []) if status[i] == "ok"]
         if not ok:
             raise RuntimeError(
                 f"{sources[r]}: its document is not in the previous output, which the index said it was"
             )
-        doc = json.loads(group["document"][ok[0]].as_py())
-        doc["source"] = sources[r]
-        doc["source_bytes"] = json.loads(group["document"][r].as_py() or "{}").get("source_bytes")
         rows = group.take(pa.array([ok[0], *previous], pa.int64()))
         moved = [sources[i] != sources[r] for i in previous]
         rows = rows.set_column(0, "row_type", pa.array(["document"] + ["chunk"] * len(previous), pa.string()))
+        raw = group.column("source_bytes")[r].as_py()
         rows = rows.set_column(
-            1,
-            "document",
-            pa.array([json.dumps(doc, ensure_ascii=False)] + [None] * len(previous), pa.large_string()),
+            rows.schema.get_field_index("source_bytes"),
+            "source_bytes",
+            pa.array([raw] + [None] * len(previous), pa.binary()),
         )
         rows = rows.set_column(
             rows.schema.get_field_index("source"),
@@ -245,7 +231,8 @@ def merge_previous(group):
         by_text: dict[bytes, int] = {}
         for j in old:
             by_text.setdefault(digests[j], j)
-        mine = text_sha256(group.column("text").take(pa.array(new, pa.int64())).to_pylist())
+        texts = group.column("text").take(pa.array(new, pa.int64())).to_pylist()
+        mine = text_sha256([t if kind[i] == "chunk" else None for i, t in zip(new, texts, strict=True)])
         match, how, changed = [], [], []
         for i, digest in zip(new, mine, strict=True):
             j = by_id.get(ids[i])
@@ -283,14 +270,18 @@ def _id_table(ids: list, settings: list, tokens: list):
 def current_chunk_ids(batch, *, labels: list[str]):
     """``measure_settings`` rows (kept with ``keep_ids``) → one ``(chunk_id, setting, n_tokens)`` row
     per chunk, the setting as its index in ``labels``."""
+    import pyarrow.compute as pc
+
     index = {label: i for i, label in enumerate(labels)}
-    ids, settings, tokens = [], [], []
-    for label, chunk_ids in zip(batch.column("setting").to_pylist(), batch.column("chunk_ids").to_pylist()):
-        for chunk_id, n in json.loads(chunk_ids or "[]"):
-            ids.append(chunk_id)
-            settings.append(index[label])
-            tokens.append(n)
-    return _id_table(ids, settings, tokens)
+    per_row = batch.column("chunk_ids")
+    chunks = pc.list_flatten(per_row)
+    at = [index[label] for label in batch.column("setting").to_pylist()]
+    settings = [
+        s for s, n in zip(at, pc.fill_null(pc.list_value_length(per_row), 0).to_pylist()) for _ in range(n)
+    ]
+    if not len(chunks):
+        return _id_table([], [], [])
+    return _id_table(pc.struct_field(chunks, "chunk_id"), settings, pc.struct_field(chunks, "n_tokens"))
 
 
 def output_chunk_ids(batch, *, setting: int):
@@ -411,10 +402,15 @@ def compare_ids(rows: list[dict], previous: Collection[str], labels: list[str]) 
     import numpy as np
     import pyarrow as pa
 
+    from raychunk.schema import MEASURE_ROWS
+
     table = pa.concat_tables(
         [
             current_chunk_ids(
-                pa.Table.from_pylist([{"setting": r["setting"], "chunk_ids": r["chunk_ids"]} for r in rows]),
+                pa.Table.from_pylist(
+                    [{"setting": r["setting"], "chunk_ids": r["chunk_ids"]} for r in rows],
+                    schema=pa.schema([MEASURE_ROWS.field("setting"), MEASURE_ROWS.field("chunk_ids")]),
+                ),
                 labels=labels,
             )
             if rows

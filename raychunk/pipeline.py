@@ -168,7 +168,7 @@ def _apply(ds, step: Step, job: JobPlan):
         return ds.flat_map(step.fn, fn_kwargs=step.kwargs or None, **args)
     if step.each == "rows":
         return ds.map_batches(
-            _block_of_rows(step.fn),
+            _block_of_rows(step.fn, step.schema),
             fn_kwargs=step.kwargs or None,
             batch_size=None,
             batch_format="pyarrow",
@@ -188,12 +188,18 @@ def _apply(ds, step: Step, job: JobPlan):
     return ds.map_batches(step.fn, fn_kwargs=step.kwargs or None, **batches, **args)
 
 
-def _block_of_rows(fn):
+def _block_of_rows(fn, schema=None):
     """``fn`` over a whole block's rows in one call (the document step: one sandbox round trip a
-    block), its rows built into a block by Ray's own builder, as ``flat_map``'s are."""
+    block), its rows built into a table of ``schema`` (a row's missing keys are nulls), else by Ray's
+    own builder, as ``flat_map``'s are."""
 
     def per_block(batch, **kwargs):
         from ray.data._internal.delegating_block_builder import DelegatingBlockBuilder
+
+        if schema is not None:
+            import pyarrow as pa
+
+            return pa.Table.from_pylist(fn(batch.to_pylist(), **kwargs), schema=schema)
 
         built = DelegatingBlockBuilder()
         for row in fn(batch.to_pylist(), **kwargs):

@@ -15,7 +15,6 @@ Storage model, stated in every report's notes:
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from collections import Counter
 from collections.abc import Collection
@@ -177,8 +176,10 @@ def measure_document(
                 "overlap_tokens": sum(c.overlap_tokens for c in chunks),
                 "over_limit": sum(c.over_limit for c in chunks),
                 "text_bytes": sum(c.text_bytes for c in chunks),
-                "token_hist": json.dumps(sorted(hist.items())),
-                "chunk_ids": json.dumps([[c.chunk_id, c.n_tokens] for c in chunks]) if keep_ids else "",
+                "token_hist": sorted(hist.items()),
+                "chunk_ids": [{"chunk_id": c.chunk_id, "n_tokens": c.n_tokens} for c in chunks]
+                if keep_ids
+                else None,
             }
         )
     return rows
@@ -325,7 +326,7 @@ class _Acc:
         self.docs += 1
         for i, k in enumerate(_SUMS):
             self.sums[i] += r.get(k) or 0  # the eval report's rows carry no pages or OCR figures
-        self.hist.update(dict(tuple(x) for x in json.loads(r["token_hist"])))
+        self.hist.update(dict(tuple(x) for x in r["token_hist"]))
 
     def totals(self) -> Totals:
         return Totals(self.docs, *self.sums, hist=dict(self.hist))

@@ -12,7 +12,6 @@ reason of a failed one, printed once. On a terminal the line is redrawn in place
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import re
@@ -36,9 +35,6 @@ __all__ = [
     "verbose",
 ]
 
-_STATUS = r'"status": "(?P<status>[a-z_]+)"'
-_BYTES = r'"bytes": (?P<bytes>\d+)'
-
 
 def verbose() -> bool:
     """``--verbose``: the command line set the root logger to INFO."""
@@ -46,10 +42,9 @@ def verbose() -> bool:
 
 
 def count_batch(batch, first_setting: str | None = None) -> dict:
-    """What an Arrow batch of job rows adds to the progress: documents rows (their ``bytes`` and
-    ``status`` read from the row's JSON without parsing the text it holds), ``reuse`` rows (an
-    incremental run's unchanged documents, not parsed), chunk rows, and the source and reason of
-    each ``failed`` document. The price job's rows (one per document and setting, no
+    """What an Arrow batch of job rows (``schema.RUN_ROWS``) adds to the progress: documents rows
+    (their ``bytes`` and ``status``), ``reuse`` rows (an incremental run's unchanged documents, not
+    parsed), chunk rows, and the source and reason of each ``failed`` document. The price job's rows (one per document and setting, no
     ``row_type``) count by their ``first_setting`` row."""
     import pyarrow.compute as pc
 
@@ -59,13 +54,14 @@ def count_batch(batch, first_setting: str | None = None) -> dict:
     kind = batch.column("row_type")
     counts["chunks"] = pc.sum(pc.equal(kind, "chunk")).as_py() or 0
     counts["reused"] = pc.sum(pc.equal(kind, "reuse")).as_py() or 0
-    docs = batch.filter(pc.equal(kind, "document")).column("document")
-    status = pc.struct_field(pc.extract_regex(docs, _STATUS), "status")
-    size = pc.struct_field(pc.extract_regex(docs, _BYTES), "bytes").cast("int64")
-    for text in pc.filter(docs, pc.equal(status, "failed")).to_pylist():
-        doc = json.loads(text)
-        counts["failures"].append((doc.get("source", "?"), doc.get("reason") or "failed"))
-    counts.update(documents=len(docs), bytes=pc.sum(size).as_py() or 0, failed=len(counts["failures"]))
+    docs = batch.filter(pc.equal(kind, "document")).select(["source", "status", "reason", "bytes"])
+    failed = docs.filter(pc.equal(docs.column("status"), "failed"))
+    counts["failures"] = [
+        (source or "?", reason or "failed")
+        for source, reason in zip(failed.column("source").to_pylist(), failed.column("reason").to_pylist())
+    ]
+    size = pc.sum(docs.column("bytes")).as_py() or 0
+    counts.update(documents=docs.num_rows, bytes=size, failed=failed.num_rows)
     return counts
 
 

@@ -61,6 +61,24 @@ _DOCUMENT_FIELDS = [c for c in DOCUMENT_SCHEMA.names if c != "text"]
 R = TypeVar("R")  # a job's report record: ``with_files(files)`` and ``as_json()``
 
 
+@dataclass(frozen=True)
+class Output:
+    """Where a run writes: its filesystem and folder (``io.resolve_output`` of ``--output``)."""
+
+    fs: pafs.FileSystem
+    path: str
+
+
+def open_output(uri: str, *, overwrite: bool) -> Output:
+    """The run's output, checked before anything runs: an earlier run there is refused unless
+    ``overwrite``."""
+    from raychunk.io import resolve_output
+
+    fs, path = resolve_output(uri)
+    check_output(fs, path, overwrite)
+    return Output(fs, path)
+
+
 def check_output(fs: pafs.FileSystem, path: str, overwrite: bool) -> None:
     """Refuse to clobber an earlier run unless ``overwrite``."""
     existing = [
@@ -84,6 +102,19 @@ class Staging:
     path: str
     attempt: str  # names this attempt's shards; a resumed run is a new attempt in the same folder
     resumed: bool
+
+    def sink(self, fs: pafs.FileSystem, *, dim: int | None, files):
+        """The datasink that writes this attempt's shards here (``files``: ``config.OutputFiles``)."""
+        from raychunk.sink import ShardSink
+
+        return ShardSink(
+            self.path,
+            fs,
+            attempt=self.attempt,
+            dim=dim,
+            rows_per_shard=files.rows_per_shard,
+            compression=files.compression,
+        )
 
 
 def open_staging(fs: pafs.FileSystem, out: str, fingerprint: dict, *, resume: bool) -> Staging:

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-__all__ = ["DOCUMENT_SCHEMA", "chunk_schema", "documents_table", "row_schema"]
+__all__ = [
+    "DOCUMENT_SCHEMA",
+    "EVAL_MARK",
+    "EVAL_ROWS",
+    "MEASURE_ROWS",
+    "RUN_ROWS",
+    "chunk_schema",
+    "documents_table",
+    "row_schema",
+]
 
 _CHUNK_FIELDS = [
     pa.field("chunk_id", pa.string(), nullable=False),
@@ -48,25 +57,6 @@ def chunk_schema(dim: int | None) -> pa.Schema:
     return pa.schema(fields)
 
 
-def row_schema(dim: int) -> pa.Schema:
-    """The rows between the chunk stage and the writer in an incremental run: every field nullable,
-    ``row_type`` and ``document`` (a documents row as JSON) first, the chunk fields, ``embedding``
-    (null until reused or embedded), ``changed`` (the row goes into ``delta/added``), ``group``
-    (the shuffle key: ``id:`` and a doc_id, or ``src:`` and a source), ``text_sha256`` (of a
-    previous chunk's text) and ``reused`` (``id`` or ``text``: how a chunk got its old vector)."""
-    fields = [pa.field("row_type", pa.string()), pa.field("document", pa.large_string())]
-    fields += [f.with_nullable(True) for f in chunk_schema(dim)]
-    return pa.schema(
-        [
-            *fields,
-            pa.field("changed", pa.bool_()),
-            pa.field("group", pa.string()),
-            pa.field("text_sha256", pa.binary(32)),
-            pa.field("reused", pa.string()),
-        ]
-    )
-
-
 DOCUMENT_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -100,15 +90,89 @@ DOCUMENT_COLUMNS = [f.name for f in DOCUMENT_SCHEMA]
 
 
 def documents_table(rows: list[dict]) -> pa.Table:
-    """Documents rows as the table; ``source_bytes`` may come as hex (from a row's JSON)."""
+    """Documents rows (dicts) as the table."""
     return pa.Table.from_pylist(
-        [
-            {k: _source_bytes(r.get(k)) if k == "source_bytes" else r.get(k) for k in DOCUMENT_COLUMNS}
-            for r in rows
-        ],
-        schema=DOCUMENT_SCHEMA,
+        [{k: r.get(k) for k in DOCUMENT_COLUMNS} for r in rows], schema=DOCUMENT_SCHEMA
     )
 
 
-def _source_bytes(value):
-    return bytes.fromhex(value) if isinstance(value, str) else value
+# -- the rows in flight -------------------------------------------------------------------------------
+#
+# The run's document step passes on rows of three kinds, told apart by ``row_type``, in one schema
+# (``RUN_ROWS``) so that Ray Data batches them together: a ``chunk`` row fills the chunks/ columns, a
+# ``document`` row the documents/ columns (the names both tables have, ``doc_id``, ``source``,
+# ``doc_type`` and ``text``, mean the same in each: a documents row's ``text`` is its document's), and a
+# ``reuse`` row (an incremental run's unchanged file, not parsed) ``doc_id``, ``source`` and
+# ``source_bytes``. The writer selects each table's columns and casts them to its output schema.
+
+_DOCUMENT_ONLY = [f.with_nullable(True) for f in DOCUMENT_SCHEMA if f.name not in CHUNK_COLUMNS]
+RUN_ROWS = pa.schema(
+    [pa.field("row_type", pa.string()), *(f.with_nullable(True) for f in _CHUNK_FIELDS), *_DOCUMENT_ONLY]
+)
+
+# The eval's chunk step passes on, per setting, its ``chunk`` rows (``setting`` their label, ``eval``
+# what the eval needs of their text: ``evaluation.partials.mark_document``) and one ``document`` row
+# of facts without the text (``status``, ``reason``, ``doc_type``, ``bytes``).
+EVAL_MARK = pa.struct(
+    [
+        ("bad", pa.string()),  # why the span fails the span check, or null
+        ("quoted", pa.list_(pa.int32())),  # the questions one of whose quotes its text holds
+        ("group", pa.list_(pa.list_(pa.int64()))),  # its small-to-big expansion, a list per chunk
+        ("group_quoted", pa.list_(pa.int32())),
+        ("text_bytes", pa.int64()),
+        ("inside", pa.list_(pa.int32())),  # on a setting's first chunk of a document only
+    ]
+)
+EVAL_ROWS = pa.schema(
+    [
+        pa.field("row_type", pa.string()),
+        pa.field("setting", pa.string()),
+        *(f.with_nullable(True) for f in _CHUNK_FIELDS),
+        *(f for f in _DOCUMENT_ONLY if f.name in ("status", "reason", "bytes")),
+        pa.field("eval", EVAL_MARK),
+    ]
+)
+
+# The price job's measure step passes on one row per document and setting: its chunk statistics
+# (``pricing.measure_document``), the tokens per chunk as ``[n_tokens, chunks]`` pairs, and with
+# ``price --previous`` every chunk's id and tokens.
+MEASURE_ROWS = pa.schema(
+    [
+        ("setting", pa.string()),
+        ("doc_id", pa.string()),
+        ("source", pa.string()),
+        ("doc_type", pa.string()),
+        ("status", pa.string()),
+        ("bytes", pa.int64()),
+        ("pages", pa.int64()),
+        ("ocr_pages", pa.int64()),  # how many pages OCR read
+        ("ocr_seconds", pa.float64()),
+        ("chunks", pa.int64()),
+        ("tokens", pa.int64()),
+        ("header_tokens", pa.int64()),
+        ("overlap_tokens", pa.int64()),
+        ("over_limit", pa.int64()),
+        ("text_bytes", pa.int64()),
+        ("token_hist", pa.list_(pa.list_(pa.int64(), 2))),
+        ("chunk_ids", pa.list_(pa.struct([("chunk_id", pa.string()), ("n_tokens", pa.int64())]))),
+    ]
+)
+
+
+def row_schema(dim: int) -> pa.Schema:
+    """The rows between the chunk stage and the writer in an incremental run: ``RUN_ROWS``, then
+    ``embedding`` (null until reused or embedded), ``changed`` (the row goes into ``delta/added``),
+    ``group`` (the shuffle key: ``id:`` and a doc_id, or ``src:`` and a source), ``text_sha256`` (of a
+    previous chunk's text) and ``reused`` (``id`` or ``text``: how a chunk got its old vector). Two
+    more kinds travel in it: ``previous_chunk``/``previous_text`` (a previous output's chunk, whole
+    and as its vector under its source) and ``previous_document``."""
+    return pa.schema(
+        [
+            *RUN_ROWS,
+            pa.field("embedding", pa.list_(pa.float32(), dim)),
+            pa.field("changed", pa.bool_()),
+            pa.field("group", pa.string()),
+            pa.field("text_sha256", pa.binary(32)),
+            pa.field("reused", pa.string()),
+        ]
+    )

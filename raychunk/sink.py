@@ -1,7 +1,7 @@
 """The write stage: one Ray Data datasink that writes two tables, chunks/ and documents/.
 
-Every row is either a chunk or a document (``row_type``). Each write task splits its rows and
-writes one zstd Parquet shard per table into the run's staging folder, with the explicit schemas of
+Every row is either a chunk or a document (``row_type``, in ``schema.RUN_ROWS``). Each write task
+splits its rows and writes one zstd Parquet shard per table into the run's staging folder, with the explicit schemas of
 :mod:`raychunk.schema`, then a small manifest in ``_done/`` (written last) naming the shard's files,
 its documents and how many chunk rows of each source it holds: what ``--resume`` trusts. Nothing
 is published here: the job moves the staged files into place only when the whole run has succeeded.
@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from ray.data.datasource import Datasink
 
 from raychunk.publish import shard_manifest
-from raychunk.schema import CHUNK_COLUMNS, chunk_schema, documents_table
+from raychunk.schema import CHUNK_COLUMNS, DOCUMENT_COLUMNS, DOCUMENT_SCHEMA, chunk_schema
 
 __all__ = ["ShardSink"]
 
@@ -87,10 +87,11 @@ class ShardSink(Datasink):
                 added_file = f"delta/added/{name}.parquet"
                 self.filesystem.create_dir(f"{self.staging}/delta/added", recursive=True)
                 self._write(added.select(columns).cast(schema), f"{self.staging}/{added_file}")
-        doc_rows = [json.loads(s) for s in docs.column("document").to_pylist()] if docs.num_rows else []
+        doc_rows = docs.select(["source", "chunks"]).to_pylist() if docs.num_rows else []
         if doc_rows:
             doc_file = f"documents/{name}.parquet"
-            doc_bytes = self._write(documents_table(doc_rows), f"{self.staging}/{doc_file}")
+            documents = docs.select(DOCUMENT_COLUMNS).cast(DOCUMENT_SCHEMA)
+            doc_bytes = self._write(documents, f"{self.staging}/{doc_file}")
         manifest = shard_manifest(
             chunk_file, doc_file, chunks, doc_rows, chunk_bytes, doc_bytes, added_file=added_file
         )

@@ -69,6 +69,7 @@ class Step:
     partitions: int = 1
     sources: tuple[Parquet, ...] = ()
     pool: EmbedPlan | None = None
+    schema: object = None  # ``rows``: the Arrow schema its rows are built in (None: inferred)
 
     def __post_init__(self):
         if self.each not in ("row", "rows", "batch", "group"):

@@ -683,7 +683,7 @@ def _worker(doc_timeout: float) -> int:
             row = parse_file({"path": path, "bytes": Path(path).read_bytes()}, options=cfg.parse)
             row = classify_document(row, thresholds=types.thresholds, overrides=types.overrides)
             rows = chunk_rows(row, profiles=types.profiles, tokenizer=cfg.tokenizer_spec)
-            doc = json.loads(rows[0]["document"])
+            doc = rows[0]
             result = {
                 "status": doc["status"],
                 "reason": doc["reason"],

@@ -21,6 +21,7 @@ from raychunk.evaluation.report import evaluate_partials
 from raychunk.io import list_inputs, readable
 from raychunk.plan import resolve_plan
 from raychunk.pricing import Setting, grid
+from raychunk.schema import EVAL_ROWS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -56,13 +57,8 @@ def old_inputs(table, texts):
     vector, sorted by (setting, source, chunk_index)."""
     docs_t = table.filter(pc.equal(table.column("row_type"), "document"))
     documents = {}
-    for source, doc_id, blob in zip(
-        docs_t.column("source").to_pylist(),
-        docs_t.column("doc_id").to_pylist(),
-        docs_t.column("document").to_pylist(),
-    ):
-        facts = json.loads(blob)
-        documents[source] = {**facts, "text": texts.get(source, ""), "doc_id": doc_id}
+    for d in docs_t.select(["source", "doc_id", "status", "reason", "doc_type", "bytes"]).to_pylist():
+        documents[d["source"]] = {**d, "text": texts.get(d["source"], "")}
     chunk_t = table.filter(pc.equal(table.column("row_type"), "chunk"))
     rows = chunk_t.drop_columns(["embedding"]).to_pylist()
     emb = chunk_t.column("embedding").combine_chunks()
@@ -95,7 +91,7 @@ def embedded():
     listed = [f.path for f in files]
     queries = [dataclasses.replace(q, source=match_source(q.source, listed)) for q in load_queries(QUERIES)]
     rows, texts, resolved = run_stages(cfg, settings, queries, files)
-    table = EmbedChunks(cfg.embedder.model, device="cpu")(pa.Table.from_pylist(rows))
+    table = EmbedChunks(cfg.embedder.model, device="cpu")(pa.Table.from_pylist(rows, schema=EVAL_ROWS))
     qv = embed_queries(cfg.embedder.model, [q.query for q in queries], device="cpu")
     sizes = {f.path: f.size for f in files}
     return settings, resolved, table, texts, qv, sizes

@@ -383,17 +383,21 @@ def _join(previous: list[dict], new: list[dict], *, known=(), dim: int = 2) -> l
     """The pipeline's join without Ray: the previous output's chunks and documents rows and the chunk
     stage's rows (dicts, missing keys null) keyed as ``merge.join_previous`` keys them, grouped by key and
     merged; ``known`` the previous output's documents as ``(doc_id, format)``."""
-    from raychunk.document_steps import ROW_KEYS
     from raychunk.merge import merge_previous, new_rows, previous_chunk_rows, previous_document_rows
+    from raychunk.schema import CHUNK_COLUMNS, RUN_ROWS
 
     def table(rows, keys):
         return pa.Table.from_pylist([{k: r.get(k) for k in keys} for r in rows])
 
-    chunk_keys = [*ROW_KEYS[2:], "embedding"]
+    chunk_keys = [*CHUNK_COLUMNS, "embedding"]
     docs = [r for r in previous if "chunk_id" not in r]
     rows = pa.concat_tables(
         [
-            new_rows(table(new, ROW_KEYS), dim=dim, known=DocIndex([doc_key(*k) for k in known])),
+            new_rows(
+                pa.Table.from_pylist(new, schema=RUN_ROWS),
+                dim=dim,
+                known=DocIndex([doc_key(*k) for k in known]),
+            ),
             previous_chunk_rows(table([r for r in previous if "chunk_id" in r], chunk_keys), dim=dim),
             previous_document_rows(pa.Table.from_pylist(docs), dim=dim),
         ]
@@ -413,12 +417,7 @@ def _doc(doc_id, source):
 
 
 def _new_doc(doc_id, source):
-    return {
-        "row_type": "document",
-        "doc_id": doc_id,
-        "source": source,
-        "document": json.dumps(_doc(doc_id, source)),
-    }
+    return {"row_type": "document", **_doc(doc_id, source)}
 
 
 def test_merge_reuses_vectors_by_chunk_id_and_marks_the_upserts():
@@ -489,7 +488,8 @@ def test_merge_copies_an_unchanged_document_under_its_new_name():
     rows = _join(previous, [{"row_type": "reuse", "doc_id": "d", "source": "new.md"}])
     assert [r["row_type"] for r in rows] == ["document", "chunk"]
     assert {r["source"] for r in rows} == {"new.md"}
-    assert json.loads(rows[0]["document"]) == {**doc, "source": "new.md", "source_bytes": None}
+    assert {k: rows[0][k] for k in doc} == {**doc, "source": "new.md"}
+    assert rows[0]["source_bytes"] is None
     assert rows[0]["changed"] is False
     assert rows[1]["embedding"] == [1.0, 0.0] and rows[1]["changed"] is True  # upsert: its source moved
     assert rows[1]["reused"] == "id"
@@ -497,8 +497,8 @@ def test_merge_copies_an_unchanged_document_under_its_new_name():
 
 
 def test_a_moved_document_whose_name_is_not_utf8_keeps_its_new_name_bytes():
-    """The documents row of a file reused under a new source carries the new name's bytes (hex in
-    the row's JSON, bytes again in documents/), not the old ones."""
+    """The documents row of a file reused under a new source carries the new name's bytes, not the
+    old ones."""
     from raychunk.schema import documents_table
 
     doc = {"doc_id": "d", "source": "/old/caf\\xe9.md", "format": "markdown", "status": "ok"}
@@ -510,8 +510,8 @@ def test_a_moved_document_whose_name_is_not_utf8_keeps_its_new_name_bytes():
         "row_type": "reuse",
         "doc_id": "d",
         "source": "/new/caf\\xe9.md",
-        "document": json.dumps({"source_bytes": b"/new/caf\xe9.md".hex()}),
+        "source_bytes": b"/new/caf\xe9.md",
     }
     rows = _join(previous, [reuse])
-    written = documents_table([json.loads(rows[0]["document"])]).to_pylist()[0]
+    written = documents_table([rows[0]]).to_pylist()[0]
     assert written["source"] == "/new/caf\\xe9.md" and written["source_bytes"] == b"/new/caf\xe9.md"

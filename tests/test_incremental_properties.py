@@ -9,7 +9,6 @@ the chunks whose source moved, upserted for their new source). One small real-Ra
 from __future__ import annotations
 
 import hashlib
-import json
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -20,12 +19,13 @@ from hypothesis import strategies as st
 from raychunk.config import build_run_config, load_config, load_doc_types
 from raychunk.dedupe import duplicates_of
 from raychunk.document import content_hash
-from raychunk.document_steps import ROW_KEYS, chunk, per_document
+from raychunk.document_steps import chunk, per_document
 from raychunk.incremental import DocIndex, doc_key
 from raychunk.io import identity_of
 from raychunk.merge import merge_previous, new_rows, previous_chunk_rows, previous_document_rows
 from raychunk.parse.detect import format_from_name
 from raychunk.plan import resolve_plan
+from raychunk.schema import CHUNK_COLUMNS, DOCUMENT_COLUMNS, RUN_ROWS
 
 DIM = 4
 WORDS = ["alpha", "beta", "gamma", "delta", "quota", "agent", "proxy", "token", "billing", "export"]
@@ -67,7 +67,7 @@ def process(steps, tree: dict[str, list], root: str, *, unchanged: DocIndex | No
             and source not in duplicates
             and doc_key(doc_id, fmt, identity_of(source, root)) in unchanged
         ):
-            rows.append({**dict.fromkeys(ROW_KEYS), "row_type": "reuse", "doc_id": doc_id, "source": source})
+            rows.append({"row_type": "reuse", "doc_id": doc_id, "source": source})
             continue
         parsed = parse.func(
             {"path": source, "bytes": data}, **{**parse.keywords, "root": root, "duplicates": duplicates}
@@ -79,8 +79,8 @@ def process(steps, tree: dict[str, list], root: str, *, unchanged: DocIndex | No
 def output(rows: list[dict]) -> tuple[list[dict], list[dict]]:
     """``chunks/`` (with vectors) and ``documents/`` of a full run's rows."""
     chunks = [{**r, "embedding": vector(r["text"])} for r in rows if r["row_type"] == "chunk"]
-    docs = [json.loads(r["document"]) for r in rows if r["row_type"] == "document"]
-    return [{k: c[k] for k in (*ROW_KEYS[2:], "embedding")} for c in chunks], docs
+    docs = [{k: r.get(k) for k in DOCUMENT_COLUMNS} for r in rows if r["row_type"] == "document"]
+    return [{k: c.get(k) for k in (*CHUNK_COLUMNS, "embedding")} for c in chunks], docs
 
 
 def join(prev_chunks, prev_docs, new, *, root: str, prev_root: str) -> list[dict]:
@@ -91,8 +91,8 @@ def join(prev_chunks, prev_docs, new, *, root: str, prev_root: str) -> list[dict
 
     rows = pa.concat_tables(
         [
-            new_rows(table(new, ROW_KEYS), dim=DIM, known=known, root=root),
-            previous_chunk_rows(table(prev_chunks, [*ROW_KEYS[2:], "embedding"]), dim=DIM, root=prev_root),
+            new_rows(pa.Table.from_pylist(new, schema=RUN_ROWS), dim=DIM, known=known, root=root),
+            previous_chunk_rows(table(prev_chunks, [*CHUNK_COLUMNS, "embedding"]), dim=DIM, root=prev_root),
             previous_document_rows(pa.Table.from_pylist(prev_docs), dim=DIM),
         ]
     )

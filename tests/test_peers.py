@@ -155,6 +155,7 @@ def test_the_eval_scores_peers_by_span_and_embeds_each_text_once(tmp_path):
     from raychunk.io import list_inputs, readable
     from raychunk.jobs.eval import embed_queries
     from raychunk.pricing import grid
+    from raychunk.schema import EVAL_ROWS
 
     peers = [s for s in PEERS if _installed(s)]
     if not peers:
@@ -169,7 +170,9 @@ def test_the_eval_scores_peers_by_span_and_embeds_each_text_once(tmp_path):
         for q in load_queries(ROOT / "evals" / "samples.jsonl")
     ]
     rows, _, resolved = run_stages(cfg, settings, queries, files)
-    table = EmbedChunks(cfg.embedder.model, device="cpu", dedupe=True)(pa.Table.from_pylist(rows))
+    table = EmbedChunks(cfg.embedder.model, device="cpu", dedupe=True)(
+        pa.Table.from_pylist(rows, schema=EVAL_ROWS)
+    )
     qv = embed_queries(cfg.embedder.model, [q.query for q in resolved], device="cpu")
     partials = collect_partials([retrieve_block(table, query_vectors=qv, k=5)], queries=len(resolved), k=5)
     report = evaluate_partials(resolved, partials, settings, k=5, parent_budget=512, dim=qv.shape[1])

@@ -280,7 +280,7 @@ def test_previous_counts_equal_a_set_computation(tmp_path, fresh_ray, driver_row
         current = {}
         for r in local_rows(cfg, settings, {}, keep_ids=True):
             if r["setting"] == s.label:
-                current.update(json.loads(r["chunk_ids"]))
+                current.update({c["chunk_id"]: c["n_tokens"] for c in r["chunk_ids"]})
         new = current.keys() - previous
         expected[s.label] = {
             "unchanged": len(current.keys() & previous),

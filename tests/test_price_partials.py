@@ -1,6 +1,5 @@
 """Per-block price partials: merged in any grouping and order, they give the one-shot report."""
 
-import json
 import random
 from functools import reduce
 
@@ -150,7 +149,7 @@ def test_sampled_intervals_bracket_the_estimate_and_are_deterministic():
 def test_compare_ids_counts_per_setting():
     rows, _ = corpus_rows(10, keep_ids=True)
     label = SETTINGS[0].label
-    ids = {cid: n for r in rows if r["setting"] == label for cid, n in json.loads(r["chunk_ids"])}
+    ids = {c["chunk_id"]: c["n_tokens"] for r in rows if r["setting"] == label for c in r["chunk_ids"]}
     previous = list(ids)[:-3] + ["gone-1", "gone-2"]
     counts = compare_ids(rows, previous, [s.label for s in SETTINGS])
     assert counts[label] == {

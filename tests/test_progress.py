@@ -3,7 +3,6 @@ stages emit them, the line and its ETA weighted by bytes, the printer on and off
 real `raychunk run` off a terminal whose stderr is its own progress lines and no Ray log line."""
 
 import io
-import json
 import os
 import subprocess
 import sys
@@ -14,29 +13,29 @@ from pathlib import Path
 import pyarrow as pa
 
 from raychunk.progress import NativeNoise, Progress, ProgressCounter, count_batch, render_progress
+from raychunk.schema import RUN_ROWS
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def document_row(source: str, status: str, size: int, text: str, reason: str = "") -> dict:
     doc = {"doc_id": "d", "source": source, "status": status, "reason": reason, "bytes": size, "text": text}
-    return {"row_type": "document", "document": json.dumps(doc, ensure_ascii=False), "source": source}
+    return {"row_type": "document", **doc}
 
 
-def test_count_batch_reads_status_and_bytes_from_the_rows_not_from_their_text():
-    # A text that quotes the keys: JSON escapes its quotes, so only the row's own keys match.
+def test_count_batch_reads_status_and_bytes_from_the_documents_rows():
     sly = 'he wrote "status": "failed", "bytes": 999999 — ünïcode'
     rows = [
         document_row("a.md", "ok", 1200, sly),
-        {"row_type": "chunk", "document": None, "source": "a.md"},
-        {"row_type": "chunk", "document": None, "source": "a.md"},
+        {"row_type": "chunk", "source": "a.md", "text": sly, "n_tokens": 9},
+        {"row_type": "chunk", "source": "a.md"},
         document_row(
             "b.pdf", "failed", 5000, "", reason="parse took longer than 300 s (limits.doc_timeout_s)"
         ),
         document_row("c.txt", "duplicate", 7, ""),
-        {"row_type": "reuse", "document": None, "source": "d.txt"},
+        {"row_type": "reuse", "source": "d.txt"},
     ]
-    counts = count_batch(pa.Table.from_pylist(rows))
+    counts = count_batch(pa.Table.from_pylist(rows, schema=RUN_ROWS))
     assert counts == {
         "documents": 3,
         "bytes": 6207,

@@ -54,11 +54,15 @@ _SMALL = (
 
 
 def _schema():
+    """The small rows a block becomes; ``row_type`` names the kind, and each kind's own figures are
+    in the struct column of its name (``document``, ``candidate``, ``inside``, ``spans``, ``price``,
+    ``embedding``)."""
     import pyarrow as pa
 
+    ints = pa.list_(pa.int64())
     return pa.schema(
         [
-            ("row_type", pa.string()),  # document | candidate | spans | price
+            ("row_type", pa.string()),  # document | candidate | inside | spans | price | embedding
             ("setting", pa.string()),
             ("query", pa.int32()),
             ("score", pa.float64()),
@@ -73,7 +77,58 @@ def _schema():
             ("table_part", pa.int32()),
             ("chunk_id", pa.string()),
             ("doc_id", pa.string()),
-            ("data", pa.string()),  # JSON: a document's facts, a candidate's group, an aggregate
+            (
+                "document",
+                pa.struct(
+                    [
+                        ("status", pa.string()),
+                        ("reason", pa.string()),
+                        ("doc_type", pa.string()),
+                        ("bytes", pa.int64()),
+                    ]
+                ),
+            ),
+            # whether the candidate holds the question's quote, its small-to-big group (a list of
+            # [chunk_index, start, end, n_tokens, header_tokens, overlap_tokens]) and whether that does
+            (
+                "candidate",
+                pa.struct([("quoted", pa.bool_()), ("group", pa.list_(ints)), ("group_quoted", pa.bool_())]),
+            ),
+            ("inside", pa.list_(pa.int32())),  # the questions whose passages lie inside one chunk
+            (
+                "spans",
+                pa.struct(
+                    [
+                        ("chunks", pa.int64()),
+                        ("bad", pa.int64()),
+                        (
+                            "examples",
+                            pa.list_(
+                                pa.struct(
+                                    [
+                                        ("source", pa.string()),
+                                        ("chunk_index", pa.int64()),
+                                        ("start", pa.int64()),
+                                        ("end", pa.int64()),
+                                        ("why", pa.string()),
+                                    ]
+                                )
+                            ),
+                        ),
+                    ]
+                ),
+            ),
+            (
+                "price",
+                pa.struct(
+                    [
+                        ("doc_type", pa.string()),
+                        *((key, pa.int64()) for key in PRICE_SUMS),
+                        ("hist", pa.list_(ints)),
+                    ]
+                ),
+            ),
+            ("embedding", pa.struct([("embedded", pa.int64()), ("reused", pa.int64())])),
         ]
     )
 
@@ -194,17 +249,14 @@ def retrieve_block(batch, *, query_vectors, k: int, examples: int = 5):
     rows: list[dict] = []
     kinds = batch.column("row_type")
     docs = batch.filter(pc.equal(kinds, "document"))
-    for source, doc_id, facts in zip(
-        docs.column("source").to_pylist(),
-        docs.column("doc_id").to_pylist(),
-        docs.column("document").to_pylist(),
-    ):
-        rows.append({"row_type": "document", "source": source, "doc_id": doc_id, "data": facts})
+    for d in docs.select(["source", "doc_id", "status", "reason", "doc_type", "bytes"]).to_pylist():
+        facts = {"status": d["status"], "reason": d["reason"], "doc_type": d["doc_type"], "bytes": d["bytes"]}
+        rows.append({"row_type": "document", "source": d["source"], "doc_id": d["doc_id"], "document": facts})
     chunk_t = batch.filter(pc.equal(kinds, "chunk"))
     if chunk_t.num_rows and "embedded" in chunk_t.column_names:
         embedded = int(pc.sum(chunk_t.column("embedded")).as_py() or 0)
         data = {"embedded": embedded, "reused": chunk_t.num_rows - embedded}
-        rows.append({"row_type": "embedding", "data": json.dumps(data)})
+        rows.append({"row_type": "embedding", "embedding": data})
     if chunk_t.num_rows:
         small = chunk_t.select(["setting", *_SMALL, "over_limit", "doc_type", "eval"]).to_pylist()
         emb = chunk_t.column("embedding").combine_chunks()
@@ -216,9 +268,9 @@ def retrieve_block(batch, *, query_vectors, k: int, examples: int = 5):
         ):
             by_setting.setdefault(small[i]["setting"], []).append(i)
         for setting, idx in by_setting.items():
-            marks = [json.loads(small[i]["eval"]) for i in idx]
-            inside = sorted({q for m in marks for q in m.get("inside", ())})
-            rows.append({"row_type": "inside", "setting": setting, "data": json.dumps(inside)})
+            marks = [small[i]["eval"] for i in idx]
+            inside = sorted({q for m in marks for q in m["inside"] or ()})
+            rows.append({"row_type": "inside", "setting": setting, "inside": inside})
             rows.extend(_spans(setting, [small[i] for i in idx], marks, examples))
             rows.extend(_price(setting, [small[i] for i in idx], marks))
             s = scores(query_vectors, matrix[idx])
@@ -232,13 +284,11 @@ def retrieve_block(batch, *, query_vectors, k: int, examples: int = 5):
                             "setting": setting,
                             "query": q,
                             "score": float(s[q, j]),
-                            "data": json.dumps(
-                                {
-                                    "quoted": q in m["quoted"],
-                                    "group": m["group"],
-                                    "group_quoted": q in m["group_quoted"],
-                                }
-                            ),
+                            "candidate": {
+                                "quoted": q in m["quoted"],
+                                "group": m["group"],
+                                "group_quoted": q in m["group_quoted"],
+                            },
                         }
                     )
     return pa.Table.from_pylist(rows, schema=_schema())
@@ -247,10 +297,17 @@ def retrieve_block(batch, *, query_vectors, k: int, examples: int = 5):
 def _spans(setting: str, chunks: list[dict], marks: list[dict], examples: int) -> list[dict]:
     bad = [(c, m["bad"]) for c, m in zip(chunks, marks) if m["bad"] is not None]
     named = [
-        [c["source"], c["chunk_index"], c["char_start"], c["char_end"], why] for c, why in bad[:examples]
+        {
+            "source": c["source"],
+            "chunk_index": c["chunk_index"],
+            "start": c["char_start"],
+            "end": c["char_end"],
+            "why": why,
+        }
+        for c, why in bad[:examples]
     ]
     data = {"chunks": len(chunks), "bad": len(bad), "examples": named}
-    return [{"row_type": "spans", "setting": setting, "data": json.dumps(data)}]
+    return [{"row_type": "spans", "setting": setting, "spans": data}]
 
 
 def _price(setting: str, chunks: list[dict], marks: list[dict]) -> list[dict]:
@@ -268,7 +325,7 @@ def _price(setting: str, chunks: list[dict], marks: list[dict]) -> list[dict]:
     out = []
     for a in sums.values():
         a["hist"] = sorted(a["hist"].items())
-        out.append({"row_type": "price", "setting": setting, "data": json.dumps(a)})
+        out.append({"row_type": "price", "setting": setting, "price": a})
     return out
 
 
@@ -299,7 +356,8 @@ def collect_partials(batches: Iterable, *, queries: int, k: int, examples: int =
     for batch in batches:
         n += batch.num_rows
         for r in batch.to_pylist():
-            kind, data = r["row_type"], json.loads(r["data"])
+            kind = r["row_type"]
+            data = r[kind]
             if kind == "document":
                 documents[r["source"]] = {**data, "doc_id": r["doc_id"]}
             elif kind == "candidate":
@@ -314,7 +372,9 @@ def collect_partials(batches: Iterable, *, queries: int, k: int, examples: int =
                 got = spans.setdefault(r["setting"], [0, 0, []])
                 got[0] += data["chunks"]
                 got[1] += data["bad"]
-                got[2] = sorted(got[2] + [tuple(x) for x in data["examples"]], key=lambda x: (x[0], x[1]))
+                got[2] = sorted(
+                    got[2] + [tuple(x.values()) for x in data["examples"]], key=lambda x: (x[0], x[1])
+                )
                 del got[2][examples:]
             elif kind == "price":
                 a = price.setdefault(

@@ -9,7 +9,6 @@ from every text, chunk and vector in memory; both give the same report on the sa
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -60,8 +59,8 @@ def _price_rows(
                     "overlap_tokens": sum(c["overlap_tokens"] for c in cs),
                     "over_limit": sum(bool(c["over_limit"]) for c in cs),
                     "text_bytes": sum(len(c["text"].encode()) for c in cs),
-                    "token_hist": json.dumps(sorted(Counter(c["n_tokens"] for c in cs).items())),
-                    "chunk_ids": "",
+                    "token_hist": sorted(Counter(c["n_tokens"] for c in cs).items()),
+                    "chunk_ids": None,
                 }
             )
     return out
@@ -231,8 +230,8 @@ def _summed_price_rows(
                     "source": key,
                     **t,
                     **{name: a.get(name, 0) for name in PRICE_SUMS},
-                    "token_hist": json.dumps(sorted(a.get("hist", Counter()).items())),
-                    "chunk_ids": "",
+                    "token_hist": sorted(a.get("hist", Counter()).items()),
+                    "chunk_ids": None,
                 }
             )
     return out

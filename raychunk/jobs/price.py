@@ -3,6 +3,7 @@ vectors, tokens, storage, embedding time and money per setting (``report.json/.c
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import pickle
@@ -29,9 +30,15 @@ from raychunk.pricing import (
     vector_bytes,
 )
 from raychunk.progress import JobProgress
-from raychunk.report import plot_price, render_price_markdown, write_price_csv
+from raychunk.report.price import (
+    PriceReport,
+    build_price_report,
+    plot_price,
+    render_price_markdown,
+    write_price_csv,
+)
 
-__all__ = ["Measured", "PriceOptions", "measure_corpus", "previous_chunks", "price"]
+__all__ = ["Measured", "PriceOptions", "measure_corpus", "previous_chunks", "price", "price_job"]
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +66,13 @@ class PriceOptions:
 
 
 def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
-    """Measure every setting over the (sampled) corpus on Ray, price it, and write the report files."""
+    """Price the corpus; returns the report as ``report.json`` holds it, with the files written."""
+    return price_job(cfg, settings, opts).as_json()
+
+
+def price_job(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> PriceReport:
+    """Measure every setting over the (sampled) corpus on Ray, price it, and write the report files;
+    returns the typed report."""
     from raychunk.embed import measure_throughput
 
     job = resolve_plan(cfg)  # every doc type's caps within the embedder's input limit
@@ -78,7 +91,7 @@ def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
         tps = throughput["tokens_per_second"]
     rates = Rates(opts.gpu_hour_usd, opts.storage_gb_month_usd, opts.api_usd_per_1m_tokens, tps)
     listing = measured.listing
-    report = summarize_partial(
+    summary = summarize_partial(
         measured.partial,
         settings,
         dim=dim,
@@ -90,11 +103,13 @@ def price(cfg: RunConfig, settings: list[Setting], opts: PriceOptions) -> dict:
         rates=rates,
         delta=measured.delta,
     )
-    report["notes"] = _notes(report, opts, throughput, rates, cfg, listing)
-    report["projection"] = cluster_projection(report)
-    report["throughput"] = throughput
-    report["written"] = _write(report, opts)
-    return report
+    report = build_price_report(
+        summary,
+        notes=_notes(summary, opts, throughput, rates, cfg, listing),
+        projection=cluster_projection(summary),
+        throughput=throughput,
+    )
+    return dataclasses.replace(report, written=tuple(_write(report, opts)))
 
 
 @dataclass(frozen=True)
@@ -219,12 +234,12 @@ def cluster_projection(
     return [f"{row['setting']}: {lines[0]}", *lines[1:]]
 
 
-def _write(report: dict, opts: PriceOptions) -> list[str]:
+def _write(report: PriceReport, opts: PriceOptions) -> list[str]:
     out_fs, out_dir = resolve_output(opts.output)
     out_fs.create_dir(out_dir, recursive=True)
     with tempfile.TemporaryDirectory() as tmp:
         local = Path(tmp)
-        (local / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
+        (local / "report.json").write_text(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
         (local / "report.md").write_text(render_price_markdown(report))
         write_price_csv(report, local / "report.csv")
         if opts.chart:

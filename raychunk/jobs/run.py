@@ -13,7 +13,6 @@ from raychunk.config import ConfigError, RunConfig
 from raychunk.corpus import duplicates_of, list_corpus, plan_corpus
 from raychunk.document_steps import chunk, documents
 from raychunk.embed import embed
-from raychunk.io import resolve_output
 from raychunk.listing import InputPlanner
 from raychunk.merge import join_previous
 from raychunk.pipeline import execute, init_ray, plan_embedding, read_blocks, write
@@ -27,7 +26,6 @@ from raychunk.report.run import (
     build_run_report,
     render_run_markdown,
 )
-from raychunk.sink import ShardSink
 
 __all__ = ["fingerprint", "run", "run_job", "settings_fingerprint"]
 
@@ -45,8 +43,8 @@ def run_job(cfg: RunConfig) -> RunReport:
 
     t0 = time.perf_counter()
     job = resolve_plan(cfg)  # fails on a bad config before starting anything
-    out_fs, out_path = resolve_output(cfg.output)
-    publish.check_output(out_fs, out_path, cfg.output_files.overwrite)
+    output = publish.open_output(cfg.output, overwrite=cfg.output_files.overwrite)
+    out_fs = output.fs
     t_ray = time.perf_counter()
     where = init_ray(cfg)
     ray_start = time.perf_counter() - t_ray
@@ -56,7 +54,7 @@ def run_job(cfg: RunConfig) -> RunReport:
     settings = settings_fingerprint(job, plan)
     previous, known, unchanged = _previous(cfg, settings)
     recorded = {**fingerprint(job), "previous_output": previous.identity if previous else None}
-    staging = publish.open_staging(out_fs, out_path, recorded, resume=cfg.output_files.resume)
+    staging = publish.open_staging(out_fs, output.path, recorded, resume=cfg.output_files.resume)
     inputs = plan_inputs(
         planner,
         job,
@@ -78,14 +76,7 @@ def run_job(cfg: RunConfig) -> RunReport:
     stats = ""
     if inputs.todo_files:
         duplicates = duplicates_of(inputs, job)
-        sink = ShardSink(
-            staging.path,
-            out_fs,
-            attempt=staging.attempt,
-            dim=plan.dim if plan else None,
-            rows_per_shard=cfg.output_files.rows_per_shard,
-            compression=cfg.output_files.compression,
-        )
+        sink = staging.sink(out_fs, dim=plan.dim if plan else None, files=cfg.output_files)
         progress = JobProgress(
             "run", documents=inputs.todo_files, nbytes=inputs.todo_bytes, embedding=plan is not None
         )
@@ -128,7 +119,13 @@ def run_job(cfg: RunConfig) -> RunReport:
         else None,
     )
     return publish.publish_output(
-        out_fs, staging, out_path, staged, report, render_run_markdown, overwrite=cfg.output_files.overwrite
+        out_fs,
+        staging,
+        output.path,
+        staged,
+        report,
+        render_run_markdown,
+        overwrite=cfg.output_files.overwrite,
     )
 
 

@@ -1,6 +1,106 @@
-"""The price report rendered: text, ``report.md``, ``report.csv`` and ``chart.png``."""
+"""The price report: its typed record (``PriceReport``, built once from what the price job measured
+and priced by ``build_price_report``; ``as_json()`` is ``report.json``) and its renderings: text,
+``report.md``, ``report.csv`` and ``chart.png``."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from raychunk.report.record import OMIT_NONE, as_json
+
+__all__ = [
+    "Cost",
+    "PriceReport",
+    "SettingPrice",
+    "build_price_report",
+    "human_bytes",
+    "plot_price",
+    "render_price_markdown",
+    "render_price_text",
+    "write_price_csv",
+]
+
+
+@dataclass(frozen=True)
+class Cost:
+    """One setting's figures over the corpus (or over one document type's documents), scaled to
+    the corpus when sampled: counts, token shares and percentiles, bytes, and the embedding time and
+    money where a throughput or a price was given (``pricing._cost_row``)."""
+
+    setting: str  # the setting's label (a document type's row: the type)
+    documents: int
+    chunks: int
+    vectors: int
+    tokens: int
+    header_share: float
+    overlap_share: float
+    tokens_mean: float
+    tokens_p50: float
+    tokens_p95: float
+    over_limit: int
+    over_limit_share: float
+    pages: int
+    ocr_pages: int
+    ocr_seconds: float
+    text_bytes: int
+    vector_bytes: int
+    index_bytes: int
+    total_bytes: int
+    embed_seconds: float | None = field(default=None, metadata=OMIT_NONE)
+    embed_usd: float | None = field(default=None, metadata=OMIT_NONE)
+    api_usd: float | None = field(default=None, metadata=OMIT_NONE)
+    storage_usd_month: float | None = field(default=None, metadata=OMIT_NONE)
+
+
+@dataclass(frozen=True)
+class SettingPrice(Cost):
+    """A setting's row: its ``Cost``, the byte-identical copies skipped and the kept copies' tokens,
+    a sample's 95% interval, ``--previous``'s comparison, and the same figures per document type."""
+
+    duplicates: int = 0
+    tokens_saved: int = 0
+    interval_95: dict | None = field(default=None, metadata=OMIT_NONE)  # {} when too few documents
+    delta: dict | None = field(default=None, metadata=OMIT_NONE)
+    by_type: dict[str, Cost] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PriceReport:
+    settings: tuple[SettingPrice, ...]
+    sampled_documents: int
+    duplicates: int
+    corpus_files: int
+    corpus_bytes: int
+    sample: float
+    estimate: bool
+    dim: int
+    dtype: str
+    index: str
+    notes: tuple[str, ...]
+    projection: tuple[str, ...]
+    throughput: dict | None
+    written: tuple[str, ...] | None = field(default=None, metadata=OMIT_NONE)  # set once written
+
+    def as_json(self) -> dict:
+        """The report as ``report.json`` holds it (with ``written`` once the files are written)."""
+        return as_json(self)
+
+
+def build_price_report(
+    summary: dict, *, notes: list[str], projection: list[str], throughput: dict | None
+) -> PriceReport:
+    """The typed report, once, from ``pricing.summarize_partial``'s summary and what the job added."""
+    settings = tuple(
+        SettingPrice(**{**row, "by_type": {t: Cost(**x) for t, x in row["by_type"].items()}})
+        for row in summary["settings"]
+    )
+    return PriceReport(
+        **{**summary, "settings": settings},
+        notes=tuple(notes),
+        projection=tuple(projection),
+        throughput=throughput,
+    )
+
 
 PRICE_COLUMNS = [
     ("setting", "setting"),
@@ -62,46 +162,46 @@ def _cell(key: str, value) -> str:
     return str(value)
 
 
-def _price_columns(rows: list[dict]) -> list[tuple[str, str]]:
+def _price_columns(rows: tuple[SettingPrice, ...]) -> list[tuple[str, str]]:
     cols = list(PRICE_COLUMNS)
-    if any(r.get("duplicates") for r in rows):
+    if any(r.duplicates for r in rows):
         cols += _DUPLICATES
-    cols += [c for c in _MONEY if any(c[0] in r for r in rows)]
+    cols += [c for c in _MONEY if any(getattr(r, c[0]) is not None for r in rows)]
     return cols
 
 
-def _table(rows: list[dict], cols: list[tuple[str, str]]) -> list[list[str]]:
-    return [[h for _, h in cols]] + [[_cell(k, r.get(k)) for k, _ in cols] for r in rows]
+def _table(rows: tuple[SettingPrice, ...], cols: list[tuple[str, str]]) -> list[list[str]]:
+    return [[h for _, h in cols]] + [[_cell(k, getattr(r, k)) for k, _ in cols] for r in rows]
 
 
-def render_price_text(report: dict) -> str:
-    rows = report["settings"]
+def render_price_text(report: PriceReport) -> str:
+    rows = report.settings
     cols = _price_columns(rows)
     grid_ = _table(rows, cols)
     widths = [max(len(r[i]) for r in grid_) for i in range(len(cols))]
     lines = [_price_title(report), "", _align(grid_[0], widths), "  ".join("-" * w for w in widths)]
     lines += [_align(r, widths) for r in grid_[1:]]
     for row in rows:
-        if "interval_95" in row and row["interval_95"]:
-            iv = row["interval_95"]
+        if row.interval_95:
+            iv = row.interval_95
             lines.append(
-                f"  95% interval {row['setting']}: vectors {iv['vectors'][0]:,}–{iv['vectors'][1]:,}, "
+                f"  95% interval {row.setting}: vectors {iv['vectors'][0]:,}–{iv['vectors'][1]:,}, "
                 f"total {human_bytes(iv['total_bytes'][0])}–{human_bytes(iv['total_bytes'][1])}"
             )
     lines += ["", "By document type (documents; chunks per setting):", *_by_type_matrix(rows)]
-    if any("delta" in r for r in rows):
+    if any(r.delta is not None for r in rows):
         lines += ["", "Against the previous run:"]
         for r in rows:
-            d = r.get("delta")
+            d = r.delta
             if d:
                 cost = f", {_human_seconds(d['embed_seconds'])} to embed" if "embed_seconds" in d else ""
                 lines.append(
-                    f"  {r['setting']}: {d['unchanged']:,} unchanged, {d['new']:,} new, {d['removed']:,} "
+                    f"  {r.setting}: {d['unchanged']:,} unchanged, {d['new']:,} new, {d['removed']:,} "
                     f"removed; re-embedding the delta is {d['tokens_to_embed']:,} tokens{cost}"
                 )
-    if report.get("projection"):
-        lines += ["", "On the cluster (cluster.yaml):", *[f"  {line}" for line in report["projection"]]]
-    lines += ["", *[f"note: {n}" for n in report["notes"]]]
+    if report.projection:
+        lines += ["", "On the cluster (cluster.yaml):", *[f"  {line}" for line in report.projection]]
+    lines += ["", *[f"note: {n}" for n in report.notes]]
     return "\n".join(lines)
 
 
@@ -120,30 +220,30 @@ def _short(label: str) -> str:
     return label
 
 
-def _by_type_matrix(rows: list[dict]) -> list[str]:
-    types = sorted({t for r in rows for t in r["by_type"]})
-    header = ["type", "docs"] + [_short(r["setting"]) for r in rows]
+def _by_type_matrix(rows: tuple[SettingPrice, ...]) -> list[str]:
+    types = sorted({t for r in rows for t in r.by_type})
+    header = ["type", "docs"] + [_short(r.setting) for r in rows]
     body = []
     for t in types:
-        docs = max(r["by_type"].get(t, {}).get("documents", 0) for r in rows)
-        body.append([t, f"{docs:,}"] + [f"{r['by_type'].get(t, {}).get('chunks', 0):,}" for r in rows])
+        docs = max(r.by_type[t].documents if t in r.by_type else 0 for r in rows)
+        body.append([t, f"{docs:,}"] + [f"{r.by_type[t].chunks if t in r.by_type else 0:,}" for r in rows])
     widths = [max(len(x[i]) for x in [header, *body]) for i in range(len(header))]
     return ["  " + _align(header, widths)] + ["  " + _align(r, widths) for r in body]
 
 
-def _price_title(report: dict) -> str:
-    kind = "ESTIMATE from a sample" if report["estimate"] else "measured"
-    dupes = report.get("duplicates", 0)
+def _price_title(report: PriceReport) -> str:
+    kind = "ESTIMATE from a sample" if report.estimate else "measured"
+    dupes = report.duplicates
     skipped = f" ({dupes:,} byte-identical duplicates skipped)" if dupes else ""
     return (
-        f"raychunk price ({kind}): {report['corpus_files']:,} files, {human_bytes(report['corpus_bytes'])}; "
-        f"{report['sampled_documents'] - dupes:,} documents parsed{skipped}; dim {report['dim']} {report['dtype']}, "
-        f"index {report['index']}"
+        f"raychunk price ({kind}): {report.corpus_files:,} files, {human_bytes(report.corpus_bytes)}; "
+        f"{report.sampled_documents - dupes:,} documents parsed{skipped}; dim {report.dim} {report.dtype}, "
+        f"index {report.index}"
     )
 
 
-def render_price_markdown(report: dict) -> str:
-    rows = report["settings"]
+def render_price_markdown(report: PriceReport) -> str:
+    rows = report.settings
     cols = _price_columns(rows)
     grid_ = _table(rows, cols)
     out = [
@@ -152,7 +252,7 @@ def render_price_markdown(report: dict) -> str:
         "|" + "---|" * len(cols),
     ]
     out += ["| " + " | ".join(r) + " |" for r in grid_[1:]]
-    if any(r.get("interval_95") for r in rows):
+    if any(r.interval_95 for r in rows):
         out += [
             "",
             "## 95% intervals (bootstrap over documents)",
@@ -161,10 +261,10 @@ def render_price_markdown(report: dict) -> str:
             "|---|---|---|",
         ]
         for r in rows:
-            iv = r.get("interval_95")
+            iv = r.interval_95
             if iv:
                 out.append(
-                    f"| {r['setting']} | {iv['vectors'][0]:,}–{iv['vectors'][1]:,} | "
+                    f"| {r.setting} | {iv['vectors'][0]:,}–{iv['vectors'][1]:,} | "
                     f"{human_bytes(iv['total_bytes'][0])}–{human_bytes(iv['total_bytes'][1])} |"
                 )
     out += [
@@ -175,12 +275,12 @@ def render_price_markdown(report: dict) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        for t, x in r["by_type"].items():
+        for t, x in r.by_type.items():
             out.append(
-                f"| {r['setting']} | {t} | {x['documents']:,} | {x['chunks']:,} | {x['tokens']:,} | "
-                f"{x['tokens_mean']:.0f} | {x['over_limit']:,} | {human_bytes(x['total_bytes'])} |"
+                f"| {r.setting} | {t} | {x.documents:,} | {x.chunks:,} | {x.tokens:,} | "
+                f"{x.tokens_mean:.0f} | {x.over_limit:,} | {human_bytes(x.total_bytes)} |"
             )
-    if any("delta" in r for r in rows):
+    if any(r.delta is not None for r in rows):
         out += [
             "",
             "## Against the previous run",
@@ -189,34 +289,38 @@ def render_price_markdown(report: dict) -> str:
             "|---|---|---|---|---|",
         ]
         out += [
-            f"| {r['setting']} | {r['delta']['unchanged']:,} | {r['delta']['new']:,} | {r['delta']['removed']:,} | "
-            f"{r['delta']['tokens_to_embed']:,} |"
+            f"| {r.setting} | {r.delta['unchanged']:,} | {r.delta['new']:,} | {r.delta['removed']:,} | "
+            f"{r.delta['tokens_to_embed']:,} |"
             for r in rows
-            if "delta" in r
+            if r.delta is not None
         ]
-    if report.get("projection"):
-        out += ["", "## On the cluster (`cluster.yaml`)", ""] + [f"- {line}" for line in report["projection"]]
-    out += ["", "## Notes", ""] + [f"- {n}" for n in report["notes"]]
+    if report.projection:
+        out += ["", "## On the cluster (`cluster.yaml`)", ""] + [f"- {line}" for line in report.projection]
+    out += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
     return "\n".join(out) + "\n"
 
 
-def write_price_csv(report: dict, path) -> None:
+def write_price_csv(report: PriceReport, path) -> None:
     import csv
 
-    rows = report["settings"]
+    def value(record: Cost, key: str):
+        v = getattr(record, key, None)
+        return "" if v is None else v
+
+    rows = report.settings
     keys = [k for k, _ in _price_columns(rows)]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["scope", *keys])
         for r in rows:
-            w.writerow(["all", *[r.get(k, "") for k in keys]])
-            for t, x in r["by_type"].items():
+            w.writerow(["all", *[value(r, k) for k in keys]])
+            for t, x in r.by_type.items():
                 w.writerow(
-                    [f"type:{t}", *[(f"{r['setting']}" if k == "setting" else x.get(k, "")) for k in keys]]
+                    [f"type:{t}", *[(f"{r.setting}" if k == "setting" else value(x, k)) for k in keys]]
                 )
 
 
-def plot_price(report: dict, path) -> None:
+def plot_price(report: PriceReport, path) -> None:
     """Vectors per setting, and storage per setting stacked as text, vectors and index overhead."""
     try:
         import matplotlib
@@ -225,24 +329,24 @@ def plot_price(report: dict, path) -> None:
         import matplotlib.pyplot as plt
     except ImportError as e:
         raise ImportError("the price chart needs matplotlib: pip install matplotlib") from e
-    rows = report["settings"]
-    labels = [r["setting"] for r in rows]
+    rows = report.settings
+    labels = [r.setting for r in rows]
     x = range(len(rows))
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(max(8, 0.6 * len(rows) + 3), 9), sharex=True)
-    bars = ax1.bar(x, [r["vectors"] for r in rows], color="#4C72B0")
-    ax1.bar_label(bars, labels=[f"{r['vectors']:,}" for r in rows], fontsize=7, rotation=90, padding=2)
+    bars = ax1.bar(x, [r.vectors for r in rows], color="#4C72B0")
+    ax1.bar_label(bars, labels=[f"{r.vectors:,}" for r in rows], fontsize=7, rotation=90, padding=2)
     ax1.set_title("Vectors per setting")
     ax1.set_ylabel("vectors")
-    text = [r["text_bytes"] / 1e6 for r in rows]
-    vec = [r["vector_bytes"] / 1e6 for r in rows]
-    idx = [(r["index_bytes"] - r["vector_bytes"]) / 1e6 for r in rows]
+    text = [r.text_bytes / 1e6 for r in rows]
+    vec = [r.vector_bytes / 1e6 for r in rows]
+    idx = [(r.index_bytes - r.vector_bytes) / 1e6 for r in rows]
     ax2.bar(x, text, label="chunk text", color="#DD8452")
-    ax2.bar(x, vec, bottom=text, label=f"vectors ({report['dtype']}, dim {report['dim']})", color="#4C72B0")
+    ax2.bar(x, vec, bottom=text, label=f"vectors ({report.dtype}, dim {report.dim})", color="#4C72B0")
     ax2.bar(
         x,
         idx,
         bottom=[a + b for a, b in zip(text, vec)],
-        label=f"index overhead ({report['index']})",
+        label=f"index overhead ({report.index})",
         color="#55A868",
     )
     ax2.set_title("Storage per setting")
@@ -253,8 +357,8 @@ def plot_price(report: dict, path) -> None:
         ax.set_xticks(list(x))
         ax.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
         ax.grid(axis="y", alpha=0.3)
-    title = "raychunk price" + (" (estimate from a sample)" if report["estimate"] else "")
-    fig.suptitle(f"{title}: {report['corpus_files']:,} files")
+    title = "raychunk price" + (" (estimate from a sample)" if report.estimate else "")
+    fig.suptitle(f"{title}: {report.corpus_files:,} files")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

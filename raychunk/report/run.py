@@ -8,6 +8,8 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
+from raychunk.report.record import OMIT_NONE, as_json
+
 __all__ = [
     "BACKEND_NOTES",
     "ChunkIdCounts",
@@ -28,8 +30,6 @@ __all__ = [
     "render_run_markdown",
     "render_run_text",
 ]
-
-_OMIT_NONE = {"omit_none": True}  # a field report.json leaves out when it is None
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ class DocumentNote:
     """A document not ok (``status`` set) or ok with a warning (``status`` None, left out)."""
 
     source: str
-    status: str | None = field(default=None, metadata=_OMIT_NONE)
+    status: str | None = field(default=None, metadata=OMIT_NONE)
     reason: str = ""
 
 
@@ -168,15 +168,15 @@ class RunReport:
     warnings_total: int
     settings: dict  # what shapes the rows (``jobs.run.settings_fingerprint``), as --previous reads it
     resumed: dict | None
-    incremental: Incremental | None = field(default=None, metadata=_OMIT_NONE)
-    files: dict[str, list[str]] | None = field(default=None, metadata=_OMIT_NONE)  # set when published
+    incremental: Incremental | None = field(default=None, metadata=OMIT_NONE)
+    files: dict[str, list[str]] | None = field(default=None, metadata=OMIT_NONE)  # set when published
 
     def with_files(self, files: dict[str, list[str]]) -> RunReport:
         return dataclasses.replace(self, files=files)
 
     def as_json(self) -> dict:
         """The report as ``report.json`` holds it: fields in order, records as objects, tuples as lists."""
-        return _as_json(self)
+        return as_json(self)
 
 
 # What a backend other than torch changes in the vectors, as measured (README, Benchmarks).
@@ -291,20 +291,6 @@ def build_run_report(
         resumed=resumed,
         incremental=incremental,
     )
-
-
-def _as_json(value):
-    if dataclasses.is_dataclass(value):
-        return {
-            f.name: _as_json(getattr(value, f.name))
-            for f in dataclasses.fields(value)
-            if not (f.metadata.get("omit_none") and getattr(value, f.name) is None)
-        }
-    if isinstance(value, (tuple, list)):
-        return [_as_json(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _as_json(v) for k, v in value.items()}
-    return value
 
 
 def _mb(n: int) -> str:
