@@ -5,10 +5,15 @@ with paired 95% intervals against a reference setting and against an earlier run
     # ... change a chunking rule, then:
     python scripts/levers.py --setting profile --against out/levers/base.json
     python scripts/levers.py --count --setting profile --setting fixed:200   # vectors only, no embedding
+    python scripts/levers.py --setting profile --setting langchain_markdown:256 --misses langchain_markdown:256
 
 In this process, over ``raychunk.jobs.tune``'s corpus loading and scoring (the scoring of ``raychunk
 eval``: every question against the pooled index), with the embedding cache ``--cache`` (the ``eval
---cache`` format), so a run after a change embeds only the chunks it changed. A setting is
+--cache`` format), so a run after a change embeds only the chunks it changed. Each subset also gives
+the questions only one side of each pair answers and the best of all settings per question (a
+ceiling no single setting reaches); ``--misses SETTING`` prints the questions SETTING answers and the
+reference misses, with the reference's rank and both chunks that hold the passage (what to read
+before building a lever). A setting is
 ``profile`` (each type's profile from ``--doc-types``), ``profile@FILE`` (another doc-types file), or
 ``STRATEGY:MAX[:key=value,...]`` for every document (peers too: ``langchain_markdown:200``).
 """
@@ -42,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save", type=Path)
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--count", action="store_true", help="only chunk: vectors per setting and subset")
+    ap.add_argument("--misses", help="a setting: the questions it answers and --reference misses, shown")
     args = ap.parse_args(argv)
 
     from raychunk.config import build_run_config, load_config
@@ -87,9 +93,15 @@ def main(argv: list[str] | None = None) -> int:
             line = f"  {spec:<44} hit@{args.k} {sum(hit) / len(hit):.3f} [{lo:.3f}-{hi:.3f}]  inside {sum(inside) / len(inside):.3f}"
             ref = results.get(args.reference)
             if ref is not None and spec != args.reference:
-                d = paired_difference(hit, [ref["hit"][i] for i in idx])
+                mine = [ref["hit"][i] for i in idx]
+                d = paired_difference(hit, mine)
                 line += f"  vs {args.reference} {d['mean']:+.3f} [{d['interval'][0]:+.3f}, {d['interval'][1]:+.3f}]"
+                only = sum(h > r for h, r in zip(hit, mine)), sum(r > h for h, r in zip(hit, mine))
+                line += f" (only this {only[0]}, only {args.reference} {only[1]})"
             print(line)
+        if len(results) > 1:
+            best = [max(res["hit"][i] for res in results.values()) for i in idx]
+            print(f"  best of the {len(results)} settings per question: {sum(best) / len(best):.3f}")
     print("\nvectors: " + ", ".join(f"{s} {r['vectors']:,}" for s, r in results.items()))
     if args.against:
         before = json.loads(args.against.read_text())
@@ -113,11 +125,48 @@ def main(argv: list[str] | None = None) -> int:
                     f"  {subset:<11} hit {d['mean']:+.3f} [{d['interval'][0]:+.3f}, {d['interval'][1]:+.3f}]"
                     f"  inside {di:+.3f}  changed: {' '.join(changed[:12])}{' ...' if len(changed) > 12 else ''}"
                 )
+    if args.misses:
+        show_misses(corpus, types, qvecs, embed, args.reference, args.misses, args.k)
     if args.save:
         args.save.parent.mkdir(parents=True, exist_ok=True)
         args.save.write_text(json.dumps({"ids": ids, "results": results}))
     print(f"\n{embed.embedded:,} texts embedded, {len(embed.reused):,} reused", file=sys.stderr)
     return 0
+
+
+def show_misses(corpus, types, qvecs, embed, reference: str, other: str, k: int) -> None:
+    """Each question ``other`` answers in the top ``k`` and ``reference`` does not: the rank of the
+    reference's first chunk holding the passage (top 50), and each setting's chunk around it."""
+    from raychunk.evaluation.metrics import as_indexed, score_corpus
+    from raychunk.jobs.tune import chunk_corpus, profiles_for
+
+    ranked = {}
+    for spec in (reference, other):
+        chunks = [c for mine in chunk_corpus(corpus, profiles_for(spec, types)) for c in mine]
+        rows = score_corpus(
+            corpus.queries,
+            qvecs,
+            [as_indexed(c.to_dict()) for c in chunks],
+            embed([c.text for c in chunks]),
+            k=50,
+            parent_budget=512,
+        )["chunks"]
+        ranked[spec] = (chunks, [r["rank"] for r in rows])
+    for i, q in enumerate(corpus.queries):
+        ra, rb = ranked[reference][1][i], ranked[other][1][i]
+        if not (rb and rb <= k) or (ra and ra <= k):
+            continue
+        p = q.passages[0]
+        print(f"\n== {q.qid} ({corpus.doc_type[i]}): {reference} rank {ra or '>50'}, {other} rank {rb}")
+        print(f"   {q.query}")
+        for spec in (reference, other):
+            around = [
+                c
+                for c in ranked[spec][0]
+                if c.source == q.source and c.char_start < p.end and c.char_end > p.start
+            ]
+            for c in around[:1]:
+                print(f"-- {spec} ({c.n_tokens} tokens):\n{c.text[:600]}")
 
 
 if __name__ == "__main__":

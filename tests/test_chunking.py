@@ -79,8 +79,25 @@ def test_table_over_cap_splits_by_rows_with_header_repeated():
         assert c.n_tokens <= 60
     seen = [line for c in tables for line in body(c).split("\n")[2:]]
     assert seen == [f"| plan{i} | {i * 10} seats | {i} TB |" for i in range(30)]
-    # Tables never mix with prose.
+    # A table split by rows never mixes with prose.
     assert body(chunks[0]) == "Intro text." and body(chunks[-1]) == "After table."
+
+
+def test_a_table_that_fits_joins_the_text_that_introduces_it():
+    table = "| Variable | Default |\n|---|---|\n| BATCH_SIZE | 512 |\n| DELAY | 1000 |"
+    src = f"# Exporter\n\n## Batch processor\n\nThe batch processor reads these variables:\n\n{table}\n\nSee also the limits.\n"
+    doc = md(src)
+    (c,) = chunk_document(doc, Profile(max_tokens=64), WORDS)
+    assert body(c) == f"The batch processor reads these variables:\n\n{table}\n\nSee also the limits."
+    assert c.block_kinds == ("paragraph", "table") and c.table_id is None
+    assert doc.text[c.char_start : c.char_end] == body(c)  # the span holds the table's source exactly
+    # Where the introduction and the table do not fit one chunk, the table takes its own.
+    intro, rest = chunk_document(doc, Profile(max_tokens=30, table_max_tokens=64), WORDS)[:2]
+    assert body(intro) == "The batch processor reads these variables:"
+    assert body(rest).startswith(table) and rest.table_id and rest.table_part == 0
+    # A table at the start of a section is its own chunk, as before.
+    (first, after) = chunk_document(md(f"# T\n\n{table}\n\nAfter.\n"), Profile(max_tokens=64), WORDS)
+    assert body(first) == table and first.table_id and body(after) == "After."
 
 
 def test_small_table_is_one_chunk():

@@ -1,4 +1,5 @@
 from raychunk.parse import parse_document
+from raychunk.parse._common import clean_text
 from tests.spans import assert_spans_match, kinds
 
 
@@ -55,6 +56,25 @@ def test_a_reference_list_is_not_headings_but_numbered_sections_are():
     doc = parse(src)
     assert [b.text for b in doc.blocks if b.kind == "heading"] == ["1.1 Early career"]
     assert doc.document.title == "1.1 Early career"
+
+
+def test_nroff_numbered_sections_are_headings_but_a_page_footer_is_not():
+    """From bash-article.txt (a 1994 article as nroff output): each section title is underlined by
+    overstrikes (``_\\bI``), which hid every heading; the page footer ``9    October 28, 1994`` is none."""
+    u = lambda s: "".join(f"_\b{c}" if c != " " else c for c in s)  # noqa: E731
+    src = (
+        f"{u('1.')}  {u('Introduction')}\n\n     Bash is the shell.\n\n"
+        "9                      October 28, 1994\n\n"
+        f"{u('4.2.')}  {u('New Builtin Commands')}\n\nSeveral builtins are new.\n"
+    )
+    doc = parse(src)
+    heads = [(b.text, b.level) for b in doc.blocks if b.kind == "heading"]
+    assert heads == [("1. Introduction", 1), ("4.2. New Builtin Commands", 2)]
+    assert [b.heading_path for b in doc.blocks if b.text == "Several builtins are new."] == [
+        ("1. Introduction", "4.2. New Builtin Commands")
+    ]
+    for b in doc.blocks:  # each block spans its own line, overstrikes and all (a heading reads squashed)
+        assert clean_text(doc.text[b.char_start : b.char_end]).split() == b.text.split()
 
 
 def test_bullets_become_list_items():

@@ -1,6 +1,7 @@
 """Structure-first: a section per heading, its blocks packed in order up to the cap, an over-cap block
-split at sentence ends, overlap carried between the chunks of a section. A table is one chunk up to
-its own cap, else split by rows with its header rows repeated. With ``min_tokens``, a tiny section
+split at sentence ends, overlap carried between the chunks of a section. A table that fits whole in
+the chunk being packed joins it, after the text that introduces it; another is one chunk up to its
+own cap, else split by rows with its header rows repeated. With ``min_tokens``, a tiny section
 joins its next sibling under the same parent heading. A section's last chunk is not left tiny: it
 takes whole pieces from the chunk before it (``_balance_tail``)."""
 
@@ -76,6 +77,10 @@ class Structure(PackingStrategy):
         pieces = packer.block_pieces(blocks)
         for block, piece in zip(blocks, pieces):
             if block.kind == "table":
+                if _joins(packer, current, size, piece, budget, section.path):
+                    size += piece.tokens + packer.join(current[-1], piece)
+                    current.append(piece)
+                    continue
                 flush(False)
                 current, size = [], 0
                 _emit_table(packer, block, piece, section, parent, self._table_ids[id(block)])
@@ -109,6 +114,16 @@ class Structure(PackingStrategy):
                 size += n
         flush(False)
         _balance_tail(packer, first, budget)
+
+
+def _joins(packer: Packer, current: list[Piece], size: int, table: Piece, budget: int, path) -> bool:
+    """Whether a table joins the chunk being packed, after the text that introduces it (the sentence
+    before a table says what it is about, and a question names that): when it fits whole under its
+    own cap and in what is left of the chunk. A table at a chunk's start, or one that does not fit,
+    takes chunks of its own (``_emit_table``)."""
+    if not current or current[0].overlap or table.tokens > packer.budget(path, packer.profile.table_cap):
+        return False
+    return size + table.tokens + packer.join(current[-1], table) <= budget and packer.bridges(current, table)
 
 
 def _balance_tail(packer: Packer, first: int, budget: int) -> None:

@@ -1,9 +1,10 @@
 """Plain text: paragraphs at blank lines; headings only where the text plainly has them.
 
-A heading is recognised when it is underlined (``===``/``---``/``~~~``), numbered (``1.2 Title``),
-or wiki-style (``== Title ==``, or WikiText's spaced ``= = Title = =``; the level is the count of
-``=``), also as the first line of a paragraph. Lines starting with a bullet become list items. A text made of
-``Q:``/``A:`` pairs becomes one record per pair.
+A heading is recognised when it is underlined (``===``/``---``/``~~~``), numbered (``1.2 Title``,
+nroff's overstruck ``_\b1.  _\bI_\bn...`` as it reads), or wiki-style (``== Title ==``, or WikiText's
+spaced ``= = Title = =``; the level is the count of ``=``), also as the first line of a paragraph.
+Lines starting with a bullet become list items. A text made of ``Q:``/``A:`` pairs becomes one
+record per pair.
 """
 
 from __future__ import annotations
@@ -67,7 +68,12 @@ def parse_text(text: str, base: Document) -> ParsedDocument:
             for rs, re_ in trimmed(text, s + len(lines[0]) + 1, e) if len(lines) > 1 else ():
                 _add_body(out, text, rs, re_)
             continue
-        if len(lines) == 1 and (m := _NUMBERED.match(first)) and _numbered_heading(m, text, paragraphs, idx):
+        # Matched as the line reads: nroff output underlines a heading by overstrikes (``_\bI``).
+        if (
+            len(lines) == 1
+            and (m := _NUMBERED.match(clean_text(first)))
+            and _numbered_heading(m, text, paragraphs, idx)
+        ):
             out.heading(clean_text(first), m.group(1).count(".") + 1 + numbered_offset, s, e)
             continue
         _add_body(out, text, s, e)
@@ -92,17 +98,16 @@ def _numbered_heading(m: re.Match, text: str, paragraphs: list, idx: int) -> boo
     title = m.group(2)
     if title.rstrip()[-1:] in ".,;:" or len(title.split()) > 12 or _CITATION.search(title):
         return False
+    if m.start(2) - m.end(1) > 5:  # a page number set apart from a running header or footer's date
+        return False
     if "." in m.group(1):
         return True
     # "1 Title" is a heading unless its neighbours are numbered one-liners too (a list of steps).
     for j in (idx - 1, idx + 1):
         if 0 <= j < len(paragraphs):
             s, e = paragraphs[j]
-            if (
-                "\n" not in text[s:e]
-                and _NUMBERED.match(text[s:e])
-                and "." not in _NUMBERED.match(text[s:e]).group(1)
-            ):
+            near = _NUMBERED.match(clean_text(text[s:e])) if "\n" not in text[s:e] else None
+            if near and "." not in near.group(1):
                 return False
     return True
 
