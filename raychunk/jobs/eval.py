@@ -20,10 +20,11 @@ from raychunk.evaluation.report import evaluate_partials
 from raychunk.peers import require_peers
 from raychunk.plan import JobPlan, resolve_plan
 from raychunk.progress import JobProgress
+from raychunk.report.eval import EvalReport, build_eval_report, write_eval
 
 log = logging.getLogger(__name__)
 
-__all__ = ["embed_queries", "prepare_eval", "run_eval"]
+__all__ = ["embed_queries", "eval_job", "prepare_eval", "run_eval"]
 
 
 def embed_queries(
@@ -157,6 +158,44 @@ def run_eval(
     seed: int = 0,
     cache: str | None = None,
 ) -> dict:
+    """``eval_job``'s report as ``report.json`` holds it, with ``written`` once the files are written."""
+    return eval_job(
+        cfg,
+        settings,
+        queries,
+        k=k,
+        parent_budget=parent_budget,
+        read_budget=read_budget,
+        depth=depth,
+        skip_unlocated=skip_unlocated,
+        compare=compare,
+        output=output,
+        dtype=dtype,
+        index=index,
+        plot=plot,
+        seed=seed,
+        cache=cache,
+    ).as_json()
+
+
+def eval_job(
+    cfg,
+    settings,
+    queries: list[LabelledQuery],
+    *,
+    k: int = 5,
+    parent_budget: int = 512,
+    read_budget: int = READ_BUDGET,
+    depth: int = 20,
+    skip_unlocated: bool = False,
+    compare: list[tuple[str, str]] | None = None,
+    output: str | Path | None = None,
+    dtype: str = "float32",
+    index=None,
+    plot: bool = True,
+    seed: int = 0,
+    cache: str | None = None,
+) -> EvalReport:
     """Locate the passages, embed the questions, chunk, embed and score the corpus under every
     setting on Ray, merge the blocks' top ``max(k, depth)`` (``depth``: results a reader may go
     through within ``read_budget`` tokens), recommend, and write report.json / report.md / plot.png
@@ -191,7 +230,7 @@ def run_eval(
         skip_unlocated=skip_unlocated,
         cache=cache,
     )
-    report = evaluate_partials(
+    computed = evaluate_partials(
         **inputs,
         settings=settings,
         k=k,
@@ -202,9 +241,7 @@ def run_eval(
         index=index,
         seed=seed,
     )
-    report["embedder"] = cfg.embedder.model
+    report = build_eval_report(computed, embedder=cfg.embedder.model)
     if output is not None:
-        from raychunk.report import write_eval
-
-        report["written"] = write_eval(report, output, plot=plot)
+        report = dataclasses.replace(report, written=tuple(write_eval(report, output, plot=plot)))
     return report
