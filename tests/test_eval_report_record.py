@@ -99,3 +99,34 @@ def test_the_sample_corpus_eval_is_its_record_key_for_key(embedded):  # noqa: F8
     assert dataclasses.replace(report, written=None).as_json() == {
         key: value for key, value in json.loads(json.dumps(with_labels)).items() if key != "written"
     }
+
+
+def test_labels_located_twice_and_through_a_running_header_are_typed():
+    text = (
+        "Refunds take 30 days to arrive.\n\nRefunds take 30 days to arrive.\n\nBackups run every night at "
+        "two\n\nACME Admin Guide   Page 3\n\nin the morning, kept for ninety days."
+    )
+    asked = [
+        LabelledQuery("a", "refunds", "/c/x.md", ({"quote": "Refunds take 30 days"},)),
+        LabelledQuery(
+            "b",
+            "backups",
+            "/c/x.md",
+            ({"quote": "Backups run every night at two in the morning, kept for ninety days."},),
+        ),
+    ]
+    located = {i: locate_passages(q, "/c/x.md", text) for i, q in enumerate(asked)}
+    _, labels = apply_locations(asked, ["/c/x.md"] * 2, located)
+    queries, honest, _, Setting, args = _corpus()
+    args["vectors"] = {"honest": args["vectors"]["honest"]}
+    computed = evaluate(
+        queries, chunks={"honest": honest}, settings=[Setting("honest")], labels=labels, **args
+    )
+    report = build_eval_report(computed)
+    same_json(report, computed)
+    (twice,), (skipped,) = report.labels.ambiguous, report.labels.noise_skipped
+    assert (twice.id, twice.occurrences, twice.scored) == ("a", 2, (0, 20))
+    assert skipped.id == "b" and skipped.how == "words, 5 skipped" and report.labels.seconds is None
+    text = render_eval_text(report)
+    assert "1 quote(s) occur more than once: the first occurrence is scored (a: 2x)." in text
+    assert "page numbers): b (words, 5 skipped)." in text

@@ -140,42 +140,10 @@ def prepare_eval(
     }
 
 
-def run_eval(
-    cfg,
-    settings,
-    queries: list[LabelledQuery],
-    *,
-    k: int = 5,
-    parent_budget: int = 512,
-    read_budget: int = READ_BUDGET,
-    depth: int = 20,
-    skip_unlocated: bool = False,
-    compare: list[tuple[str, str]] | None = None,
-    output: str | Path | None = None,
-    dtype: str = "float32",
-    index=None,
-    plot: bool = True,
-    seed: int = 0,
-    cache: str | None = None,
-) -> dict:
-    """``eval_job``'s report as ``report.json`` holds it, with ``written`` once the files are written."""
-    return eval_job(
-        cfg,
-        settings,
-        queries,
-        k=k,
-        parent_budget=parent_budget,
-        read_budget=read_budget,
-        depth=depth,
-        skip_unlocated=skip_unlocated,
-        compare=compare,
-        output=output,
-        dtype=dtype,
-        index=index,
-        plot=plot,
-        seed=seed,
-        cache=cache,
-    ).as_json()
+def run_eval(cfg, settings, queries: list[LabelledQuery], **options) -> dict:
+    """``eval_job``'s report (``options``: its keywords) as ``report.json`` holds it, with ``written``
+    once the files are written."""
+    return eval_job(cfg, settings, queries, **options).as_json()
 
 
 def eval_job(
