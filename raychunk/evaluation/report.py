@@ -4,7 +4,7 @@ settings whose spans hold.
 
 ``evaluate_partials`` builds it from what the eval job's blocks send (``partials``), ``evaluate``
 from every text, chunk and vector in memory; both give the same report on the same embeddings.
-``raychunk.report`` renders it.
+``report.eval.build_eval_report`` types it (``EvalReport``) and ``raychunk.report`` renders it.
 """
 
 from __future__ import annotations

@@ -20,10 +20,11 @@ from raychunk.evaluation.report import evaluate_partials
 from raychunk.peers import require_peers
 from raychunk.plan import JobPlan, resolve_plan
 from raychunk.progress import JobProgress
+from raychunk.report.eval import EvalReport, build_eval_report, write_eval
 
 log = logging.getLogger(__name__)
 
-__all__ = ["embed_queries", "prepare_eval", "run_eval"]
+__all__ = ["embed_queries", "eval_job", "prepare_eval", "run_eval"]
 
 
 def embed_queries(
@@ -139,7 +140,13 @@ def prepare_eval(
     }
 
 
-def run_eval(
+def run_eval(cfg, settings, queries: list[LabelledQuery], **options) -> dict:
+    """``eval_job``'s report (``options``: its keywords) as ``report.json`` holds it, with ``written``
+    once the files are written."""
+    return eval_job(cfg, settings, queries, **options).as_json()
+
+
+def eval_job(
     cfg,
     settings,
     queries: list[LabelledQuery],
@@ -156,7 +163,7 @@ def run_eval(
     plot: bool = True,
     seed: int = 0,
     cache: str | None = None,
-) -> dict:
+) -> EvalReport:
     """Locate the passages, embed the questions, chunk, embed and score the corpus under every
     setting on Ray, merge the blocks' top ``max(k, depth)`` (``depth``: results a reader may go
     through within ``read_budget`` tokens), recommend, and write report.json / report.md / plot.png
@@ -191,7 +198,7 @@ def run_eval(
         skip_unlocated=skip_unlocated,
         cache=cache,
     )
-    report = evaluate_partials(
+    computed = evaluate_partials(
         **inputs,
         settings=settings,
         k=k,
@@ -202,9 +209,7 @@ def run_eval(
         index=index,
         seed=seed,
     )
-    report["embedder"] = cfg.embedder.model
+    report = build_eval_report(computed, embedder=cfg.embedder.model)
     if output is not None:
-        from raychunk.report import write_eval
-
-        report["written"] = write_eval(report, output, plot=plot)
+        report = dataclasses.replace(report, written=tuple(write_eval(report, output, plot=plot)))
     return report
