@@ -20,8 +20,9 @@ __all__ = ["TokenCosts", "exact_edges", "exact_join", "join_tail"]
 
 _EDGE = 100  # characters either side of a join that can hold the two words next to it
 _JOINS = 1 << 14  # join costs remembered per document
+_SEEN = 1 << 12  # joins remembered per document by the characters either side (about 200 each)
+# Exact cuts (``TokenCounter.exact_cuts``): a space after a non-space, a non-space after a line break.
 _EXACT_CUT = re.compile(r"(?<=\S) |(?<=[\r\n])\S")
-_LAST_EXACT_CUT = re.compile(r"(?s:.*)(?:(?<=\S) |(?<=[\r\n])\S)")
 
 
 class TokenCosts:
@@ -31,6 +32,7 @@ class TokenCosts:
         self.counter = counter
         self.memo: dict = counter.memo
         self.joins: dict[tuple, int] = self.memo.setdefault("joins", {})
+        self.seen: dict[tuple[str, str, str], int] = self.memo.setdefault("join_texts", {})
 
     def header(self, line: str, tokens: int) -> int:
         """What a header line of ``tokens`` tokens adds to a chunk: itself and the blank line after
@@ -72,6 +74,17 @@ class TokenCosts:
     def join_text(self, left: str, sep: str, right: str) -> int:
         if self.counter.additive and sep:
             return 0
+        # The same two pieces meet again (packing tries a join, the budget of the next chunk asks
+        # again): the cost is looked up by the characters either side, before finding the edges.
+        key = (left, sep, right)
+        n = self.seen.get(key)
+        if n is None:
+            n = self._join_text(left, sep, right)
+            if len(self.seen) < _SEEN:
+                self.seen[key] = n
+        return n
+
+    def _join_text(self, left: str, sep: str, right: str) -> int:
         # A bounded number of join costs is remembered (a long block has one per pair of words);
         # past that, they are counted and let go.
         remember = len(self.joins) < _JOINS
@@ -283,12 +296,40 @@ def exact_edges(left: str, sep: str, right: str) -> tuple[str, str] | None:
 
 
 def _first_cut(text: str) -> int:
-    """The first exact cut inside ``text`` (``0 < cut < len(text)``), or -1."""
-    m = _EXACT_CUT.search(text)
-    return m.start() if m else -1
+    """The first exact cut inside ``text`` (``0 < cut < len(text)``), or -1: the first space after a
+    non-space, or the first non-space after a line break (``_EXACT_CUT``, found with ``str.find``:
+    the first candidate nearly always holds)."""
+    best = n = len(text)
+    i = text.find(" ", 1)
+    while i > 0:
+        if not text[i - 1].isspace():
+            best = i
+            break
+        i = text.find(" ", i + 1)
+    for brk in "\n\r":
+        j = text.find(brk, 0, best - 1)
+        while j >= 0:
+            if not text[j + 1].isspace():
+                best = j + 1
+                break
+            j = text.find(brk, j + 1, best - 1)
+    return best if best < n else -1
 
 
 def _last_cut(text: str) -> int:
-    """The last exact cut inside ``text``, or -1 (found from the end: the greedy run backs off)."""
-    m = _LAST_EXACT_CUT.match(text)
-    return m.end() - 1 if m else -1
+    """The last exact cut inside ``text``, or -1 (``_first_cut`` from the end)."""
+    best = -1
+    i = text.rfind(" ")
+    while i > 0:
+        if not text[i - 1].isspace():
+            best = i
+            break
+        i = text.rfind(" ", 0, i)
+    for brk in "\n\r":
+        j = text.rfind(brk, max(best, 0), len(text) - 1)
+        while j >= 0:
+            if not text[j + 1].isspace():
+                best = j + 1
+                break
+            j = text.rfind(brk, max(best, 0), j)
+    return best

@@ -6,7 +6,9 @@ chunk records, or their numbers only, with exact token counts."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import re
 from abc import abstractmethod
 from collections.abc import Iterator
@@ -351,9 +353,10 @@ class PackingStrategy(Strategy):
     def chunks(
         self, parsed: ParsedDocument, profile: Profile, counter: TokenCounter, doc_type: str
     ) -> list[Chunk]:
-        packer = Packer(parsed, profile, counter, doc_type)
-        self.pack(packer)
-        return packer.finish()
+        with _no_collection():
+            packer = Packer(parsed, profile, counter, doc_type)
+            self.pack(packer)
+            return packer.finish()
 
     def stats(
         self,
@@ -364,9 +367,26 @@ class PackingStrategy(Strategy):
         *,
         with_ids: bool,
     ) -> list[ChunkStats]:
-        packer = Packer(parsed, profile, counter, doc_type)
-        self.pack(packer)
-        return packer.finish_stats(with_ids=with_ids)
+        with _no_collection():
+            packer = Packer(parsed, profile, counter, doc_type)
+            self.pack(packer)
+            return packer.finish_stats(with_ids=with_ids)
+
+
+@contextlib.contextmanager
+def _no_collection():
+    """The cycle collector paused while one document is packed: packing makes tens of thousands of
+    small objects (pieces, spans, join keys) that reference counting frees, none in a cycle, and each
+    700 of them would start a collection that walks the worker's whole heap (its parsed documents)
+    for nothing: 10-20% of the chunk stage's time. Collection resumes as it was."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _utf8_len(s: str) -> int:
