@@ -1,6 +1,7 @@
 """Chunking speed against peer chunkers, on one core, measured side by side in one run.
 
     python benchmarks/chunk_speed.py [--corpus DIR] [--reps N] [--tokens N] [--only NAME ...] [--cpu]
+                                     [--against CHECKOUT]
 
     (default: ../shared/corpus/md, 5 repetitions, 256 tokens of tiktoken cl100k_base)
 
@@ -20,14 +21,20 @@ and tokenizers are told to use one thread (``RAYON_NUM_THREADS=1``), so the figu
   .from_tiktoken_encoder`` (``pip install langchain-text-splitters``), semchunk (``pip install
   semchunk``); a peer that is not installed is skipped with the package to install;
 - ``tiktoken encode``: ``encode_ordinary`` of each whole file, the floor of any cl100k chunker.
+
+``--against CHECKOUT`` (another checkout of raychunk, e.g. ``main``'s worktree): its parse and chunk
+rows too, as ``<row> @before``, run by a second process on the same CPU from that checkout's code,
+one repetition of each in turn with this one's: a change's before and after, side by side.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -150,6 +157,64 @@ def _rows(files: list[tuple[str, bytes, str]], max_tokens: int) -> tuple[dict, l
     return rows, skipped
 
 
+# The second process of --against: that checkout's rows over the same files, one pass per line read.
+_AGAINST = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[1] + "/benchmarks")
+import chunk_speed as cs
+from pathlib import Path
+cs._pin_one_cpu()
+clock = time.process_time if sys.argv[4] == "cpu" else time.perf_counter
+files = []
+for p in json.loads(sys.argv[2]):
+    data = Path(p).read_bytes()
+    files.append((p, data, data.decode("utf-8", errors="replace")))
+rows, _ = cs._rows(files, int(sys.argv[3]))
+import raychunk
+print(json.dumps([raychunk.__file__, sorted(rows)]), flush=True)
+for line in sys.stdin:
+    name = json.loads(line)
+    t = clock()
+    n = rows[name]()
+    print(json.dumps([clock() - t, n]), flush=True)
+"""
+
+
+class _Against:
+    """The rows of another checkout, run by a process of their own (``_AGAINST``)."""
+
+    def __init__(self, checkout: str, paths: list[str], tokens: int, cpu: bool):
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                _AGAINST,
+                checkout,
+                json.dumps(paths),
+                str(tokens),
+                "cpu" if cpu else "wall",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        where, self.names = json.loads(self.proc.stdout.readline())
+        if not where.startswith(str(Path(checkout).resolve())):
+            raise SystemExit(f"--against {checkout}: its rows imported raychunk from {where}")
+
+    def run(self, name: str) -> tuple[float, int]:
+        """One pass of that checkout's row ``name``: the seconds it took there, and its count."""
+        self.proc.stdin.write(json.dumps(name) + "\n")
+        self.proc.stdin.flush()
+        seconds, n = json.loads(self.proc.stdout.readline())
+        return seconds, n
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpus" / "md"))
@@ -161,6 +226,12 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="time each row by this process's CPU time, not the wall clock (on a machine that "
         "another job shares: a row's share of the core then does not count)",
+    )
+    ap.add_argument(
+        "--against",
+        metavar="CHECKOUT",
+        help="another checkout of raychunk: its parse and chunk rows too (as '<row> @before'), "
+        "run interleaved with these by a second process on the same CPU",
     )
     args = ap.parse_args(argv)
     clock = time.process_time if args.cpu else time.perf_counter
@@ -175,29 +246,54 @@ def main(argv: list[str] | None = None) -> None:
     rows, skipped = _rows(files, args.tokens)
     if args.only:
         rows = {k: v for k, v in rows.items() if k.startswith(tuple(args.only)) or k == "chonkie recursive"}
+    against = None
+    if args.against:
+        against = _Against(args.against, [p for p, _, _ in files], args.tokens, args.cpu)
+        ours = [k for k in rows if k.startswith(("parse", "chunk"))]
+        timed = {k: rows[k] for k in rows if k not in ours}
+        for k in ours:  # each row next to its counterpart
+            timed[k] = rows[k]
+            if k in against.names:
+                timed[f"{k} @before"] = k
+        rows = timed
+
+    def run(fn) -> tuple[float, int]:
+        if isinstance(fn, str):  # a row of the other checkout, by name
+            return against.run(fn)
+        t = clock()
+        n = fn()
+        return clock() - t, n
 
     for fn in rows.values():  # warm-up: imports, lazy parsers, caches of the libraries
-        fn()
+        run(fn)
     times: dict[str, list[float]] = {k: [] for k in rows}
     counts: dict[str, int] = {}
     for _ in range(args.reps):
         for name, fn in rows.items():
-            t = clock()
-            counts[name] = fn()
-            times[name].append(clock() - t)
+            seconds, counts[name] = run(fn)
+            times[name].append(seconds)
+    if against:
+        against.close()
 
     print(
         f"{len(files)} files, {total_mb:.2f} MB, {args.tokens} cl100k tokens, "
         f"median of {args.reps} interleaved reps, {pinned}, {'CPU time' if args.cpu else 'wall clock'}, "
         f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        + (f"; '@before': {args.against}" if args.against else "")
     )
     ref = statistics.median(times["chonkie recursive"]) if "chonkie recursive" in times else None
-    print(f"{'row':<24} {'MB/s':>7} {'x chonkie rec':>14} {'chunks':>8}   (min..max MB/s)")
+    print(f"{'row':<30} {'MB/s':>7} {'x chonkie rec':>14} {'chunks':>8}   (min..max MB/s)")
     for name, ts in times.items():
         med = statistics.median(ts)
         ratio = f"{ref / med:.2f}" if ref else "-"
         spread = f"({total_mb / max(ts):.2f}..{total_mb / min(ts):.2f})"
-        print(f"{name:<24} {total_mb / med:7.2f} {ratio:>14} {counts[name]:>8}   {spread}")
+        print(f"{name:<30} {total_mb / med:7.2f} {ratio:>14} {counts[name]:>8}   {spread}")
+    for name in times:
+        if name.endswith(" @before"):
+            after = statistics.median(times[name[: -len(" @before")]])
+            print(
+                f"{name[: -len(' @before')]}: after / before speed {statistics.median(times[name]) / after:.2f}x"
+            )
     for line in skipped:
         print(f"skipped {line}")
     if ref:

@@ -133,6 +133,14 @@ class TokenCosts:
             # join's piece ends) to the first exact cut of b, or the ends of the two where they cut.
             if _cuts_at(a[-1], sep[0] if sep else b[0]):
                 left = len(a)
+            elif (
+                not right
+                and a[-1] in _ASCII_ALNUM
+                and sep
+                and not sep.strip(" \t\n\r")
+                and _cuts_at(sep[-1], b[0])
+            ):
+                left = len(a)  # after a letter or a digit the tail is empty wherever a's cut is
             else:
                 left = _last_cut(a)
                 if left < right:
