@@ -185,6 +185,7 @@ class _Against:
     """The rows of another checkout, run by a process of their own (``_AGAINST``)."""
 
     def __init__(self, checkout: str, paths: list[str], tokens: int, cpu: bool):
+        checkout = str(Path(checkout).resolve())
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -200,7 +201,7 @@ class _Against:
             text=True,
         )
         where, self.names = json.loads(self.proc.stdout.readline())
-        if not where.startswith(str(Path(checkout).resolve())):
+        if not where.startswith(checkout):
             raise SystemExit(f"--against {checkout}: its rows imported raychunk from {where}")
 
     def run(self, name: str) -> tuple[float, int]:
