@@ -28,7 +28,7 @@ from raychunk.isolate import Limits, Sandbox, peak_rss_mb
 from raychunk.parse import ParseOptions, parse_document
 from raychunk.parse.detect import format_from_name
 from raychunk.plan import JobPlan
-from raychunk.schema import EVAL_ROWS, MEASURE_ROWS, RUN_ROWS
+from raychunk.schema import EVAL_ROWS, LOCATED_ROWS, MEASURE_ROWS, RUN_ROWS
 from raychunk.step import Step
 
 __all__ = [
@@ -95,6 +95,7 @@ def locate(job: JobPlan, *, scheme: str, labelled: dict) -> Step:
         each="rows",
         kwargs={"steps": steps, "limits": job.limits, "scheme": scheme},
         runs_as="document",
+        schema=LOCATED_ROWS,
     )
 
 

@@ -7,7 +7,6 @@ receives what the labelled set needs, never the corpus's text or vectors."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import time
 from pathlib import Path
@@ -90,8 +89,8 @@ def prepare_eval(
         read_files(labelled_files, in_fs, job), [locate(job, scheme=scheme, labelled=to_locate)], job
     )
     for batch in pre.iter_batches(batch_format="pyarrow", batch_size=None):
-        for blob in batch.column("located").to_pylist():
-            located.update({r["query"]: r for r in json.loads(blob)})
+        for found in batch.column("located").to_pylist():
+            located.update({r["query"]: r for r in found})
     resolved, labels = apply_locations(queries, kept, located, skip_unlocated=skip_unlocated)
     labels["seconds"] = round(time.perf_counter() - t, 1)
     log.info(
