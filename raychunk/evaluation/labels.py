@@ -29,6 +29,7 @@ __all__ = [
     "locate_passages",
     "locate_quote",
     "match_source",
+    "passages_by_source",
     "resolve_queries",
 ]
 
@@ -339,3 +340,12 @@ def resolve_queries(queries: list[LabelledQuery], documents: dict[str, str]) -> 
             words[source] = TextWords(text)
         located[i] = locate_passages(q, source, text, words.get(source))
     return apply_locations(queries, matched, located)[0]
+
+
+def passages_by_source(resolved: list[ResolvedQuery]) -> dict[str, list]:
+    """A document's source → its scored questions' located passages, as the eval's chunk step
+    marks chunks against them: ``(index, [[start, end, located quote]])``."""
+    out: dict[str, list] = {}
+    for i, q in enumerate(resolved):
+        out.setdefault(q.source, []).append((i, [[p.start, p.end, p.quote] for p in q.passages]))
+    return out
