@@ -398,7 +398,7 @@ def cmd_price(args) -> int:
 
 def cmd_eval(args) -> int:
     from raychunk.evaluation import load_queries
-    from raychunk.jobs.eval import run_eval
+    from raychunk.jobs.eval import eval_job
     from raychunk.pricing import IndexSpec
     from raychunk.report import render_eval_text
 
@@ -408,7 +408,7 @@ def cmd_eval(args) -> int:
         queries_path = SAMPLE_CORPUS.parent / "evals" / "samples.jsonl"
         if cfg.input not in (("samples",), (str(SAMPLE_CORPUS),)):
             raise ValueError("--queries is required when --input is not the sample corpus")
-    report = run_eval(
+    report = eval_job(
         cfg,
         _settings(args, profile=not args.no_profile),
         load_queries(queries_path),
@@ -426,7 +426,7 @@ def cmd_eval(args) -> int:
         cache=args.cache,
     )
     print(render_eval_text(report))
-    print(f"\nwrote {', '.join(report['written'])}", file=sys.stderr)
+    print(f"\nwrote {', '.join(report.written)}", file=sys.stderr)
     return 0
 
 

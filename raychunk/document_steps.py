@@ -15,7 +15,10 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
+
+import pyarrow as pa
 
 from raychunk.chunking import chunk_document
 from raychunk.classify import classify
@@ -28,11 +31,10 @@ from raychunk.isolate import Limits, Sandbox, peak_rss_mb
 from raychunk.parse import ParseOptions, parse_document
 from raychunk.parse.detect import format_from_name
 from raychunk.plan import JobPlan
-from raychunk.schema import EVAL_ROWS, MEASURE_ROWS, RUN_ROWS
+from raychunk.schema import EVAL_ROWS, LOCATED_ROWS, MEASURE_ROWS, RUN_ROWS
 from raychunk.step import Step
 
 __all__ = [
-    "ROWS",
     "chunk",
     "chunk_rows",
     "chunk_settings",
@@ -41,6 +43,7 @@ __all__ = [
     "failed_file",
     "for_eval",
     "isolated",
+    "LastStep",
     "locate",
     "measure",
     "measure_settings",
@@ -55,11 +58,20 @@ log = logging.getLogger(__name__)
 # -- the job step and what it runs per document -----------------------------------------------------
 
 
+@dataclass(frozen=True)
+class LastStep:
+    """A job's last document step: its row function (a parsed, classified document row → the rows
+    it passes on) and the Arrow schema of those rows (``pipeline`` builds each block in it)."""
+
+    fn: Callable
+    schema: pa.Schema
+
+
 def documents(
     job: JobPlan,
     *,
     scheme: str,
-    last: Callable,
+    last: LastStep,
     duplicates: dict[str, str] | None = None,
     unchanged: DocIndex | None = None,
 ) -> Step:
@@ -78,7 +90,7 @@ def documents(
             "root": job.root,
         },
         runs_as="document",
-        schema=ROWS.get(getattr(last, "func", last)),
+        schema=last.schema,
     )
 
 
@@ -95,18 +107,19 @@ def locate(job: JobPlan, *, scheme: str, labelled: dict) -> Step:
         each="rows",
         kwargs={"steps": steps, "limits": job.limits, "scheme": scheme},
         runs_as="document",
+        schema=LOCATED_ROWS,
     )
 
 
 def per_document(
-    job: JobPlan, *, scheme: str, last: Callable, duplicates: dict[str, str] | None = None
+    job: JobPlan, *, scheme: str, last: LastStep | None, duplicates: dict[str, str] | None = None
 ) -> list[tuple[str, Callable]]:
     """What runs per document, ``(name, row function)``: parse → classify → ``last``."""
     types = job.doc_types
     return [
         ("parse", parse(job, scheme=scheme, duplicates=duplicates or {})),
         ("classify", partial(classify_document, thresholds=types.thresholds, overrides=types.overrides)),
-        ("chunk", last),
+        ("chunk", last.fn if last is not None else None),
     ]
 
 
@@ -122,23 +135,25 @@ def _tokens(job: JobPlan) -> dict:
     }
 
 
-def chunk(job: JobPlan) -> Callable:
+def chunk(job: JobPlan) -> LastStep:
     """The run's last step: a document row and its chunk rows, under its doc type's profile."""
-    return partial(chunk_rows, **_tokens(job))
+    return LastStep(partial(chunk_rows, **_tokens(job)), RUN_ROWS)
 
 
-def measure(job: JobPlan, settings: list, *, keep_ids: bool = False) -> Callable:
+def measure(job: JobPlan, settings: list, *, keep_ids: bool = False) -> LastStep:
     """The price job's last step: every setting's numbers (and with ``keep_ids`` its chunk ids)."""
-    return partial(measure_settings, **_tokens(job), settings=settings, keep_ids=keep_ids)
+    return LastStep(
+        partial(measure_settings, **_tokens(job), settings=settings, keep_ids=keep_ids), MEASURE_ROWS
+    )
 
 
-def for_eval(job: JobPlan, settings: list, retrieval=None) -> Callable:
+def for_eval(job: JobPlan, settings: list, retrieval=None) -> LastStep:
     """The eval job's last step: every setting's chunks, marked against ``retrieval``'s located
     passages (``evaluation.partials.Retrieval``)."""
     last = partial(chunk_settings, **_tokens(job), settings=settings)
     if retrieval is not None:
         last = partial(last, labelled=retrieval.labelled, parent_budget=retrieval.parent_budget)
-    return last
+    return LastStep(last, EVAL_ROWS)
 
 
 # -- the row functions --------------------------------------------------------------------------------
@@ -379,7 +394,3 @@ def chunk_settings(
         for c, mark in zip(chunks, mark_document(parsed.text, chunks, mine, parent_budget)):
             out.append({**c, "row_type": "chunk", "setting": s.label, "eval": mark})
     return out
-
-
-# The schema of the rows each last step makes (``pipeline`` builds a block of them in it).
-ROWS = {chunk_rows: RUN_ROWS, measure_settings: MEASURE_ROWS, chunk_settings: EVAL_ROWS}

@@ -21,10 +21,12 @@ from raychunk.config import ConfigError
 __all__ = [
     "DocIndex",
     "Previous",
+    "Reuse",
     "changed_fields",
     "check_reuse",
     "doc_key",
     "open_previous",
+    "reuse_previous",
     "unchanged_documents",
 ]
 
@@ -189,3 +191,29 @@ def unchanged_documents(prev: Previous) -> tuple[DocIndex, DocIndex]:
                         known.append(doc_key(i, fmt))
                         unchanged.append(doc_key(i, fmt, identity_of(source, root)))
     return DocIndex(known), DocIndex(unchanged)
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """What a run with ``--previous`` reuses: the earlier ``output``, the index of its ``ok``
+    documents (``known``: where their old rows are) and the same index as the documents that need no
+    parse (``unchanged``; None when the chunk settings changed: every document is chunked again)."""
+
+    output: Previous
+    known: DocIndex
+    unchanged: DocIndex | None
+
+
+def reuse_previous(uri: str | None, settings: dict, *, embedding: bool, force: bool) -> Reuse | None:
+    """The earlier output at ``uri`` (``incremental.previous``), checked against this run's
+    ``settings`` (``jobs.run.settings_fingerprint``); None without one."""
+    if not uri:
+        return None
+    if not embedding:
+        raise ConfigError(f"--previous {uri} reuses vectors: it needs the embedder (drop --no-embed)")
+    previous = open_previous(uri)
+    skip = check_reuse(previous.settings, settings, force=force, uri=uri)
+    known, same = unchanged_documents(previous)
+    unchanged = same if skip else None
+    log.info("--previous %s: %s documents need no parse", uri, len(unchanged) if unchanged else 0)
+    return Reuse(previous, known, unchanged)

@@ -231,8 +231,11 @@ def merge_previous(group):
         by_text: dict[bytes, int] = {}
         for j in old:
             by_text.setdefault(digests[j], j)
-        texts = group.column("text").take(pa.array(new, pa.int64())).to_pylist()
-        mine = text_sha256([t if kind[i] == "chunk" else None for i, t in zip(new, texts, strict=True)])
+        chunks = [i for i in new if kind[i] == "chunk"]  # a document row's text is its whole document's
+        digest_of = dict(
+            zip(chunks, text_sha256(group.column("text").take(pa.array(chunks, pa.int64())).to_pylist()))
+        )
+        mine = [digest_of.get(i) for i in new]
         match, how, changed = [], [], []
         for i, digest in zip(new, mine, strict=True):
             j = by_id.get(ids[i])

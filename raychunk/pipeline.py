@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 import warnings
+from dataclasses import dataclass
 
 from ray.util.annotations import RayDeprecationWarning
 
@@ -32,6 +34,7 @@ warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated", cat
 
 __all__ = [
     "EmbedPlan",
+    "RayCluster",
     "autoscaler_gpu_limit",
     "execute",
     "init_ray",
@@ -42,6 +45,7 @@ __all__ = [
     "read_digests",
     "read_files",
     "read_parquet",
+    "start_ray",
     "task_args",
     "task_memory",
     "write",
@@ -98,6 +102,29 @@ def init_ray(cfg: RunConfig) -> str:
     )
     quiet_engine()
     return "local"
+
+
+@dataclass(frozen=True)
+class RayCluster:
+    """The Ray a job runs on: ``where`` (local, existing, or the cluster's address), its resources,
+    and the seconds it took to start or join."""
+
+    where: str
+    resources: dict[str, float]
+    start_seconds: float
+
+    @property
+    def cpus(self) -> float:
+        return self.resources.get("CPU", 1)
+
+
+def start_ray(cfg: RunConfig) -> RayCluster:
+    """``init_ray``, timed, with the cluster's resources."""
+    import ray
+
+    t = time.perf_counter()
+    where = init_ray(cfg)
+    return RayCluster(where, ray.cluster_resources(), time.perf_counter() - t)
 
 
 def plan_embedding(job: JobPlan, cluster: dict[str, float]) -> EmbedPlan:

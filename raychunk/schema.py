@@ -12,6 +12,7 @@ __all__ = [
     "DOCUMENT_SCHEMA",
     "EVAL_MARK",
     "EVAL_ROWS",
+    "LOCATED_ROWS",
     "MEASURE_ROWS",
     "RUN_ROWS",
     "chunk_schema",
@@ -130,6 +131,54 @@ EVAL_ROWS = pa.schema(
         *(f.with_nullable(True) for f in _CHUNK_FIELDS),
         *(f for f in _DOCUMENT_ONLY if f.name in ("status", "reason", "bytes")),
         pa.field("eval", EVAL_MARK),
+    ]
+)
+
+# The eval's locate step passes on one row per labelled document: its questions' passages located
+# in its text (``evaluation.labels.locate_passages``), or why not.
+LOCATED_ROWS = pa.schema(
+    [
+        ("source", pa.string()),
+        (
+            "located",
+            pa.list_(
+                pa.struct(
+                    [
+                        ("query", pa.int64()),
+                        (
+                            "passages",
+                            pa.list_(
+                                pa.struct(
+                                    [("start", pa.int64()), ("end", pa.int64()), ("quote", pa.string())]
+                                )
+                            ),
+                        ),
+                        (
+                            "notes",
+                            pa.list_(
+                                pa.struct(
+                                    [
+                                        ("passage", pa.int64()),
+                                        ("quote", pa.string()),
+                                        ("how", pa.string()),
+                                        ("occurrences", pa.int64()),
+                                        ("span", pa.list_(pa.int64(), 2)),
+                                    ]
+                                )
+                            ),
+                        ),
+                        (
+                            "unlocated",
+                            pa.list_(
+                                pa.struct(
+                                    [("quote", pa.string()), ("why", pa.string()), ("nearest", pa.string())]
+                                )
+                            ),
+                        ),
+                    ]
+                )
+            ),
+        ),
     ]
 )
 

@@ -21,7 +21,7 @@ from raychunk.evaluation.report import evaluate_partials
 from raychunk.io import list_inputs, readable
 from raychunk.plan import resolve_plan
 from raychunk.pricing import Setting, grid
-from raychunk.schema import EVAL_ROWS
+from raychunk.schema import EVAL_ROWS, LOCATED_ROWS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -142,7 +142,8 @@ def test_ties_go_to_the_lower_source_and_chunk_index_across_blocks(embedded):
 def test_the_check_before_chunking_locates_where_the_text_is_and_names_what_did_not_parse(tmp_path):
     """``locate_labelled``, the step after parse in the job's first pass, gives what
     ``locate_passages`` gives on the text; a document that did not parse leaves its passages
-    unlocated, with the reason, and ``apply_locations`` lists them all."""
+    unlocated, with the reason, and ``apply_locations`` lists them all. Its rows are
+    ``schema.LOCATED_ROWS`` rows, read back through Arrow as the job reads them."""
     from raychunk.document_steps import parse_file
     from raychunk.evaluation.labels import UnlocatedQuotes, apply_locations, locate_passages
     from raychunk.evaluation.partials import locate_labelled
@@ -160,11 +161,13 @@ def test_the_check_before_chunking_locates_where_the_text_is_and_names_what_did_
         row = parse_file({"path": path, "bytes": Path(path).read_bytes()}, options=cfg.parse)
         (out,) = locate_labelled(row, labelled=labelled)
         assert set(out) == {"source", "located"}  # no text comes back
-        located.update({r["query"]: r for r in json.loads(out["located"])})
+        (back,) = pa.Table.from_pylist([out], schema=LOCATED_ROWS).to_pylist()
+        located.update({r["query"]: r for r in back["located"]})
         if path == guide:
             text = row["parsed"].text
     assert located[0] == {"query": 0, **locate_passages(found, guide, text)}
-    assert located[0]["passages"][0][2] == "**paid** within 10 days"
+    assert located[0]["passages"][0]["quote"] == "**paid** within 10 days"
+    assert located[1]["unlocated"][0]["why"] == "quote '30 days' is not in the text"
     with pytest.raises(UnlocatedQuotes) as e:
         apply_locations([found, missing, lost], [guide, guide, broken], located)
     assert [m["id"] for m in e.value.missing] == ["r2", "b1"]

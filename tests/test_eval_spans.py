@@ -13,6 +13,7 @@ from raychunk.evaluation import (
     score_units,
 )
 from raychunk.report import render_eval_markdown, render_eval_text
+from raychunk.report.eval import build_eval_report
 
 
 def chunk(doc, body, start=None, end=None, *, header="", source="d", index=0, **extra):
@@ -221,12 +222,12 @@ def test_a_setting_whose_spans_fail_is_reported_and_left_out_of_the_recommendati
         m = by["honest"]["metrics"][name]
         assert m["mean"] == 1.0 and m["interval"] == [1.0, 1.0]
 
-    text = render_eval_text(r)
+    text = render_eval_text(build_eval_report(r))
     assert "SPAN CHECK FAILED for 1 of 2 settings" in text
     assert "guide.md chunk 0 [0, 88): the span runs" in text
     assert "Recommendation (*): honest (among the settings whose spans hold; left out: loose)" in text
     assert "FAIL 1/1" in text and "precision (Chroma)" in text
-    md = render_eval_markdown(r)
+    md = render_eval_markdown(build_eval_report(r))
     assert "> **Span check failed for 1 of 2 settings: loose.**" in md and "## Span check" in md
     assert any(line.startswith("| loose | 1 of 1 | guide.md | 0 | [0, 88) |") for line in md.splitlines())
 
@@ -239,6 +240,7 @@ def test_when_no_setting_passes_nothing_is_recommended(tmp_path):
     args["vectors"] = {"loose": args["vectors"]["loose"]}
     r = evaluate(queries, chunks={"loose": loose}, settings=[Setting("loose")], **args)
     assert r["recommendation"]["setting"] is None and r["recommendation"]["comparisons"] == []
-    assert "Recommendation: none" in render_eval_text(r)
-    assert "**None.**" in render_eval_markdown(r)
-    assert len(write_eval(r, tmp_path)) == 3  # the plot draws without a recommendation
+    typed = build_eval_report(r)
+    assert "Recommendation: none" in render_eval_text(typed)
+    assert "**None.**" in render_eval_markdown(typed)
+    assert len(write_eval(typed, tmp_path)) == 3  # the plot draws without a recommendation

@@ -26,6 +26,7 @@ from raychunk.evaluation import (
     top_k,
 )
 from raychunk.report import render_eval_markdown, render_eval_text
+from raychunk.report.eval import build_eval_report
 
 
 def query(*spans, source="d", quote=None):
@@ -286,7 +287,10 @@ def test_evaluate_from_rows_has_costs_metrics_and_is_deterministic():
     assert small["metrics"]["tokens"]["mean"] == 10
     assert small["metrics"]["precision"]["mean"] == 1.0 and big["metrics"]["precision"]["mean"] < 0.5
     assert r1["recommendation"]["setting"] == "big"  # same recall, fewer vectors
-    assert "small" in render_eval_text(r1) and render_eval_markdown(r1).startswith("# raychunk eval report")
+    typed = build_eval_report(r1)
+    assert "small" in render_eval_text(typed) and render_eval_markdown(typed).startswith(
+        "# raychunk eval report"
+    )
 
 
 def _tagged_corpus():
@@ -374,7 +378,7 @@ def test_report_per_tag_paired_and_reading_budget():
     }
     lo, hi = hit["overall"]["interval"]
     assert lo <= -1 / 6 <= hi <= 0
-    text, md = render_eval_text(r), render_eval_markdown(r)
+    text, md = render_eval_text(build_eval_report(r)), render_eval_markdown(build_eval_report(r))
     assert "By tag" in text and "structure 8 o0 - fixed 8 o0, hit@1" in text
     assert "## By tag" in md and "## Paired comparisons" in md and "recall in 25t" in md
     # Explicit pairs replace the default.

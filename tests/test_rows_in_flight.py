@@ -64,9 +64,9 @@ def test_every_last_steps_rows_fit_their_schema_with_nothing_dropped(job, tmp_pa
     ]
     for last in lasts:
         step = document_steps.documents(job, scheme="", last=last, duplicates=duplicates)
-        assert step.schema is document_steps.ROWS[last.func]
+        assert step.schema is last.schema
         out = through(step, inputs(tmp_path))
-        assert out and all(set(r) <= set(step.schema.names) for r in out), last.func.__name__
+        assert out and all(set(r) <= set(step.schema.names) for r in out), last.fn.func.__name__
         table = pa.Table.from_pylist(out, schema=step.schema)  # as the executor builds the block
         assert table.num_rows == len(out)
 

@@ -29,6 +29,7 @@ __all__ = [
     "locate_passages",
     "locate_quote",
     "match_source",
+    "passages_by_source",
     "resolve_queries",
 ]
 
@@ -205,8 +206,8 @@ def trim_markup(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def locate_passages(q: LabelledQuery, source: str, text: str, words: TextWords | None = None) -> dict:
-    """One question's passages found in its document's ``text``: ``{"passages": [[start, end,
-    located text]], "notes": [...], "unlocated": [...]}``, where a note is a passage found other than
+    """One question's passages found in its document's ``text``: ``{"passages": [{start, end,
+    quote: the located text}], "notes": [...], "unlocated": [...]}`` (``schema.LOCATED_ROWS``), where a note is a passage found other than
     exactly (``how``) or more than once (``occurrences``), and an unlocated passage says why and,
     for a quote, the nearest partial match. A quote found more than once is its first occurrence,
     with no located text: a chunk holding the same words elsewhere is not a hit, only one covering
@@ -256,7 +257,7 @@ def locate_passages(q: LabelledQuery, source: str, text: str, words: TextWords |
                 )
             if m.occurrences > 1:
                 quote = None  # its first occurrence is meant: scored by span, not by any chunk quoting it
-        passages.append([start, end, text[start:end] if quote is not None else None])
+        passages.append({"start": start, "end": end, "quote": text[start:end] if quote is not None else None})
     return {"passages": passages, "notes": notes, "unlocated": unlocated}
 
 
@@ -276,7 +277,8 @@ def apply_locations(
     for i, (q, source) in enumerate(zip(queries, sources)):
         r = located.get(i) or {"unlocated": [{"quote": None, "why": "its document was not read"}]}
         for u in r["unlocated"]:
-            missing.append({"id": q.qid, "query": q.query, "source": source, **u, "quote": u.get("quote")})
+            why = {k: v for k, v in u.items() if v is not None}  # a row's absent fields come back null
+            missing.append({"id": q.qid, "query": q.query, "source": source, **why, "quote": u.get("quote")})
         if r["unlocated"]:
             continue
         notes = {n["passage"]: n for n in r.get("notes", ())}
@@ -299,7 +301,11 @@ def apply_locations(
                 )
         out.append(
             ResolvedQuery(
-                q.qid, q.query, source, tuple(Passage(s, e, t) for s, e, t in r["passages"]), q.tags
+                q.qid,
+                q.query,
+                source,
+                tuple(Passage(p["start"], p["end"], p["quote"]) for p in r["passages"]),
+                q.tags,
             )
         )
     if missing and not skip_unlocated:
@@ -334,3 +340,12 @@ def resolve_queries(queries: list[LabelledQuery], documents: dict[str, str]) -> 
             words[source] = TextWords(text)
         located[i] = locate_passages(q, source, text, words.get(source))
     return apply_locations(queries, matched, located)[0]
+
+
+def passages_by_source(resolved: list[ResolvedQuery]) -> dict[str, list]:
+    """A document's source → its scored questions' located passages, as the eval's chunk step
+    marks chunks against them: ``(index, [[start, end, located quote]])``."""
+    out: dict[str, list] = {}
+    for i, q in enumerate(resolved):
+        out.setdefault(q.source, []).append((i, [[p.start, p.end, p.quote] for p in q.passages]))
+    return out

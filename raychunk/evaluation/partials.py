@@ -16,7 +16,6 @@ needs and never the corpus: no document text, no chunk text, no vector.
 from __future__ import annotations
 
 import heapq
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -158,8 +157,9 @@ def retrieve(retrieval: Retrieval):
 
 def locate_labelled(row: dict, *, labelled: dict) -> list[dict]:
     """A parsed document (the parse stage's row) → one small row: its questions' passages located
-    in its text (``labelled``: source → ``[(index, query)]``), as JSON ``[{"query": i, "passages",
-    "notes", "unlocated"}]``; a document that did not parse leaves every passage unlocated."""
+    in its text (``labelled``: source → ``[(index, query)]``), as ``[{"query": i, "passages",
+    "notes", "unlocated"}]`` (``schema.LOCATED_ROWS``); a document that did not parse leaves every
+    passage unlocated."""
     from raychunk.evaluation.locate import TextWords
 
     parsed = row["parsed"]
@@ -171,7 +171,7 @@ def locate_labelled(row: dict, *, labelled: dict) -> list[dict]:
     else:
         words = TextWords(parsed.text) if parsed.text else None
         found = [{"query": i, **locate_passages(q, doc.source, parsed.text, words)} for i, q in mine]
-    return [{"source": doc.source, "located": json.dumps(found, ensure_ascii=False)}]
+    return [{"source": doc.source, "located": found}]
 
 
 def mark_document(

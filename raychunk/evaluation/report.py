@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from raychunk.evaluation.labels import ResolvedQuery
+from raychunk.evaluation.labels import ResolvedQuery, passages_by_source
 from raychunk.evaluation.metrics import (
     BUDGET_METRICS,
     HIT_SHARE,
@@ -130,21 +130,13 @@ def evaluate(
             by_source.setdefault(c["source"], []).append(c)
         inside = {
             i
-            for source, mine in _labelled(queries).items()
+            for source, mine in passages_by_source(queries).items()
             for i in inside_one_chunk(by_source.get(source, []), mine)
         }
         for i, row in enumerate(scored[s.label]["chunks"]):
             row["inside"] = float(i in inside)
     opts = _Options(k, parent_budget, read_budget, index, rounds, seed, compare, labels)
     return _report(queries, documents, settings, checks, price, scored, opts)
-
-
-def _labelled(queries: list[ResolvedQuery]) -> dict[str, list]:
-    """source → its questions' located passages, as the chunk stage gets them."""
-    out: dict[str, list] = {}
-    for i, q in enumerate(queries):
-        out.setdefault(q.source, []).append((i, [[p.start, p.end, p.quote] for p in q.passages]))
-    return out
 
 
 def evaluate_partials(

@@ -7,13 +7,12 @@ receives what the labelled set needs, never the corpus's text or vectors."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import time
 from pathlib import Path
 
 from raychunk.evaluation import LabelledQuery, match_source
-from raychunk.evaluation.labels import apply_locations
+from raychunk.evaluation.labels import apply_locations, passages_by_source
 from raychunk.evaluation.metrics import READ_BUDGET
 from raychunk.evaluation.partials import collect_partials
 from raychunk.evaluation.report import evaluate_partials
@@ -55,67 +54,22 @@ def prepare_eval(
     every setting over one parse, keeping each block's top ``max(k, depth)`` where the blocks are,
     and merge what comes back. Returns the keyword arguments of ``evaluate_partials`` that come
     from the corpus."""
-    import ray
-
     from raychunk.corpus import find_duplicates, list_files
-    from raychunk.document_steps import documents, for_eval, locate
+    from raychunk.document_steps import documents, for_eval
     from raychunk.embed import embed
     from raychunk.evaluation.partials import Retrieval, retrieve
-    from raychunk.pipeline import execute, init_ray, plan_embedding, read_files
+    from raychunk.pipeline import execute, plan_embedding, read_files, start_ray
 
-    cfg = job.config
     in_fs, scheme, files = list_files(job)
-    listed = [scheme + f.path for f in files]
-    named = []
-    for q in queries:  # a label that names no document fails before anything runs
-        try:
-            named.append(match_source(q.source, listed))
-        except ValueError as e:
-            raise ValueError(f"query {q.qid} ({q.query!r}): {e}") from e
-    init_ray(cfg)
-    plan = plan_embedding(job, ray.cluster_resources())
+    named = name_sources(queries, [scheme + f.path for f in files])  # fails before anything runs
+    cluster = start_ray(job.config)
+    plan = plan_embedding(job, cluster.resources)
     duplicates = find_duplicates(files, in_fs, scheme, job)  # one copy indexed; labels follow it
-    # A label on a duplicate follows the kept copy; the others keep their source as written.
-    queries = [
-        dataclasses.replace(q, source=duplicates[s]) if s in duplicates else q for q, s in zip(queries, named)
-    ]
-    kept = [duplicates.get(s, s) for s in named]
-    to_locate: dict[str, list] = {}  # a document's source → its questions, as (index, query)
-    for i, (q, s) in enumerate(zip(queries, kept)):
-        to_locate.setdefault(s, []).append((i, q))
-    t = time.perf_counter()
-    located: dict[int, dict] = {}
-    labelled_files = [f for f in files if scheme + f.path in to_locate]
-    pre = execute(
-        read_files(labelled_files, in_fs, job), [locate(job, scheme=scheme, labelled=to_locate)], job
-    )
-    for batch in pre.iter_batches(batch_format="pyarrow", batch_size=None):
-        for blob in batch.column("located").to_pylist():
-            located.update({r["query"]: r for r in json.loads(blob)})
-    resolved, labels = apply_locations(queries, kept, located, skip_unlocated=skip_unlocated)
-    labels["seconds"] = round(time.perf_counter() - t, 1)
-    log.info(
-        "%d labelled passages located in %d documents in %.1f s",
-        len(located),
-        len(to_locate),
-        labels["seconds"],
-    )
-    if not resolved:
-        raise ValueError(
-            f"none of the {len(queries)} labelled questions has its passages located: nothing to score"
-        )
-    labelled: dict[str, list] = {}  # a document's source → its scored questions, as (index, passages)
-    for i, q in enumerate(resolved):
-        labelled.setdefault(q.source, []).append((i, [[p.start, p.end, p.quote] for p in q.passages]))
-    query_vectors = embed_queries(
-        job.model.local,
-        [q.query for q in resolved],
-        device="cpu" if plan.gpus_per_actor == 0 else cfg.embedder.device,
-        normalize=cfg.embedder.normalize,
-        backend=cfg.embedder.backend,
-    )
-    retrieval = Retrieval(labelled, query_vectors, max(k, depth), parent_budget, cache)
-    t_embed = time.perf_counter()
+    queries, kept = follow_duplicates(queries, named, duplicates)
+    resolved, labels = locate_labels(job, queries, kept, files, in_fs, scheme, skip_unlocated=skip_unlocated)
+    query_vectors = embed_queries_as(job, plan, [q.query for q in resolved])
+    retrieval = Retrieval(passages_by_source(resolved), query_vectors, max(k, depth), parent_budget, cache)
+    started = time.perf_counter()
     progress = JobProgress("eval", documents=len(files), nbytes=sum(f.size for f in files), embedding=True)
     steps = [
         documents(job, scheme=scheme, last=for_eval(job, settings, retrieval), duplicates=duplicates),
@@ -130,7 +84,7 @@ def prepare_eval(
         )
     if not partials.documents:
         raise ValueError("the eval job produced no rows: is the input empty?")
-    partials.embedding["seconds"] = round(time.perf_counter() - t_embed, 1)
+    partials.embedding["seconds"] = round(time.perf_counter() - started, 1)
     return {
         "queries": resolved,
         "labels": labels,
@@ -138,6 +92,71 @@ def prepare_eval(
         "dim": plan.dim,
         "file_sizes": {scheme + f.path: f.size for f in files},
     }
+
+
+def name_sources(queries: list[LabelledQuery], listed: list[str]) -> list[str]:
+    """Each question's document among the listed sources; a label that names none fails, naming it."""
+    named = []
+    for q in queries:
+        try:
+            named.append(match_source(q.source, listed))
+        except ValueError as e:
+            raise ValueError(f"query {q.qid} ({q.query!r}): {e}") from e
+    return named
+
+
+def follow_duplicates(queries: list[LabelledQuery], named: list[str], duplicates: dict[str, str]):
+    """``(queries, kept)``: a label on a duplicate follows the kept copy (the one indexed); the
+    others keep their source as written. ``kept``: each question's indexed source."""
+    followed = [
+        dataclasses.replace(q, source=duplicates[s]) if s in duplicates else q for q, s in zip(queries, named)
+    ]
+    return followed, [duplicates.get(s, s) for s in named]
+
+
+def locate_labels(job: JobPlan, queries, kept: list[str], files, fs, scheme: str, *, skip_unlocated: bool):
+    """The labelled documents parsed and their questions' passages located, on Ray, before any
+    chunking or embedding (``document_steps.locate``): ``(resolved questions, the report's labels
+    section)``. A passage not found fails here, listing every one, unless ``skip_unlocated``."""
+    from raychunk.document_steps import locate
+    from raychunk.pipeline import execute, read_files
+
+    to_locate: dict[str, list] = {}  # a document's source → its questions, as (index, query)
+    for i, (q, s) in enumerate(zip(queries, kept)):
+        to_locate.setdefault(s, []).append((i, q))
+    t = time.perf_counter()
+    located: dict[int, dict] = {}
+    labelled_files = [f for f in files if scheme + f.path in to_locate]
+    pre = execute(read_files(labelled_files, fs, job), [locate(job, scheme=scheme, labelled=to_locate)], job)
+    for batch in pre.iter_batches(batch_format="pyarrow", batch_size=None):
+        for found in batch.column("located").to_pylist():
+            located.update({r["query"]: r for r in found})
+    resolved, labels = apply_locations(queries, kept, located, skip_unlocated=skip_unlocated)
+    labels["seconds"] = round(time.perf_counter() - t, 1)
+    log.info(
+        "%d labelled passages located in %d documents in %.1f s",
+        len(located),
+        len(to_locate),
+        labels["seconds"],
+    )
+    if not resolved:
+        raise ValueError(
+            f"none of the {len(queries)} labelled questions has its passages located: nothing to score"
+        )
+    return resolved, labels
+
+
+def embed_queries_as(job: JobPlan, plan, texts: list[str]):
+    """The questions embedded as the chunks are: the job's model, backend and normalisation, on the
+    CPU unless the embedding pool has GPUs."""
+    cfg = job.config
+    return embed_queries(
+        job.model.local,
+        texts,
+        device="cpu" if plan.gpus_per_actor == 0 else cfg.embedder.device,
+        normalize=cfg.embedder.normalize,
+        backend=cfg.embedder.backend,
+    )
 
 
 def run_eval(cfg, settings, queries: list[LabelledQuery], **options) -> dict:

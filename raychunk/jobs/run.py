@@ -9,13 +9,14 @@ import logging
 import time
 
 from raychunk import publish
-from raychunk.config import ConfigError, RunConfig
+from raychunk.config import RunConfig
 from raychunk.corpus import duplicates_of, list_corpus, plan_corpus
 from raychunk.document_steps import chunk, documents
 from raychunk.embed import embed
-from raychunk.listing import InputPlanner
+from raychunk.incremental import Reuse, reuse_previous
+from raychunk.listing import InputPlan, InputPlanner
 from raychunk.merge import join_previous
-from raychunk.pipeline import execute, init_ray, plan_embedding, read_blocks, write
+from raychunk.pipeline import RayCluster, execute, plan_embedding, read_blocks, start_ray, write
 from raychunk.plan import JobPlan, resolve_plan
 from raychunk.progress import JobProgress
 from raychunk.report.run import (
@@ -39,87 +40,55 @@ def run(cfg: RunConfig) -> dict:
 
 def run_job(cfg: RunConfig) -> RunReport:
     """Run the job; returns the run report (also written as report.json and report.md)."""
-    import ray
-
-    t0 = time.perf_counter()
+    started = time.perf_counter()
     job = resolve_plan(cfg)  # fails on a bad config before starting anything
     output = publish.open_output(cfg.output, overwrite=cfg.output_files.overwrite)
-    out_fs = output.fs
-    t_ray = time.perf_counter()
-    where = init_ray(cfg)
-    ray_start = time.perf_counter() - t_ray
-    planner = list_corpus(job)
-    cluster = ray.cluster_resources()
-    plan = plan_embedding(job, cluster) if cfg.embedder.enabled else None
-    settings = settings_fingerprint(job, plan)
-    previous, known, unchanged = _previous(cfg, settings)
-    recorded = {**fingerprint(job), "previous_output": previous.identity if previous else None}
-    staging = publish.open_staging(out_fs, output.path, recorded, resume=cfg.output_files.resume)
-    inputs = plan_inputs(
-        planner,
-        job,
-        cpus=cluster.get("CPU", 1),
-        resume=(out_fs, staging.path, cfg.output_files.compression) if staging.resumed else None,
+    cluster = start_ray(cfg)
+    embedding = plan_embedding(job, cluster.resources) if cfg.embedder.enabled else None
+    settings = settings_fingerprint(job, embedding)
+    reuse = reuse_previous(
+        cfg.incremental.previous, settings, embedding=embedding is not None, force=cfg.incremental.force_reuse
     )
-    if staging.resumed:
-        log.info(
-            "resume: %d of %d inputs already done; %d to go", inputs.done, inputs.files, inputs.todo_files
-        )
-    publish.write_documents(
-        out_fs,
-        staging.path,
-        f"part-{staging.attempt}-refused",
-        refused_rows(inputs.refused, inputs.scheme),
-        cfg.output_files.compression,
+    staging = publish.open_staging(
+        output.fs, output.path, fingerprint(job, reuse), resume=cfg.output_files.resume
     )
-    log.info("raychunk: %d files on %s Ray (%s); embedding: %s", inputs.files, where, cluster, plan)
+    inputs = open_inputs(job, cluster, output, staging)
     stats = ""
     if inputs.todo_files:
-        duplicates = duplicates_of(inputs, job)
-        sink = staging.sink(out_fs, dim=plan.dim if plan else None, files=cfg.output_files)
         progress = JobProgress(
-            "run", documents=inputs.todo_files, nbytes=inputs.todo_bytes, embedding=plan is not None
+            "run", documents=inputs.todo_files, nbytes=inputs.todo_bytes, embedding=bool(embedding)
         )
         steps = [
-            documents(job, scheme=inputs.scheme, last=chunk(job), duplicates=duplicates, unchanged=unchanged),
+            documents(
+                job,
+                scheme=inputs.scheme,
+                last=chunk(job),
+                duplicates=duplicates_of(inputs, job),
+                unchanged=reuse.unchanged if reuse else None,
+            ),
             progress.step(),
-            *(join_previous(previous, known, job, plan.dim) if previous is not None else ()),
-            *([embed(job, plan, on_batch=progress.at("embed"))] if plan is not None else ()),
+            *(join_previous(reuse.output, reuse.known, job, embedding.dim) if reuse else ()),
+            *([embed(job, embedding, on_batch=progress.at("embed"))] if embedding else ()),
         ]
-        ds = execute(read_blocks(inputs.blocks, inputs.fs, job), steps, job)
-        with progress.shown():
-            try:
-                write(ds, sink, job)
-            except BaseException:
-                log.error(
-                    "the run stopped; what it wrote is kept in %s: run again with --resume to finish it",
-                    staging.path,
-                )
-                raise
-        stats = _stage_stats(ds)
-    staged = publish.gather_staged(out_fs, staging, cfg.output_files.compression, files=inputs.files)
-    wall, generated = time.perf_counter() - t0, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        sink = staging.sink(output.fs, dim=embedding.dim if embedding else None, files=cfg.output_files)
+        stats = write_rows(steps, inputs, sink, progress, job)
+    staged = publish.gather_staged(output.fs, staging, cfg.output_files.compression, files=inputs.files)
     report = build_run_report(
         cfg,
         staged.documents,
         inputs,
         staged.shards,
-        plan,
+        embedding,
         stats,
-        wall,
-        where,
+        time.perf_counter() - started,
         cluster,
-        ray_start=ray_start,
         root=job.root,
-        generated=generated,
         settings=settings,
         resumed={"inputs_already_done": inputs.done} if staging.resumed else None,
-        incremental=_incremental_report(out_fs, staging, previous, staged.shards, unchanged, job)
-        if previous is not None
-        else None,
+        incremental=_incremental_report(output.fs, staging, reuse, staged.shards, job) if reuse else None,
     )
     return publish.publish_output(
-        out_fs,
+        output.fs,
         staging,
         output.path,
         staged,
@@ -129,31 +98,55 @@ def run_job(cfg: RunConfig) -> RunReport:
     )
 
 
+def write_rows(steps: list, inputs: InputPlan, sink, progress: JobProgress, job: JobPlan) -> str:
+    """The steps executed over the inputs' read blocks into the sink, with the progress line shown
+    while they stream; returns Ray Data's stats of the execution."""
+    ds = execute(read_blocks(inputs.blocks, inputs.fs, job), steps, job)
+    with progress.shown():
+        try:
+            write(ds, sink, job)
+        except BaseException:
+            log.error(
+                "the run stopped; what it wrote is kept in %s: run again with --resume to finish it",
+                sink.staging,
+            )
+            raise
+    return _stage_stats(ds)
+
+
+def open_inputs(
+    job: JobPlan, cluster: RayCluster, output: publish.Output, staging: publish.Staging
+) -> InputPlan:
+    """The corpus listed and planned into read blocks for the cluster's CPUs (with ``--resume``, less
+    the inputs already done), and a documents row written for each input listed but refused."""
+    cfg = job.config
+    inputs = plan_inputs(
+        list_corpus(job),
+        job,
+        cpus=cluster.cpus,
+        resume=(output.fs, staging.path, cfg.output_files.compression) if staging.resumed else None,
+    )
+    if staging.resumed:
+        log.info(
+            "resume: %d of %d inputs already done; %d to go", inputs.done, inputs.files, inputs.todo_files
+        )
+    publish.write_documents(
+        output.fs,
+        staging.path,
+        f"part-{staging.attempt}-refused",
+        refused_rows(inputs.refused, inputs.scheme),
+        cfg.output_files.compression,
+    )
+    log.info("raychunk: %d files on %s Ray (%s)", inputs.files, cluster.where, cluster.resources)
+    return inputs
+
+
 def plan_inputs(planner: InputPlanner, job: JobPlan, **how):
     """The listed inputs in read blocks (a seam: tests add a file that vanishes before it is read)."""
     return plan_corpus(planner, job, **how)
 
 
-def _previous(cfg: RunConfig, settings: dict):
-    """With ``incremental.previous``: the earlier output, checked against these settings, the index
-    of its ``ok`` documents, and the same index as the documents that need no parse (None when the
-    chunk settings changed: every document is chunked again)."""
-    from raychunk.incremental import check_reuse, open_previous, unchanged_documents
-
-    uri = cfg.incremental.previous
-    if not uri:
-        return None, None, None
-    if not cfg.embedder.enabled:
-        raise ConfigError(f"--previous {uri} reuses vectors: it needs the embedder (drop --no-embed)")
-    previous = open_previous(uri)
-    skip = check_reuse(previous.settings, settings, force=cfg.incremental.force_reuse, uri=uri)
-    known, same = unchanged_documents(previous)
-    unchanged = same if skip else None
-    log.info("--previous %s: %s documents need no parse", uri, len(unchanged) if unchanged else 0)
-    return previous, known, unchanged
-
-
-def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobPlan) -> Incremental:
+def _incremental_report(out_fs, staging, reuse: Reuse, results, job: JobPlan) -> Incremental:
     """What an incremental run reused and what changed: chunk ids unchanged / new / removed against
     the previous output (counted as ``raychunk price --previous`` counts them), vectors embedded and
     reused, and the delta's rows; the removed ids are written to ``delta/removed`` here."""
@@ -170,6 +163,7 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobP
     removed_to = f"{staging.path}/delta/removed"
     if out_fs.get_file_info(removed_to).type != pafs.FileType.NotFound:
         out_fs.delete_dir(removed_to)  # left by an attempt that stopped while writing it
+    previous = reuse.output
     counts = {"unchanged": 0, "new": 0, "removed": 0}
     compared = compare_outputs(chunk_files, out_fs, previous)
     if compared is not None:
@@ -185,7 +179,7 @@ def _incremental_report(out_fs, staging, previous, results, unchanged, job: JobP
         previous=previous.uri,
         previous_identity=previous.identity,
         documents_reused=total("reused_documents"),
-        documents_skip=unchanged is not None,
+        documents_skip=reuse.unchanged is not None,
         chunks=ChunkIdCounts(**counts),
         vectors_embedded=total("embedded"),
         vectors_reused=chunks - total("embedded"),
@@ -223,8 +217,9 @@ def settings_fingerprint(job: JobPlan, plan) -> dict:
     return {"chunks": chunks, "vectors": vectors}
 
 
-def fingerprint(job: JobPlan) -> dict:
-    """What decides a run's rows: a resumed run must match the interrupted one on all of it."""
+def fingerprint(job: JobPlan, reuse: Reuse | None = None) -> dict:
+    """What decides a run's rows: a resumed run must match the interrupted one on all of it (with
+    ``--previous``, the very output it reuses)."""
     from raychunk import __version__
 
     settings = dataclasses.asdict(job.config)
@@ -235,6 +230,7 @@ def fingerprint(job: JobPlan) -> dict:
     }
     settings["doc_types_sha256"] = job.doc_types_sha256
     settings["raychunk"] = __version__
+    settings["previous_output"] = reuse.output.identity if reuse else None
     return json.loads(json.dumps(settings, default=str))
 
 

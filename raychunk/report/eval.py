@@ -27,11 +27,6 @@ __all__ = [
 ]
 
 
-def _record(report: EvalReport | dict) -> EvalReport:
-    """The record; a computed report still a dict (``evaluate``'s) is built into one first."""
-    return report if isinstance(report, EvalReport) else build_eval_report(report)
-
-
 def _metric(m: Metric, digits: int = 2) -> str:
     lo, hi = m.interval
     return f"{m.mean:.{digits}f} [{lo:.{digits}f}-{hi:.{digits}f}]"
@@ -195,9 +190,8 @@ def _eval_title(report: EvalReport) -> str:
     )
 
 
-def render_eval_text(report: EvalReport | dict) -> str:
+def render_eval_text(report: EvalReport) -> str:
     """The printed table: one row per setting, costs next to the metrics, each with its 95% interval."""
-    report = _record(report)
     grid = _eval_table(report)
     widths = [max(len(r[i]) for r in grid) for i in range(len(grid[0]))]
     fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
@@ -241,8 +235,7 @@ def _embedding_lines(report: EvalReport) -> list[str]:
     ]
 
 
-def render_eval_markdown(report: EvalReport | dict) -> str:
-    report = _record(report)
+def render_eval_markdown(report: EvalReport) -> str:
     grid = _eval_table(report)
     rec = report.recommendation
     out = [f"# raychunk eval report\n\n{_eval_title(report)}\n"]
@@ -358,7 +351,7 @@ def _markdown_tags(report: EvalReport) -> list[str]:
     return out
 
 
-def plot_eval(report: EvalReport | dict, path, *, x: str = "total_bytes") -> None:
+def plot_eval(report: EvalReport, path, *, x: str = "total_bytes") -> None:
     """Recall@k against storage (or ``x="vectors"``) per setting, with 95% intervals; the
     recommendation is ringed."""
     try:
@@ -368,7 +361,6 @@ def plot_eval(report: EvalReport | dict, path, *, x: str = "total_bytes") -> Non
         import matplotlib.pyplot as plt
     except ImportError as e:
         raise ImportError("the eval plot needs matplotlib: pip install matplotlib") from e
-    report = _record(report)
     rows = report.settings
     rec = report.recommendation.setting
     strategies = sorted({r.setting.split(" ")[0] for r in rows})
@@ -410,9 +402,8 @@ def plot_eval(report: EvalReport | dict, path, *, x: str = "total_bytes") -> Non
     plt.close(fig)
 
 
-def write_eval(report: EvalReport | dict, output: str | Path, *, plot: bool = True) -> list[str]:
+def write_eval(report: EvalReport, output: str | Path, *, plot: bool = True) -> list[str]:
     """report.json (the record's ``as_json()``), report.md and plot.png under ``output``."""
-    report = _record(report)
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report.as_json(), indent=2, ensure_ascii=False))

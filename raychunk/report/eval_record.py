@@ -261,8 +261,8 @@ class EvalReport:
 
 
 def build_eval_report(computed: dict, *, embedder: str | None = None) -> EvalReport:
-    """The typed report, once, from ``evaluation.report``'s ``evaluate`` or ``evaluate_partials``
-    (or a ``report.json`` read back); a key it does not know fails here, not in a renderer."""
+    """The typed report, once, from ``evaluation.report``'s ``evaluate`` or ``evaluate_partials``; a
+    key it does not know fails here, not in a renderer."""
     r = computed
     rec = r["recommendation"]
     if rec["metric"] != "recall":
@@ -288,8 +288,7 @@ def build_eval_report(computed: dict, *, embedder: str | None = None) -> EvalRep
         per_query=tuple(_question(q) for q in r["per_query"]),
         notes=tuple(r["notes"]),
         embedding=Embedding(**r["embedding"]) if "embedding" in r else None,
-        embedder=r.get("embedder", embedder),
-        written=tuple(r["written"]) if "written" in r else None,
+        embedder=embedder,
     )
 
 

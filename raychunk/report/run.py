@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from dataclasses import dataclass, field
 
 from raychunk.report.record import OMIT_NONE, as_json
@@ -217,30 +218,28 @@ def build_run_report(
     plan,
     stats,
     wall,
-    where,
     cluster,
-    ray_start=0.0,
     *,
     root: str,
-    generated: str,
     settings: dict,
     resumed: dict | None,
     incremental: Incremental | None,
 ) -> RunReport:
     """The run report, from what the run job measured: its config, the documents (``docs``:
     ``publish.documents_summary``), inputs (``listing.InputPlan``, under ``root``), every shard's
-    totals (``results``), the embedding plan, Ray Data's stats text, the wall time; the settings that
-    shaped the rows and what an incremental run reused."""
+    totals (``results``), the embedding plan, Ray Data's stats text, the wall time, the Ray it ran on
+    (``pipeline.RayCluster``); the settings that shaped the rows and what an incremental run reused."""
     total = lambda key: sum(r.get(key, 0) for r in results)  # noqa: E731
     chunks, tokens = total("chunks"), total("tokens")
     vectors = chunks if plan else 0
     files, input_bytes = inputs.files, inputs.bytes
     ocr = docs["ocr"]
     return RunReport(
-        generated=generated,
+        generated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         output=cfg.output,
         ray=RayInfo(
-            mode=where, cluster={k: v for k, v in sorted(cluster.items()) if k in ("CPU", "GPU", "memory")}
+            mode=cluster.where,
+            cluster={k: v for k, v in sorted(cluster.resources.items()) if k in ("CPU", "GPU", "memory")},
         ),
         embedder=Embedder(
             model=cfg.embedder.model,
@@ -276,7 +275,7 @@ def build_run_report(
         ),
         throughput=Throughput(
             wall_seconds=round(wall, 2),
-            ray_start_seconds=round(ray_start, 2),
+            ray_start_seconds=round(cluster.start_seconds, 2),
             files_per_s=round(files / wall, 3),
             input_mb_per_s=round(input_bytes / 1e6 / wall, 3),
             chunks_per_s=round(chunks / wall, 2),
