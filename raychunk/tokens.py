@@ -35,6 +35,7 @@ __all__ = [
     "first_words",
     "last_words",
     "load_counter",
+    "new_counter",
 ]
 
 DEFAULT_TOKENIZER = "all-MiniLM-L6-v2"
@@ -425,9 +426,19 @@ def _model_dir(spec: str) -> Path | None:
     return p if p.is_dir() else None
 
 
-@functools.lru_cache(maxsize=8)
 def load_counter(spec: str = DEFAULT_TOKENIZER, model_dir: str | None = None) -> TokenCounter:
-    """A counter from a spec: an embedder name or model folder (its tokenizer.json),
+    """The process's counter for a spec (``new_counter``): one for each ``(spec, model_dir)``,
+    however they are passed (``load_counter(s)`` is ``load_counter(s, None)``)."""
+    return _process_counter(spec, model_dir)
+
+
+@functools.lru_cache(maxsize=8)
+def _process_counter(spec: str, model_dir: str | None) -> TokenCounter:
+    return new_counter(spec, model_dir)
+
+
+def new_counter(spec: str = DEFAULT_TOKENIZER, model_dir: str | None = None) -> TokenCounter:
+    """A counter of its own from a spec: an embedder name or model folder (its tokenizer.json),
     ``tiktoken:<encoding>``, or ``words``. ``model_dir``: the spec's model folder as a job's plan
     resolved it (``plan.resolve_plan``), so the name is not resolved again where it is on disk."""
     if spec == "words":

@@ -4,7 +4,7 @@ import pytest
 
 from raychunk.chunking import Profile, chunk_document
 from raychunk.parse import parse_document
-from raychunk.tokens import CachedCounter, WordCounter, load_counter
+from raychunk.tokens import CachedCounter, WordCounter, load_counter, new_counter
 
 
 def test_embedder_tokenizer_is_the_default_and_offline():
@@ -26,7 +26,7 @@ def test_tiktoken_cl100k_ships_offline():
 def test_unknown_tiktoken_encoding_says_how_to_fix(monkeypatch, tmp_path):
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     with pytest.raises(ValueError, match="TIKTOKEN_CACHE_DIR"):
-        load_counter.__wrapped__("tiktoken:o200k_base")
+        new_counter("tiktoken:o200k_base")
 
 
 def test_cached_counter_tokenizes_each_text_once():
@@ -75,7 +75,7 @@ def test_bpe_counts_of_short_texts_remembered_across_documents_are_exact(monkeyp
     ``forget`` starts it cold."""
     import raychunk.tokens as tokens
 
-    counter = load_counter.__wrapped__("tiktoken:cl100k_base")
+    counter = new_counter("tiktoken:cl100k_base")
     enc = counter._enc
     rng = random.Random(7)
     alphabet = list("ab XY é\u0301 中文 ß 😀 \t\n\r.,;:!?-_'\"()|#*` 12 >") + ["\n\n", " >", "x" * 40]
@@ -106,7 +106,7 @@ def test_a_long_text_counts_window_by_window_as_it_does_whole(spec, generic):
     those of the whole text. A tokenizer without such cuts (``generic``) is cut where whitespace
     starts, and the words either side of each cut are counted again together. Windows of 40
     characters, on text made to break them."""
-    counter = load_counter.__wrapped__(spec)  # an instance of its own: its window is made tiny
+    counter = new_counter(spec)  # an instance of its own: its window is made tiny
     if generic:
         counter.window_cut = None
     rng = random.Random(7)
@@ -146,7 +146,7 @@ def test_a_long_text_counts_window_by_window_as_it_does_whole(spec, generic):
 def test_offsets_of_a_window_too_long_for_two_bytes(spec):
     """A run with nowhere to cut makes a window over 65535 characters: its offsets take four bytes
     each (the others two), and every count stays that of the whole text."""
-    counter = load_counter.__wrapped__(spec)
+    counter = new_counter(spec)
     text = "ab cd, " * 8000 + "x" * 70_000 + " cd.e" * 20_000 + "y" * 66_000
     offsets = counter.token_offsets(text)
     counter.window = 10**9
@@ -157,3 +157,11 @@ def test_offsets_of_a_window_too_long_for_two_bytes(spec):
     spans = sorted(tuple(sorted((rng.randint(0, len(text)), rng.randint(0, len(text))))) for _ in range(300))
     assert offsets.counts(spans) == whole.counts(spans) == [whole.count(s, e) for s, e in spans]
     assert len(offsets) == len(whole) == counter.count(text)
+
+
+def test_a_process_has_one_counter_per_spec_however_it_is_asked_for():
+    """What the chunk step asks for (``load_counter(spec, model_dir)``) is what a caller that
+    leaves ``model_dir`` out gets: ``forget()`` on one empties the other."""
+    spec = "tiktoken:cl100k_base"
+    assert load_counter(spec) is load_counter(spec, None) is load_counter(spec=spec, model_dir=None)
+    assert new_counter(spec) is not load_counter(spec)
