@@ -5,6 +5,7 @@ with paired 95% intervals against a reference setting and against an earlier run
     # ... change a chunking rule, then:
     python scripts/levers.py --setting profile --against out/levers/base.json
     python scripts/levers.py --count --setting profile --setting fixed:200   # vectors only, no embedding
+    python scripts/levers.py --pieces --setting profile --setting langchain_markdown:256  # what MiniLM reads
     python scripts/levers.py --setting profile --setting langchain_markdown:256 --misses langchain_markdown:256
 
 In this process, over ``raychunk.jobs.tune``'s corpus loading and scoring (the scoring of ``raychunk
@@ -47,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save", type=Path)
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--count", action="store_true", help="only chunk: vectors per setting and subset")
+    ap.add_argument(
+        "--pieces",
+        action="store_true",
+        help="only chunk: what the embedder reads of each setting's embedded texts (word pieces, cut tails)",
+    )
     ap.add_argument("--misses", help="a setting: the questions it answers and --reference misses, shown")
     args = ap.parse_args(argv)
 
@@ -69,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
                 for s in SUBSETS
             }
             print(f"{spec:<44} " + "  ".join(f"{s} {n:,}" for s, n in by.items()))
+        return 0
+    if args.pieces:
+        show_pieces(corpus, types, args.setting or ["profile"], job.model.name)
         return 0
     embed = Embedder(job.model.name, args.cache)
     qvecs = embed([q.query for q in corpus.queries])
@@ -132,6 +141,28 @@ def main(argv: list[str] | None = None) -> int:
         args.save.write_text(json.dumps({"ids": ids, "results": results}))
     print(f"\n{embed.embedded:,} texts embedded, {len(embed.reused):,} reused", file=sys.stderr)
     return 0
+
+
+def show_pieces(corpus, types, specs: list[str], model: str) -> None:
+    """Per setting: the embedded texts' word pieces in the embedder's own tokenizer, how many texts
+    pass what it reads (``max_seq_length`` less [CLS] and [SEP]: 254 for MiniLM) and the share of
+    word pieces it cuts off their tails, and of those how many hold a labelled passage's end there."""
+    from raychunk.jobs.tune import chunk_corpus, profiles_for
+    from raychunk.tokens import load_counter
+
+    counter = load_counter(model)
+    limit = counter.max_input
+    print(f"{model}: reads {limit} word pieces of a text")
+    for spec in specs:
+        texts = [c.text for chunks in chunk_corpus(corpus, profiles_for(spec, types)) for c in chunks]
+        n = sorted(counter.count_batch(texts))
+        over = [x for x in n if x > limit]
+        cut = sum(x - limit for x in over)
+        median, p90, p99 = (n[min(len(n) - 1, int(f * len(n)))] for f in (0.5, 0.9, 0.99))
+        print(
+            f"  {spec:<44} {len(n):,} texts, word pieces median {median} p90 {p90} p99 {p99} max {n[-1]};"
+            f" over {limit}: {len(over):,} ({len(over) / len(n):.1%}), {cut:,} of {sum(n):,} pieces cut ({cut / sum(n):.2%})"
+        )
 
 
 def show_misses(corpus, types, qvecs, embed, reference: str, other: str, k: int) -> None:

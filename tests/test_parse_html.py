@@ -5,7 +5,9 @@ from __future__ import annotations
 import html
 import re
 import time
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +17,7 @@ from raychunk.parse._common import squash
 from raychunk.parse.html import parse_html
 
 BASE = Document("id", "t.html", "html", "ok")
+ROOT_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"  # beside the repo
 
 # Tags that separate words when a browser renders them; any other tag joins its neighbours.
 _SEPARATING = re.compile(
@@ -449,3 +452,68 @@ def test_tag_soup_never_crashes_and_spans_hold(pieces):
     visible = squash(html.unescape(strip_tags(text))).replace(" ", "")
     got = "".join(" ".join(c for r in b.rows for c in r) if b.kind == "table" else b.text for b in doc.blocks)
     assert sorted(got.replace(" ", "").replace("\n", "")) == sorted(visible)
+
+
+_DRAFT = (
+    "<html><head><title>remoteStorage</title></head><body>"
+    "<p>[Docs] [txt]</p><pre>INTERNET DRAFT                 M. de Jong\n\n"
+    "Table of Contents\n\n   1. Introduction.....2\n   2. Requests.......3\n\n"
+    '<span class="h2"><a name="section-1">1</a>.  Introduction</span>\n\n'
+    "    Many services for data storage &amp; sync are\n    available over the internet.\n\n"
+    "       *  GET a document\n\n"
+    "</pre><!--NewPage--><pre class='newpage'>"
+    "de Jong                Expires 18 June 2015                [Page 1]\n\n"
+    '<span class="h2"><a name="section-2">2</a>. Requests</span>\n\n'
+    "    Client-to-server requests SHOULD be made over https.\n\n"
+    '<span class="h3"><a name="section-2.1">2.1</a>.  GET</span>\n\n'
+    "    A GET request to a folder returns a description.\n</pre></body></html>"
+)
+
+
+def test_preformatted_body_reads_numbered_sections_as_headings():
+    # An IETF draft as HTML (readability-ietf-1.html): its body is <pre> pages of plain text.
+    doc = parse(_DRAFT)
+    assert not [b for b in doc.blocks if b.kind == "code"]
+    heads = [(b.text, b.level, b.heading_path) for b in doc.blocks if b.kind == "heading"]
+    assert heads == [
+        ("1. Introduction", 1, ()),
+        ("2. Requests", 1, ()),
+        ("2.1. GET", 2, ("2. Requests",)),
+    ]
+    by_text = {b.text.split()[0]: b for b in doc.blocks}
+    assert by_text["Many"].heading_path == ("1. Introduction",)
+    assert by_text["A"].heading_path == ("2. Requests", "2.1. GET")
+    assert (
+        by_text["Many"].text == "Many services for data storage & sync are\n    available over the internet."
+    )
+    # The contents lines are list items, not headings; a page footer stays text, under its section.
+    assert [b.kind for b in doc.blocks if "....." in b.text] == ["list_item", "list_item"]
+    assert by_text["de"].kind == "paragraph" and by_text["de"].heading_path == ("1. Introduction",)
+    assert_spans(doc)
+    first = next(b for b in doc.blocks if b.kind == "heading")
+    assert doc.text[first.char_start : first.char_end] == "1</a>.  Introduction"
+
+
+def test_pre_stays_code_when_it_is_not_the_body():
+    prose = "<p>" + "An article that quotes a command line or two between its paragraphs. " * 4 + "</p>"
+    doc = parse(f"{prose}<pre>1. Install\n\n$ pip install x</pre>{prose}")
+    assert [b.kind for b in doc.blocks] == ["paragraph", "code", "paragraph"]
+    # A <pre> that names its language is code even when it is most of the page.
+    doc = parse(
+        '<p>Intro.</p><pre class="language-python">1. Install\n\nimport x\nx.run()  # a long line</pre>'
+    )
+    assert [b.kind for b in doc.blocks] == ["paragraph", "code"]
+
+
+def test_real_ietf_draft_has_its_sections():
+    path = ROOT_CORPUS / "html" / "readability-ietf-1.html"
+    if not path.exists():
+        pytest.skip("the shared corpus is not beside the repository")
+    doc = parse_document(path.read_bytes(), path.name)
+    heads = [b for b in doc.blocks if b.kind == "heading"]
+    assert (
+        len(heads) == 28 and heads[0].text == "1. Introduction" and heads[-1].text == "18. Authors' addresses"
+    )
+    assert [b.text for b in heads if b.level == 2][:2] == ["12.1. WebFinger", "12.2. OAuth dialog form"]
+    assert not [b for b in doc.blocks if b.kind == "code"]
+    assert_spans(doc)

@@ -7,7 +7,7 @@ nested block splits it (an ``li`` stops where its nested list starts; text after
 a block of its own). Loose text in a container (``<div>text</div>``) spans its text and inline tags.
 ``block.text`` is the visible text of the span: tags, comments and dropped boilerplate removed,
 character references decoded, whitespace collapsed, ``<br>`` a line break; ``pre`` keeps its layout
-and a table's text is ``render_table`` of its cells. So for a paragraph,
+(a page whose body is ``<pre>`` text is read by the plain-text rules: ``html_pre``) and a table's text is ``render_table`` of its cells. So for a paragraph,
 ``squash(strip_tags(text[start:end]))`` with entities decoded equals ``squash(block.text)``.
 
 It is built on the stdlib's streaming ``html.parser`` rather than a tree builder: lxml silently
@@ -27,6 +27,7 @@ from html.parser import HTMLParser
 
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, cell_text, clean_text, finish
+from raychunk.parse.html_pre import preformatted_body
 from raychunk.render import render_table, squash
 
 __all__ = ["html_blocks", "html_lines", "parse_html"]
@@ -205,9 +206,8 @@ def parse_html(text: str, base: Document) -> ParsedDocument:
         keep.add(lost.start)
 
     stream = BlockStream()
-    for kind, btext, start, end, level, language, rows, header_rows, _, marker, copies in _with_terms(
-        events.ops
-    ):
+    ops = preformatted_body(text, _with_terms(events.ops))
+    for kind, btext, start, end, level, language, rows, header_rows, _, marker, copies in ops:
         if kind == "heading":
             stream.heading(btext, level, start, end)
             continue

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 
-from raychunk.document import Document, ParsedDocument
+from raychunk.document import Block, Document, ParsedDocument
 from raychunk.parse._common import BlockStream, clean_text, finish, wiki_heading
 from raychunk.render import squash, trimmed
 
-__all__ = ["parse_text", "iter_paragraphs"]
+__all__ = ["parse_text", "iter_paragraphs", "text_blocks"]
 
 _BLANK = re.compile(r"\n[ \t\f\v\r]*\n")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
@@ -46,6 +46,19 @@ def parse_text(text: str, base: Document) -> ParsedDocument:
         paragraphs = _split_line_runs(text, paragraphs)
     if _is_faq(text, paragraphs):
         return finish(base, text, _faq_records(text))
+    return finish(base, text, text_blocks(text, paragraphs))
+
+
+def text_blocks(text: str, paragraphs: list | None = None) -> list[Block]:
+    r"""Plain text's blocks by this module's rules, spans into ``text``: headings underlined, numbered or
+    wiki-style, list items, a paragraph per blank-line-separated run (per speaker turn). Also the HTML
+    parser's rules for a page whose body is preformatted text (an IETF draft in ``<pre>``).
+
+    >>> [(b.kind, b.level, b.heading_path) for b in text_blocks("1.  Introduction\n\n  Many services.")]
+    [('heading', 1, ()), ('paragraph', 0, ('1. Introduction',))]
+    """
+    if paragraphs is None:
+        paragraphs = list(iter_paragraphs(text))
     out = BlockStream()
     # Numbered sections under a document title ("Guide\n=====", then "1 Intro") nest below it.
     numbered_offset = 0
@@ -77,7 +90,7 @@ def parse_text(text: str, base: Document) -> ParsedDocument:
             out.heading(clean_text(first), m.group(1).count(".") + 1 + numbered_offset, s, e)
             continue
         _add_body(out, text, s, e)
-    return finish(base, text, out.blocks)
+    return out.blocks
 
 
 def _split_line_runs(text: str, paragraphs: list) -> list:
