@@ -26,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS = [
     ("cpu_stage", "cpu_stage", [], ["--reps", "1"]),
     ("peer_pipelines", "peer_pipelines", [], ["--corpora", "tiny,shared", "--tiny-files", "5000"]),
+    ("small_run", "small_run", [], ["--repeats", "1"]),
     ("pdf_parse", "pdf_parse", ["--skip-old", "--repeat", "3"], ["--skip-old", "--repeat", "1"]),
     ("chunk_speed", "chunk_speed", ["--reps", "5"], ["--reps", "1"]),
     ("embed_cpu", "embed_cpu", ["--reps", "3"], ["--reps", "1", "--texts", "256"]),

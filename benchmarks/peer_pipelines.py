@@ -34,7 +34,7 @@ First, where raychunk's CPU stage spends its time (``--profile N`` files of the 
 milliseconds per document, in this process): the steps (parse, classify, chunk) called directly;
 the same documents through the document sandbox, the Ray worker's side and the document process's
 (the steps plus the round trip), sent one a round trip and a block (``BLOCK`` files) a round trip,
-side by side; the rows into Arrow and the sink's write.
+the three in turn three times, medians; the rows into Arrow and the sink's write.
 
 With ``--repeats R`` each corpus's three runs go R times, the order rotating, and each pipeline's
 fastest wall is kept (other work on a shared machine only adds time). The ratio is raychunk's wall
@@ -347,15 +347,18 @@ def _cpu_of(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def profile(inputs: list[str], n: int) -> dict[str, float]:
+def profile(inputs: list[str], n: int, rounds: int = 3) -> dict[str, float]:
     """CPU milliseconds per document of the CPU stage's parts on the first ``n`` files of
     ``inputs``, in this process (CPU time: other work on the machine does not count): the steps
-    (parse, classify, chunk) called directly; the same documents through the document sandbox
-    (``document_steps.isolated``: the Ray worker's side and the document process's; one document a
-    round trip, then ``BLOCK`` a round trip); the rows into an
-    Arrow table and the sink's write of it."""
+    (parse, classify, chunk) called directly, and the same documents through the document sandbox
+    (``document_steps.isolated``: the Ray worker's side and the document process's), one document
+    a round trip and ``BLOCK`` a round trip, the three in turn ``rounds`` times, each part's median
+    kept (one pass after another, a shared machine's load moved the difference between the steps
+    and the process by more than the difference itself); then the rows into an Arrow table and the
+    sink's write of it."""
     import contextlib
     import resource
+    import statistics
     import tempfile
 
     import pyarrow as pa
@@ -372,18 +375,10 @@ def profile(inputs: list[str], n: int) -> dict[str, float]:
     job = resolve_plan(cfg)
     steps = document_steps.per_document(job, scheme="", last=document_steps.chunk(job))
     rows = [{"path": p, "bytes": Path(p).read_bytes()} for p in paths]
-    spent = dict.fromkeys([name for name, _ in steps], 0.0)
     for r in rows[:20]:  # warm-up: lazy imports and the tokenizer
         for _, fn in steps:
             r = fn(r)
-    out = []
-    for r in rows:
-        value = r
-        for name, fn in steps:
-            t = time.process_time()
-            value = fn(value)
-            spent[name] += time.process_time() - t
-        out += value
+    document_steps.isolated(rows[:20], steps=steps, limits=cfg.limits)  # the same in the process
 
     def children_cpu() -> float:
         # the document processes that ended (the sandbox starts a fresh one after a heavy
@@ -396,15 +391,33 @@ def profile(inputs: list[str], n: int) -> dict[str, float]:
                 alive = _cpu_of(proc.pid)
         return ru.ru_utime + ru.ru_stime + alive
 
-    document_steps.isolated(rows[:1], steps=steps, limits=cfg.limits)
-    # one document a round trip (as before issue 28's batches), then a block of them a round trip
-    for how, size in (("a document", 1), (f"{BLOCK} documents", BLOCK)):
-        c0, t = children_cpu(), time.process_time()
-        for i in range(0, len(rows), size):
-            document_steps.isolated(rows[i : i + size], steps=steps, limits=cfg.limits)
-        spent[f"sandbox, {how} a trip: Ray worker"] = time.process_time() - t
-        spent[f"sandbox, {how} a trip: document process"] = children_cpu() - c0
+    runs: dict[str, list[float]] = {}
+    out: list[dict] = []
+    for _ in range(rounds):
+        spent = dict.fromkeys([name for name, _ in steps], 0.0)
+        out = []
+        for r in rows:
+            value = r
+            for name, fn in steps:
+                t = time.process_time()
+                value = fn(value)
+                spent[name] += time.process_time() - t
+            out += value
+        spent["the steps together"] = sum(spent.values())
+        # one document a round trip (as before issue 28's batches), then a block of them a round trip
+        for how, size in (("a document", 1), (f"{BLOCK} documents", BLOCK)):
+            c0, t = children_cpu(), time.process_time()
+            for i in range(0, len(rows), size):
+                document_steps.isolated(rows[i : i + size], steps=steps, limits=cfg.limits)
+            spent[f"sandbox, {how} a trip: Ray worker"] = time.process_time() - t
+            spent[f"sandbox, {how} a trip: document process"] = children_cpu() - c0
+        spent[f"document process over the steps ({BLOCK} a trip)"] = (
+            spent[f"sandbox, {BLOCK} documents a trip: document process"] - spent["the steps together"]
+        )
+        for k, v in spent.items():
+            runs.setdefault(k, []).append(v)
     document_steps._SANDBOX.close()
+    spent = {k: statistics.median(v) for k, v in runs.items()}
     t = time.process_time()
     table = pa.Table.from_pylist(out, schema=RUN_ROWS)  # as the executor builds the step's block
     spent["rows to Arrow"] = time.process_time() - t
@@ -493,7 +506,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile and made:
         name, inputs = next(iter(made.items()))
         spent = profile(inputs, args.profile)
-        print(f"raychunk's CPU stage per document, CPU ms ({args.profile} files of {name}, one process):")
+        print(
+            f"raychunk's CPU stage per document, CPU ms ({args.profile} files of {name}, one process, "
+            "median of 3 rounds side by side):"
+        )
         for part, ms in spent.items():
             print(f"  {part:48} {ms:7.3f}")
         if args.profile_only:

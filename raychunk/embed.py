@@ -40,7 +40,8 @@ def load_model(model: str, device: str, backend: str = "torch"):
     onnxruntime on CPU for ``onnx`` / ``onnx-int8``."""
     try:
         import torch
-        from sentence_transformers import SentenceTransformer
+
+        SentenceTransformer = _sentence_transformers().SentenceTransformer
     except ImportError as e:
         raise ImportError(
             "embedding needs torch and sentence-transformers: pip install torch==2.13.0 sentence-transformers"
@@ -63,6 +64,59 @@ def load_model(model: str, device: str, backend: str = "torch"):
     if device == "cuda":
         st = st.half()
     return st, device
+
+
+def _sentence_transformers():
+    """``sentence_transformers``, imported without scikit-learn: its ``util.similarity`` imports
+    ``sklearn.metrics`` (and with it scipy and pandas, ~800 modules, 1-2 s of the embed actor's
+    start) for ``pairwise_distances``, which ``encode`` never calls. While it loads, ``sklearn``
+    and ``sklearn.metrics`` are stand-ins whose functions import the real module when first called;
+    then they leave ``sys.modules``, so a later ``import sklearn`` loads the real one."""
+    import importlib
+    import importlib.machinery
+    import importlib.util
+    import sys
+    import types
+
+    if "sentence_transformers" in sys.modules or "sklearn" in sys.modules:
+        return importlib.import_module("sentence_transformers")
+    if importlib.util.find_spec("sklearn") is None:
+        return importlib.import_module("sentence_transformers")
+
+    def deferred(name: str):
+        def call(*args, **kwargs):
+            return getattr(importlib.import_module("sklearn.metrics"), name)(*args, **kwargs)
+
+        call.__name__ = call.__qualname__ = name
+        return call
+
+    class DeferredMetrics(types.ModuleType):
+        def __getattr__(self, name: str):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return deferred(name)
+
+    package = types.ModuleType("sklearn")
+    package.__path__ = []
+    package.__spec__ = importlib.machinery.ModuleSpec("sklearn", None, is_package=True)
+    metrics = DeferredMetrics("sklearn.metrics")
+    metrics.__spec__ = importlib.machinery.ModuleSpec("sklearn.metrics", None)
+    package.metrics = metrics
+    stand_ins = {"sklearn": package, "sklearn.metrics": metrics}
+    sys.modules.update(stand_ins)
+    try:
+        return importlib.import_module("sentence_transformers")
+    except ImportError:  # something reached further into scikit-learn: the real one, then
+        for name in [m for m in sys.modules if m.split(".")[0] == "sentence_transformers"]:
+            del sys.modules[name]
+        for name, stand_in in stand_ins.items():
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
+        return importlib.import_module("sentence_transformers")
+    finally:
+        for name, stand_in in stand_ins.items():
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
 
 
 def embedding_dim(model: str) -> int:

@@ -20,6 +20,7 @@ import dataclasses
 import mmap
 import os
 import pickle
+import re
 import resource
 import signal
 import subprocess
@@ -326,12 +327,23 @@ def _rss_kb(pid: int) -> int:
     return total
 
 
+_STATUS_FIELDS: dict[str, re.Pattern] = {}
+
+
 def _status_kb(field: str, pid: str = "self") -> int:
+    # read two or three times a document: one read of the file's bytes and one search, not a text
+    # file's lines (0.026 -> 0.016 ms)
+    pattern = _STATUS_FIELDS.get(field)
+    if pattern is None:
+        pattern = _STATUS_FIELDS[field] = re.compile(rb"(?:^|\n)" + field.encode() + rb":\s*(\d+)")
     try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
+        fd = os.open(f"/proc/{pid}/status", os.O_RDONLY)
+        try:
+            found = pattern.search(os.read(fd, 16384))
+        finally:
+            os.close(fd)
+        if found:
+            return int(found.group(1))
     except OSError:
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss if field == "VmHWM" else 0
@@ -339,8 +351,11 @@ def _status_kb(field: str, pid: str = "self") -> int:
 
 def _reset_peak() -> None:
     try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # resets VmHWM to the current RSS
+        fd = os.open("/proc/self/clear_refs", os.O_WRONLY)
+        try:
+            os.write(fd, b"5")  # resets VmHWM to the current RSS
+        finally:
+            os.close(fd)
     except OSError:
         pass
 
