@@ -100,6 +100,22 @@ def test_a_table_that_fits_joins_the_text_that_introduces_it():
     assert body(first) == table and first.table_id and body(after) == "After."
 
 
+def test_a_joined_table_stays_with_its_introduction_when_the_tail_is_balanced():
+    """A section's short last chunk takes pieces from the chunk before it, but never the table that
+    joined the sentence introducing it: that would leave the introduction alone again."""
+    rows = "\n".join(f"| VAR_{i} | {i * 100} ms |" for i in range(2))
+    table = f"| Variable | Default |\n|---|---|\n{rows}"
+    intro = (
+        "The batch processor reads these variables when it starts, and each one of them can be set "
+        "in the environment of the process or in its configuration file:"
+    )
+    doc = md(f"# Exporter\n\n## Batch processor\n\n{intro}\n\n{table}\n\nSee the limits page for more.\n")
+    first, last = chunk_document(doc, Profile(max_tokens=64), WORDS)
+    assert body(first) == f"{intro}\n\n{table}" and first.block_kinds == ("paragraph", "table")
+    assert body(last) == "See the limits page for more."
+    assert [doc.text[c.char_start : c.char_end] for c in (first, last)] == [body(first), body(last)]
+
+
 def test_small_table_is_one_chunk():
     doc = md("# T\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
     (c,) = chunk_document(doc, Profile(max_tokens=64), WORDS)

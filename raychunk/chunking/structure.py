@@ -130,7 +130,8 @@ def _balance_tail(packer: Packer, first: int, budget: int) -> None:
     """A section's last chunk under a quarter of its budget takes whole pieces from the end of the
     chunk before it while that evens the two out: a section's tail is not left as a one-line chunk
     (a transcript's last turn, a list's last item) that ranks for every question, and the chunk
-    count is unchanged. Not across a table, overlap, or source the parser dropped between the two."""
+    count is unchanged. Not across a table's own chunk, overlap, or source the parser dropped between
+    the two, and a table that joined the text introducing it stays with that text."""
     drafts = packer.drafts
     if len(drafts) - first < 2:
         return
@@ -160,8 +161,8 @@ def _balance_tail(packer: Packer, first: int, budget: int) -> None:
         return
     while cut > 1:
         k = cut - 1
-        if packer.dropped(run[k], run[cut]):  # a moved piece must not make its new chunk bridge a gap
-            break
+        if run[k].kind == "table" or packer.dropped(run[k], run[cut]):
+            break  # a table stays with the text that introduces it; no chunk bridges a gap
         n_moved = run[k].tokens + join(cut) + n_right
         n_kept = n_left - run[k].tokens - join(k)
         if n_moved > budget or max(n_moved, n_kept) >= max(n_left, n_right):
