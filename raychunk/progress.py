@@ -54,7 +54,8 @@ def count_batch(batch, first_setting: str | None = None) -> dict:
     kind = batch.column("row_type")
     counts["chunks"] = pc.sum(pc.equal(kind, "chunk")).as_py() or 0
     counts["reused"] = pc.sum(pc.equal(kind, "reuse")).as_py() or 0
-    docs = batch.filter(pc.equal(kind, "document")).select(["source", "status", "reason", "bytes"])
+    # the four columns first: a documents row's text (its whole document's) is never copied here
+    docs = batch.select(["source", "status", "reason", "bytes"]).filter(pc.equal(kind, "document"))
     failed = docs.filter(pc.equal(docs.column("status"), "failed"))
     counts["failures"] = [
         (source or "?", reason or "failed")
