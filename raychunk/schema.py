@@ -136,6 +136,17 @@ EVAL_ROWS = pa.schema(
 
 # The eval's locate step passes on one row per labelled document: its questions' passages located
 # in its text (``evaluation.labels.locate_passages``), or why not.
+_PASSAGE = pa.struct([("start", pa.int64()), ("end", pa.int64()), ("quote", pa.string())])
+_NOTE = pa.struct(  # a passage found other than exactly (``how``), or more than once
+    [
+        ("passage", pa.int64()),
+        ("quote", pa.string()),
+        ("how", pa.string()),
+        ("occurrences", pa.int64()),
+        ("span", pa.list_(pa.int64(), 2)),
+    ]
+)
+_UNLOCATED = pa.struct([("quote", pa.string()), ("why", pa.string()), ("nearest", pa.string())])
 LOCATED_ROWS = pa.schema(
     [
         ("source", pa.string()),
@@ -145,36 +156,9 @@ LOCATED_ROWS = pa.schema(
                 pa.struct(
                     [
                         ("query", pa.int64()),
-                        (
-                            "passages",
-                            pa.list_(
-                                pa.struct(
-                                    [("start", pa.int64()), ("end", pa.int64()), ("quote", pa.string())]
-                                )
-                            ),
-                        ),
-                        (
-                            "notes",
-                            pa.list_(
-                                pa.struct(
-                                    [
-                                        ("passage", pa.int64()),
-                                        ("quote", pa.string()),
-                                        ("how", pa.string()),
-                                        ("occurrences", pa.int64()),
-                                        ("span", pa.list_(pa.int64(), 2)),
-                                    ]
-                                )
-                            ),
-                        ),
-                        (
-                            "unlocated",
-                            pa.list_(
-                                pa.struct(
-                                    [("quote", pa.string()), ("why", pa.string()), ("nearest", pa.string())]
-                                )
-                            ),
-                        ),
+                        ("passages", pa.list_(_PASSAGE)),
+                        ("notes", pa.list_(_NOTE)),
+                        ("unlocated", pa.list_(_UNLOCATED)),
                     ]
                 )
             ),
