@@ -103,20 +103,22 @@ def _sentence_transformers():
     metrics.__spec__ = importlib.machinery.ModuleSpec("sklearn.metrics", None)
     package.metrics = metrics
     stand_ins = {"sklearn": package, "sklearn.metrics": metrics}
+
+    def drop_stand_ins() -> None:
+        for name, stand_in in stand_ins.items():
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
+
     sys.modules.update(stand_ins)
     try:
         return importlib.import_module("sentence_transformers")
     except ImportError:  # something reached further into scikit-learn: the real one, then
         for name in [m for m in sys.modules if m.split(".")[0] == "sentence_transformers"]:
             del sys.modules[name]
-        for name, stand_in in stand_ins.items():
-            if sys.modules.get(name) is stand_in:
-                del sys.modules[name]
+        drop_stand_ins()
         return importlib.import_module("sentence_transformers")
     finally:
-        for name, stand_in in stand_ins.items():
-            if sys.modules.get(name) is stand_in:
-                del sys.modules[name]
+        drop_stand_ins()
 
 
 def embedding_dim(model: str) -> int:
