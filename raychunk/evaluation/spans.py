@@ -105,6 +105,10 @@ class BadSpan:
     end: int
     why: str
 
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.start, self.end
+
     def to_dict(self) -> dict:
         return {
             "source": self.source,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from raychunk.evaluation.spans import BadSpan, SpanCheck
 from raychunk.report.record import OMIT_NONE, as_json
 
 __all__ = ["EvalReport", "build_eval_report"]
@@ -46,24 +47,6 @@ class Scores:
     metrics: Metrics
     small_to_big: Metrics
     reading_budget: ReadingBudget
-
-
-@dataclass(frozen=True)
-class BadSpan:
-    source: str
-    chunk_index: int
-    span: tuple[int, int]
-    why: str
-
-
-@dataclass(frozen=True)
-class SpanCheck:
-    """``evaluation.spans.SpanCheck`` as the report holds it: ``bad`` of ``chunks``, the first few named."""
-
-    ok: bool
-    chunks: int
-    bad: int
-    examples: tuple[BadSpan, ...]
 
 
 @dataclass(frozen=True)
@@ -314,10 +297,10 @@ def _score_fields(s: dict) -> dict:
 
 def _setting_row(x: dict) -> SettingRow:
     check = x["span_check"]
-    examples = tuple(BadSpan(**{**b, "span": tuple(b["span"])}) for b in check["examples"])
+    examples = tuple(BadSpan(b["source"], b["chunk_index"], *b["span"], b["why"]) for b in check["examples"])
     return SettingRow(
         **{key: value for key, value in x.items() if key not in _ROW_PARTS},
-        span_check=SpanCheck(**{**check, "examples": examples}),
+        span_check=SpanCheck(x["setting"], check["chunks"], check["bad"], examples),
         **_score_fields(x),
         by_type={t: TypeCost(**c) for t, c in x["by_type"].items()},
     )

@@ -11,7 +11,9 @@ OMIT_NONE = {"omit_none": True}  # a field's metadata: report.json leaves it out
 
 def as_json(value):
     """A record as JSON values: its fields in order (those marked ``OMIT_NONE`` left out when None),
-    records as objects, tuples as lists."""
+    records as objects (a record with its own ``to_dict`` as that says), tuples as lists."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
     if dataclasses.is_dataclass(value):
         return {
             f.name: as_json(getattr(value, f.name))
