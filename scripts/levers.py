@@ -7,6 +7,7 @@ with paired 95% intervals against a reference setting and against an earlier run
     python scripts/levers.py --count --setting profile --setting fixed:200   # vectors only, no embedding
     python scripts/levers.py --pieces --setting profile --setting langchain_markdown:256  # what MiniLM reads
     python scripts/levers.py --setting profile --setting langchain_markdown:256 --misses langchain_markdown:256
+    python scripts/levers.py --setting profile --crowding   # are the misses crowded out by siblings?
 
 In this process, over ``raychunk.jobs.tune``'s corpus loading and scoring (the scoring of ``raychunk
 eval``: every question against the pooled index), with the embedding cache ``--cache`` (the ``eval
@@ -54,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
         help="only chunk: what the embedder reads of each setting's embedded texts (word pieces, cut tails)",
     )
     ap.add_argument("--misses", help="a setting: the questions it answers and --reference misses, shown")
+    ap.add_argument(
+        "--crowding",
+        action="store_true",
+        help="of --reference's misses, what holds its top k: chunks of the answer's own section and document",
+    )
     args = ap.parse_args(argv)
 
     from raychunk.config import build_run_config, load_config
@@ -134,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
                     f"  {subset:<11} hit {d['mean']:+.3f} [{d['interval'][0]:+.3f}, {d['interval'][1]:+.3f}]"
                     f"  inside {di:+.3f}  changed: {' '.join(changed[:12])}{' ...' if len(changed) > 12 else ''}"
                 )
+    if args.crowding:
+        show_crowding(corpus, types, qvecs, embed, args.reference, args.k)
     if args.misses:
         show_misses(corpus, types, qvecs, embed, args.reference, args.misses, args.k)
     if args.save:
@@ -198,6 +206,68 @@ def show_misses(corpus, types, qvecs, embed, reference: str, other: str, k: int)
             ]
             for c in around[:1]:
                 print(f"-- {spec} ({c.n_tokens} tokens):\n{c.text[:600]}")
+
+
+def show_crowding(corpus, types, qvecs, embed, spec: str, k: int) -> None:
+    """Whether a miss is crowded out by its own siblings: ``crowding`` over ``spec``'s top 50."""
+    from raychunk.evaluation.metrics import as_indexed, score_corpus, top_k
+    from raychunk.jobs.tune import chunk_corpus, profiles_for
+
+    chunks = [c for mine in chunk_corpus(corpus, profiles_for(spec, types)) for c in mine]
+    cvecs = embed([c.text for c in chunks])
+    rows = score_corpus(
+        corpus.queries, qvecs, [as_indexed(c.to_dict()) for c in chunks], cvecs, k=50, parent_budget=512
+    )["chunks"]
+    ids = [q.qid for q in corpus.queries]
+    per, n, crowded = crowding(chunks, top_k(qvecs, cvecs, 50), [r["rank"] for r in rows], k)
+    print(f"\n== crowding, {spec}: the top {k} of a question whose passage a chunk in the top 50 holds")
+    for side in ("miss", "hit"):
+        print(
+            f"  {side:<4} {n[side]:>3} questions, per question in the top {k} (answer left out): "
+            + ", ".join(f"{kind} {v / (n[side] or 1):.2f}" for kind, v in per[side].items())
+        )
+    print(f"  misses with 2+ chunks of the answer's section or header line in the top {k}: {len(crowded)}")
+    for i, r, mine in crowded:
+        print(f"    {ids[i]} rank {r}: " + ", ".join(f"{kind} {v}" for kind, v in mine.items() if v))
+
+
+CROWD = ("section", "header", "document", "other")
+
+
+def crowding(chunks, ranked, ranks, k: int):
+    """For each question whose passage a chunk holds at rank ``ranks[i]`` (1-based in ``ranked[i]``,
+    chunk indices best first; None: not in the list), what else its top ``k`` holds: chunks of the
+    answer chunk's own section (same document and heading path), of its header line elsewhere, of
+    its document, of other documents. Summed over the misses (rank over ``k``) and, as the control,
+    over the hits; with the misses that 2 or more of the answer's section or header line crowd out.
+    ``(sums by side, questions by side, [(question, rank, counts)])``."""
+    per = {side: dict.fromkeys(CROWD, 0) for side in ("miss", "hit")}
+    n = {"miss": 0, "hit": 0}
+    crowded = []
+    for i, r in enumerate(ranks):
+        if not r:
+            continue
+        answer = ranked[i][r - 1]
+        a = chunks[answer]
+        side = "hit" if r <= k else "miss"
+        n[side] += 1
+        mine = dict.fromkeys(CROWD, 0)
+        for j in ranked[i][:k]:
+            if j == answer:
+                continue
+            c = chunks[j]
+            same_doc = c.source == a.source
+            if same_doc and c.heading_path == a.heading_path:
+                mine["section"] += 1
+            elif c.header == a.header:
+                mine["header"] += 1
+            else:
+                mine["document" if same_doc else "other"] += 1
+        for kind in CROWD:
+            per[side][kind] += mine[kind]
+        if side == "miss" and mine["section"] + mine["header"] >= 2:
+            crowded.append((i, r, mine))
+    return per, n, crowded
 
 
 if __name__ == "__main__":
