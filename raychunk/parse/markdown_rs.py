@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import re
 
-__all__ = ["available", "block_tokens"]
+__all__ = ["SKIPPED", "available", "block_tokens"]
 
 _RULES = [
     "blockquote",
@@ -96,12 +96,13 @@ def block_tokens(text: str) -> list[Token] | None:
     while at >= 0:
         starts.append(at + 1)
         at = data.find(nl, at + 1)
-    walk = _Walk(data, starts, len(starts) - 1 if src.endswith("\n") else len(starts))
+    tabs = "\t" in src
+    walk = _Walk(data, starts, len(starts) - 1 if src.endswith("\n") else len(starts), tabs)
     try:
         walk.nodes(md.tree(src).children, 0)
     except _Unsupported:
         return None
-    if "\t" in src and _tabbed(src, walk.out):
+    if tabs and _tabbed(src, walk.out):
         return None
     return walk.out
 
@@ -139,25 +140,36 @@ def _text(node) -> str:
     return children[0].meta["content"]
 
 
-class _Walk:
-    """The tree's nodes appended to ``out`` as markdown-it-py's tokens, line maps from byte spans."""
+# The tokens the markdown walker reads nothing of, left out of the stream. A paragraph's, a
+# heading's and a term's closing token stay: the walker steps over open, inline and close.
+SKIPPED = frozenset(
+    {
+        "blockquote_close",
+        "dl_close",
+        "dd_close",
+        "thead_open",
+        "tbody_open",
+        "tbody_close",
+        "tr_close",
+    }
+)
 
-    def __init__(self, data, starts: list[int], lines: int):
+
+class _Walk:
+    """The tree's nodes appended to ``out`` as markdown-it-py's tokens, line maps from byte spans.
+    A container's map is only read by the tab check (``_tabbed``), so it is only made for that."""
+
+    def __init__(self, data, starts: list[int], lines: int, tabs: bool):
         self.out: list[Token] = []
         self._data = data
         self._starts = starts
         self._lines = lines  # the document's line count as markdown-it-py counts them
+        self._tabs = tabs
 
     def line(self, span) -> list[int]:
         s, e = span
         first = bisect.bisect_right(self._starts, s) - 1
         return [first, bisect.bisect_right(self._starts, e - 1) if e > s else first + 1]
-
-    def inline(self, name: str, node, level: int, tag: str = "", mapped: bool = True) -> None:
-        out = self.out
-        out.append(Token(f"{name}_open", self.line(node.srcmap) if mapped else None, level, tag=tag))
-        out.append(Token("inline", None, level + 1, _text(node)))
-        out.append(Token(f"{name}_close", None, level, tag=tag))
 
     def fence(self, node, level: int) -> None:
         meta = node.meta
@@ -179,32 +191,34 @@ class _Walk:
 
     def nodes(self, nodes, level: int) -> None:
         out = self.out
+        append = out.append
+        line = self.line
+        tabs = self._tabs
         for node in nodes:
             name = node.name
-            if name == "paragraph":
-                self.inline("paragraph", node, level)
-            elif name == "text":  # a tight list item's (or definition's) paragraph, hidden in the tree
-                out.append(Token("paragraph_open", self.line(node.srcmap), level))
-                out.append(Token("inline", None, level + 1, node.meta["content"]))
-                out.append(Token("paragraph_close", None, level))
-            elif name in ("heading", "lheading"):
-                self.inline("heading", node, level, tag=f"h{node.meta['level']}")
-            elif name in ("bullet_list", "ordered_list"):
+            if name == "paragraph" or name == "text":  # text: a tight item's paragraph, hidden in the tree
+                append(Token("paragraph_open", line(node.srcmap), level))
+                append(
+                    Token("inline", None, level + 1, node.meta["content"] if name == "text" else _text(node))
+                )
+                append(_PARAGRAPH_CLOSE)
+            elif name == "heading" or name == "lheading":
+                append(Token("heading_open", line(node.srcmap), level, tag=_TAGS[node.meta["level"]]))
+                append(Token("inline", None, level + 1, _text(node)))
+                append(_HEADING_CLOSE)
+            elif name == "list_item":
+                append(Token("list_item_open", line(node.srcmap) if tabs else None, level))
+                self.nodes(node.children, level + 1)
+                append(Token("list_item_close", None, level))
+            elif name == "bullet_list" or name == "ordered_list":
                 meta = node.meta
                 attrs = {"start": meta["start"]} if name == "ordered_list" else None
-                out.append(
-                    Token(f"{name}_open", self.line(node.srcmap), level, markup=meta["marker"], attrs=attrs)
-                )
+                append(Token(f"{name}_open", None, level, markup=meta["marker"], attrs=attrs))
                 self.nodes(node.children, level + 1)
-                out.append(Token(f"{name}_close", None, level))
-            elif name in _CONTAINERS:
-                kind = _CONTAINERS[name]
-                out.append(Token(f"{kind}_open", self.line(node.srcmap), level))
-                self.nodes(node.children, level + 1)
-                out.append(Token(f"{kind}_close", None, level))
+                append(Token(f"{name}_close", None, level))
             elif name == "fence":
                 self.fence(node, level)
-            elif name in ("code_block", "html_block", "front_matter"):
+            elif name == "code_block" or name == "html_block" or name == "front_matter":
                 content = node.meta["content"]
                 if (
                     name == "html_block"
@@ -213,23 +227,27 @@ class _Walk:
                     and self._data[-1:] not in ("\n", b"\n")
                 ):
                     content = content[:-1]  # the last line of a file without a final newline
-                out.append(Token(name, self.line(node.srcmap), level, content))
+                append(Token(name, line(node.srcmap), level, content))
+            elif name == "blockquote" or name == "definition_description":
+                kind = "blockquote" if name == "blockquote" else "dd"
+                append(Token(f"{kind}_open", line(node.srcmap) if tabs else None, level))
+                self.nodes(node.children, level + 1)
             elif name == "hr":
-                out.append(Token("hr", self.line(node.srcmap), level))
+                append(Token("hr", line(node.srcmap) if tabs else None, level))
             elif name == "table":
                 self.table(node, level)
             elif name == "definition_list":
-                out.append(Token("dl_open", self.line(node.srcmap), level))
+                append(Token("dl_open", line(node.srcmap) if tabs else None, level))
                 for part in node.children:
                     if part.name == "definition_term":
-                        self.inline("dt", part, level + 1)
-                        first = out[-3].map[0]
-                        out[-3].map = [first, first]  # as markdown-it-py's deflist maps a term
+                        first = line(part.srcmap)[0]
+                        append(Token("dt_open", [first, first], level + 1))  # as markdown-it-py maps a term
+                        append(Token("inline", None, level + 2, _text(part)))
+                        append(_DT_CLOSE)
                     elif part.name == "definition_description":
                         self.nodes((part,), level + 1)
                     else:
                         raise _Unsupported
-                out.append(Token("dl_close", None, level))
             elif (
                 name == "definition"
             ):  # a link reference definition: markdown-it-py keeps it out of the stream
@@ -238,22 +256,28 @@ class _Walk:
                 raise _Unsupported
 
     def table(self, node, level: int) -> None:
-        out = self.out
-        out.append(Token("table_open", self.line(node.srcmap), level))
+        append = self.out.append
+        append(Token("table_open", self.line(node.srcmap), level))
         for part in node.children:
             if part.name not in ("thead", "tbody"):
                 raise _Unsupported
-            cell = "th" if part.name == "thead" else "td"
-            out.append(Token(f"{part.name}_open", None, level + 1))
+            head = part.name == "thead"
+            cell_open, cell_close = ("th_open", "th_close") if head else ("td_open", "td_close")
             for row in part.children:
-                out.append(Token("tr_open", None, level + 2))
+                append(Token("tr_open", None, level + 2))
                 for c in row.children:
-                    self.inline(cell, c, level + 3, mapped=False)
-                out.append(Token("tr_close", None, level + 2))
-            out.append(Token(f"{part.name}_close", None, level + 1))
-        out.append(Token("table_close", None, level))
+                    append(Token(cell_open, None, level + 3))
+                    append(Token("inline", None, level + 4, _text(c)))
+                    append(Token(cell_close, None, level + 3))
+            if head:
+                append(Token("thead_close", None, level + 1))
+        append(Token("table_close", None, level))
 
 
+_TAGS = {n: f"h{n}" for n in range(1, 7)}
+# Closing tokens the walker steps over, whose fields it never reads: one object each.
+_PARAGRAPH_CLOSE = Token("paragraph_close")
+_HEADING_CLOSE = Token("heading_close")
+_DT_CLOSE = Token("dt_close")
 # A closing fence line, after its container's markers.
 _CLOSE = re.compile(r"([ >]*)(`{3,}|~{3,})[ ]*")
-_CONTAINERS = {"list_item": "list_item", "blockquote": "blockquote", "definition_description": "dd"}
