@@ -79,11 +79,14 @@ EDGE = {
     "empty_items": b"-\n  foo\n- \n- bar\n",
     "wiki": b"== One ==\ntext\n\n== Two ==\nmore\n",
     "top_level_tabs": b"# T\n\n```go\nfunc f() {\n\treturn\n}\n```\n",
+    "lists_five_deep": "".join("  " * i + f"- item {i}\n" for i in range(5)).encode(),
     # markdown-it-py's parse: the tree cannot stand for these
+    "lists_twelve_deep": "".join("  " * i + f"- item {i}\n" for i in range(12)).encode(),
+    "hundreds_deep": "".join("  " * i + f"- item {i}\n" for i in range(400)).encode(),
     "tab_in_item": b"- a\n\tb\n\n\tcode\n",
     "unclosed_fence_in_item": b"- a\n  ```\n  x\n\n- b\n",
 }
-FALLS_BACK = {"tab_in_item", "unclosed_fence_in_item"}
+FALLS_BACK = {"tab_in_item", "unclosed_fence_in_item", "lists_twelve_deep", "hundreds_deep"}
 
 
 @pytest.mark.parametrize("name", sorted(EDGE))
