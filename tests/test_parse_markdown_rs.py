@@ -115,6 +115,15 @@ def test_nul_characters_as_markdown_it_py_reads_them(monkeypatch):
     assert fast == md_parse.parse_markdown(text, base) and markdown_rs.block_tokens(text) is not None
 
 
+def test_text_the_rust_parser_cannot_take_goes_to_markdown_it_py():
+    from raychunk.document import Document
+
+    text = "# caf\ud800e\n\n- a\n"  # a lone surrogate: no UTF-8 for it
+    assert markdown_rs.block_tokens(text) is None
+    doc = md_parse.parse_markdown(text, Document("x", "a.md", "markdown", "ok"))
+    assert [(b.kind, b.text) for b in doc.blocks] == [("heading", "caf\ud800e"), ("list_item", "a")]
+
+
 def test_an_empty_file_and_whitespace(monkeypatch):
     for data in (b"", b"   \n\n", b"\n"):
         fast, pure = _both(data, "empty.md", monkeypatch)

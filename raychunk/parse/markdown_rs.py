@@ -89,8 +89,18 @@ def block_tokens(text: str) -> list[Token] | None:
     md = _parser()
     if md is None:
         return None
-    src = _NEWLINES.sub("\n", text).replace("\0", "\ufffd")  # as markdown-it-py normalizes
-    data = src if src.isascii() else src.encode()  # the tree's spans count UTF-8 bytes
+    src = _NEWLINES.sub("\n", text) if "\r" in text else text  # as markdown-it-py normalizes
+    if "\0" in src:
+        src = src.replace("\0", "\ufffd")
+    try:
+        data = src if src.isascii() else src.encode()  # the tree's spans count UTF-8 bytes
+        tree = md.tree(src)
+    except Exception:  # text the Rust side cannot take (a lone surrogate): markdown-it-py's to parse
+        return None
+    except BaseException as e:  # a panic in the Rust parser (pyo3's PanicException is a BaseException)
+        if type(e).__name__ != "PanicException":
+            raise
+        return None
     nl = "\n" if data is src else b"\n"
     starts = [0]
     at = data.find(nl)
@@ -100,12 +110,8 @@ def block_tokens(text: str) -> list[Token] | None:
     tabs = "\t" in src
     walk = _Walk(data, starts, len(starts) - 1 if src.endswith("\n") else len(starts), tabs)
     try:
-        walk.nodes(md.tree(src).children, 0)
+        walk.nodes(tree.children, 0)
     except _Unsupported:
-        return None
-    except BaseException as e:  # a panic in the Rust parser (pyo3's PanicException is a BaseException)
-        if type(e).__name__ != "PanicException":
-            raise
         return None
     if tabs and _tabbed(src, walk.out):
         return None
