@@ -9,6 +9,8 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from raychunk.parse import markdown as md_parse
 from raychunk.parse import markdown_rs, parse_document
@@ -74,7 +76,7 @@ EDGE = {
     "deflist": b"Term\n:   def one\n\n    more\n\nT2\n: d2\n",
     "references": b"[a]: http://x 'T'\n\npara [a]\n",
     "quoted_list": b"> - a\n> - b\n>\n> p\n\n> ```\n> q\n> ```\n",
-    "lazy_lines": b"> a\nb\n\n- c\nd\n",
+    "lazy_item_line": b"- c\nd\n",
     "rules": b"a\n\n***\n\n---\n",
     "empty_items": b"-\n  foo\n- \n- bar\n",
     "wiki": b"== One ==\ntext\n\n== Two ==\nmore\n",
@@ -83,10 +85,29 @@ EDGE = {
     # markdown-it-py's parse: the tree cannot stand for these
     "lists_twelve_deep": "".join("  " * i + f"- item {i}\n" for i in range(12)).encode(),
     "hundreds_deep": "".join("  " * i + f"- item {i}\n" for i in range(400)).encode(),
+    "lazy_quote_line": b"> a\nb\n",
+    "quote_then_numbered_item": b"> quote\n10. ten\n",
+    "quote_then_table": b"> - ql\n| 1 | 2 |\n|---|---|\n",
+    "quoted_empty_item": b"> q\n1.\n",
+    "table_then_empty_item": b"| 1 | 2 |\n|---|---|\n1.\n",
+    "definition_then_underline": b"Term\n: d\n10. ten\n===\n",
+    "fence_open_at_eof": b"a\n\n~~~\nx\nmore",
     "tab_in_item": b"- a\n\tb\n\n\tcode\n",
     "unclosed_fence_in_item": b"- a\n  ```\n  x\n\n- b\n",
 }
-FALLS_BACK = {"tab_in_item", "unclosed_fence_in_item", "lists_twelve_deep", "hundreds_deep"}
+FALLS_BACK = {
+    "tab_in_item",
+    "unclosed_fence_in_item",
+    "lists_twelve_deep",
+    "hundreds_deep",
+    "lazy_quote_line",
+    "quote_then_numbered_item",
+    "quote_then_table",
+    "quoted_empty_item",
+    "table_then_empty_item",
+    "definition_then_underline",
+    "fence_open_at_eof",
+}
 
 
 @pytest.mark.parametrize("name", sorted(EDGE))
@@ -158,3 +179,69 @@ def test_without_markdown_it_pyrs_the_pure_parse_runs(monkeypatch):
     assert not markdown_rs.available() and markdown_rs.block_tokens("# T\n") is None
     doc = parse_document(EDGE["nested_lists"], "a.md")
     assert [b.kind for b in doc.blocks][:2] == ["list_item", "list_item"]
+
+
+# Lines that reach the constructs the two parsers read apart (lazy lines, open fences, tabs, tables
+# ending at a block) and the common ones, in any order.
+_PIECES = [
+    "# H",
+    "## H2 ##",
+    "Title",
+    "===",
+    "---",
+    "text line",
+    "",
+    "",
+    "- item",
+    "* star",
+    "1. one",
+    "2) two",
+    "10. ten",
+    "  - nested",
+    "    - deeper",
+    "> quote",
+    "> > qq",
+    "> - ql",
+    ">",
+    "```",
+    "~~~",
+    "    code",
+    "\tcode",
+    "| a | b |",
+    "|---|---|",
+    "| x \\| y | `z|w` |",
+    "<div>",
+    "</div>",
+    "<!-- c -->",
+    "Term",
+    ":   def",
+    "[ref]: http://x",
+    "***",
+    "- [x] task",
+    "  text cont",
+    "- a\tb",
+    "1.",
+    "-",
+    "  > q in item",
+    "a <b>c</b>",
+    "caf\u00e9 \u65e5\u672c",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(_PIECES), min_size=1, max_size=14),
+    crlf=st.booleans(),
+    final_newline=st.booleans(),
+)
+def test_any_mix_of_constructs_parses_the_same_either_way(lines, crlf, final_newline):
+    text = ("\r\n" if crlf else "\n").join(lines) + ("\n" if final_newline else "")
+    data = text.encode()
+    fast = parse_document(data, "mix.md")
+    md_parse_block_tokens = md_parse.block_tokens
+    md_parse.block_tokens = lambda text: None
+    try:
+        pure = parse_document(data, "mix.md")
+    finally:
+        md_parse.block_tokens = md_parse_block_tokens
+    assert fast == pure

@@ -7,11 +7,14 @@ builds the blocks from either. Only block rules run: a paragraph's text is its r
 as markdown-it-py's with its inline rule off.
 
 A document the tree cannot stand for exactly returns None, and the walker parses it with
-markdown-it-py: a node this module does not know, a tab in the indentation of a line inside a
-container (the two parsers expand it to different columns), a fence left open inside a container
-(markdown-it-py's runs over the container's trailing blank lines), containers nested near
-markdown-it-py's limit of 20 levels, a panic of the Rust parser. ``tests/test_parse_markdown_rs.py``
-holds both streams equal on the corpus, on generated files and on the edge cases.
+markdown-it-py. Where the two parsers read the same lines apart: a tab in the indentation of a line
+inside a container (expanded to different columns); a fence left open inside a container, or at
+the end of a file without a final newline; lazy lines (a paragraph's lines without their
+container's markers: in a quote, any; an empty list item or a ``:`` line in a list or definition);
+a table whose row could start a block; a setext underline running on from a definition list;
+containers nested near markdown-it-py's limit of 20 levels; text the Rust side cannot take, a
+panic of it, a node this module does not know. ``tests/test_parse_markdown_rs.py`` holds both
+parses equal on the corpus, generated files, the edge cases and random mixes of the constructs.
 """
 
 from __future__ import annotations
@@ -120,7 +123,7 @@ def block_tokens(text: str) -> list[Token] | None:
 
 # A line whose indentation or container markers hold a tab: markdown-it.rs and markdown-it-py
 # expand such a tab to different columns inside a container.
-_TABBED = re.compile(r"^[ >*+\-0-9.)]*\t", re.MULTILINE)
+_TABBED = re.compile(r"^[ >*+\-0-9.):]*\t", re.MULTILINE)
 
 
 def _tabbed(src: str, tokens: list[Token]) -> bool:
@@ -176,11 +179,59 @@ class _Walk:
         self._starts = starts
         self._lines = lines  # the document's line count as markdown-it-py counts them
         self._tabs = tabs
+        self._quotes = 0  # block quotes open around the node walked
+        self._definitions = 0  # definitions open around it
 
     def line(self, span) -> list[int]:
         s, e = span
         first = bisect.bisect_right(self._starts, s) - 1
         return [first, bisect.bisect_right(self._starts, e - 1) if e > s else first + 1]
+
+    def row(self, n: int) -> str:
+        """Line ``n`` of the document, its newline included."""
+        data, starts = self._data, self._starts
+        row = data[starts[n] : starts[n + 1] if n + 1 < len(starts) else len(data)]
+        return row if isinstance(row, str) else row.decode()
+
+    def lazy_lines(self, span: list[int]) -> None:
+        """The lines of a paragraph inside a container, and the line after it, where the two parsers
+        read lazy lines apart: an empty list item (``-``, ``1.``) is a lazy line to markdown-it.rs (as
+        CommonMark has it), the container's end to markdown-it-py; in a quote, a line without ``>``
+        that could start a block (a list item numbered from 2, a setext underline, a table) ends the
+        quote in markdown-it-py or continues the paragraph past a table, and one indented keeps its
+        indentation there: any lazy line in a quote; in a definition, a ``:`` line starts the next
+        definition in markdown-it-py."""
+        last = len(self._starts)
+        for n in range(span[0] + 1, min(span[1] + 1, last)):
+            row = self.row(n)
+            if n == span[1]:  # the line after the paragraph: a table's first row without ``>``
+                if self._quotes and "|" in row and not row.lstrip(" \t").startswith(">"):
+                    raise _Unsupported
+                break
+            if _EMPTY_ITEM.fullmatch(row):
+                raise _Unsupported
+            if self._quotes and not row.lstrip(" \t").startswith(">"):
+                raise _Unsupported
+            if self._definitions and row.lstrip(" \t").startswith(":"):
+                raise _Unsupported
+
+    def underlines(self, span: list[int]) -> None:
+        """A setext underline in a definition list or in the lines that run on from it to the next
+        blank line: markdown-it-py reads the lines above it as a heading (its heading rule runs
+        before the definition list's), markdown-it.rs as the list."""
+        for n in range(span[0], len(self._starts)):
+            row = self.row(n)
+            if _UNDERLINE.fullmatch(row):
+                raise _Unsupported
+            if n >= span[1] and not row.strip():
+                break
+
+    def table_rows(self, span: list[int]) -> None:
+        """A table's body line that could start a block (a list item, a quote, a heading, a fence,
+        HTML): a row to markdown-it.rs, the table's end to markdown-it-py."""
+        for n in range(span[0] + 2, min(span[1], len(self._starts))):
+            if _BLOCK_START.match(self.row(n)):
+                raise _Unsupported
 
     def fence(self, node, level: int) -> None:
         meta = node.meta
@@ -194,8 +245,9 @@ class _Walk:
             or not close.group(2).startswith(markup)
             or (level == 0 and ">" in close.group(1))
         ):
-            # Unclosed: markdown-it-py's fence runs to its container's last line, blank lines included.
-            if level:
+            # Unclosed: markdown-it-py's fence runs to its container's last line, blank lines included
+            # (and its last line without a newline: the tree's content has one).
+            if level or self._data[-1:] not in ("\n", b"\n"):
                 raise _Unsupported
             span[1] = self._lines
         self.out.append(Token("fence", span, level, meta["content"], markup=markup, info=meta["info"]))
@@ -210,7 +262,10 @@ class _Walk:
         for node in nodes:
             name = node.name
             if name == "paragraph" or name == "text":  # text: a tight item's paragraph, hidden in the tree
-                append(Token("paragraph_open", line(node.srcmap), level))
+                span = line(node.srcmap)
+                if level:
+                    self.lazy_lines(span)
+                append(Token("paragraph_open", span, level))
                 append(
                     Token("inline", None, level + 1, node.meta["content"] if name == "text" else _text(node))
                 )
@@ -242,14 +297,23 @@ class _Walk:
                     content = content[:-1]  # the last line of a file without a final newline
                 append(Token(name, line(node.srcmap), level, content))
             elif name == "blockquote" or name == "definition_description":
-                kind = "blockquote" if name == "blockquote" else "dd"
-                append(Token(f"{kind}_open", line(node.srcmap) if tabs else None, level))
+                quote = name == "blockquote"
+                append(
+                    Token(
+                        "blockquote_open" if quote else "dd_open", line(node.srcmap) if tabs else None, level
+                    )
+                )
+                self._quotes += quote
+                self._definitions += not quote
                 self.nodes(node.children, level + 1)
+                self._quotes -= quote
+                self._definitions -= not quote
             elif name == "hr":
                 append(Token("hr", line(node.srcmap) if tabs else None, level))
             elif name == "table":
                 self.table(node, level)
             elif name == "definition_list":
+                self.underlines(line(node.srcmap))
                 append(Token("dl_open", line(node.srcmap) if tabs else None, level))
                 for part in node.children:
                     if part.name == "definition_term":
@@ -270,7 +334,9 @@ class _Walk:
 
     def table(self, node, level: int) -> None:
         append = self.out.append
-        append(Token("table_open", self.line(node.srcmap), level))
+        span = self.line(node.srcmap)
+        self.table_rows(span)
+        append(Token("table_open", span, level))
         for part in node.children:
             if part.name not in ("thead", "tbody"):
                 raise _Unsupported
@@ -295,5 +361,11 @@ _DEEPEST = 18
 _PARAGRAPH_CLOSE = Token("paragraph_close")
 _HEADING_CLOSE = Token("heading_close")
 _DT_CLOSE = Token("dt_close")
+# A setext heading's underline.
+_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*\n?")
+# A line that starts a list item, a quote, a heading, a fence or HTML.
+_BLOCK_START = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|>|#|```|~~~|<)", re.MULTILINE)
+# A line that is an empty list item and nothing else.
+_EMPTY_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]*\n?")
 # A closing fence line, after its container's markers.
 _CLOSE = re.compile(r"([ >]*)(`{3,}|~{3,})[ ]*")
