@@ -82,7 +82,14 @@ EDGE = {
     "wiki": b"== One ==\ntext\n\n== Two ==\nmore\n",
     "top_level_tabs": b"# T\n\n```go\nfunc f() {\n\treturn\n}\n```\n",
     "lists_five_deep": "".join("  " * i + f"- item {i}\n" for i in range(5)).encode(),
+    "unicode_space_edges": "  \u00a0 nbsp\n* star\n\u2028sep\n\n\x0cff\n".encode(),
+    "open_comment": b"a\n\n<!--\nx\n\n",
+    "pre_closed_by_script": b"<pre>\nx\n</script>\nafter\n",
     # markdown-it-py's parse: the tree cannot stand for these
+    "bare_reference_label": b"[ref]:\n/url\n\ntext [ref]\n",
+    "one_column_table": b"| a |\n---\n",
+    "indented_front_matter": b"  ---\ntitle: x\n  ---\n",
+    "open_comment_at_eof": b"a\n\n<!--\nx\n\t",
     "lists_twelve_deep": "".join("  " * i + f"- item {i}\n" for i in range(12)).encode(),
     "hundreds_deep": "".join("  " * i + f"- item {i}\n" for i in range(400)).encode(),
     "lazy_quote_line": b"> a\nb\n",
@@ -107,6 +114,10 @@ FALLS_BACK = {
     "table_then_empty_item",
     "definition_then_underline",
     "fence_open_at_eof",
+    "bare_reference_label",
+    "one_column_table",
+    "indented_front_matter",
+    "open_comment_at_eof",
 }
 
 
@@ -225,6 +236,18 @@ _PIECES = [
     "  > q in item",
     "a <b>c</b>",
     "caf\u00e9 \u65e5\u672c",
+    "<!--",
+    "<pre>",
+    "</script>",
+    "[ref2]:",
+    "  \u00a0 nbsp",
+    "\x0cff",
+    "  ---",
+    "> |---|---|",
+    "   > indented q",
+    "0. zero",
+    "  : indented def",
+    "    ===",
 ]
 
 

@@ -8,12 +8,15 @@ as markdown-it-py's with its inline rule off.
 
 A document the tree cannot stand for exactly returns None, and the walker parses it with
 markdown-it-py. Where the two parsers read the same lines apart: a tab in the indentation of a line
-inside a container (expanded to different columns); a fence left open inside a container, or at
-the end of a file without a final newline; lazy lines (a paragraph's lines without their
-container's markers: in a quote, any; an empty list item or a ``:`` line in a list or definition);
-a table whose row could start a block; a setext underline running on from a definition list;
-containers nested near markdown-it-py's limit of 20 levels; text the Rust side cannot take, a
-panic of it, a node this module does not know. ``tests/test_parse_markdown_rs.py`` holds both
+inside a container (expanded to different columns); a fence or a comment-like HTML block left open
+inside a container, or at the end of a file without a final newline; lazy lines (a paragraph's
+lines without their container's markers: in a quote, any; an empty list item or a ``:`` line in a
+list or definition); an empty list item under a line of text; a table whose row could start a
+block, a one-column table over ``---``; a setext underline running on from a definition list;
+front matter not at the first column; a link label alone on its line; containers nested near
+markdown-it-py's limit of 20 levels; text the Rust side cannot take, a panic of it, a node this
+module does not know. (Where both read the same, the tree's inline text is stripped as
+markdown-it-py strips it: Unicode whitespace too.) ``tests/test_parse_markdown_rs.py`` holds both
 parses equal on the corpus, generated files, the edge cases and random mixes of the constructs.
 """
 
@@ -110,6 +113,12 @@ def block_tokens(text: str) -> list[Token] | None:
     while at >= 0:
         starts.append(at + 1)
         at = data.find(nl, at + 1)
+    for m in _EMPTY_ITEM_LINE.finditer(src):
+        before = src.rfind("\n", 0, m.start() - 1)
+        if src[before + 1 : m.start()].strip():
+            return None  # a lazy line of the paragraph above to markdown-it-py, an item to the tree
+    if "]:" in src and _BARE_LABEL.search(src):
+        return None
     tabs = "\t" in src
     walk = _Walk(data, starts, len(starts) - 1 if src.endswith("\n") else len(starts), tabs)
     try:
@@ -146,12 +155,14 @@ def _tabbed(src: str, tokens: list[Token]) -> bool:
 
 
 def _text(node) -> str:
+    """A node's inline content, stripped as markdown-it-py strips it (``str.strip``: Unicode
+    whitespace, a no-break space or a form feed too, where markdown-it.rs strips spaces and tabs)."""
     children = node.children
     if not children:
         return ""
     if len(children) != 1 or children[0].name != "text":
         raise _Unsupported
-    return children[0].meta["content"]
+    return children[0].meta["content"].strip()
 
 
 # The tokens the markdown walker reads nothing of, left out of the stream. A paragraph's, a
@@ -205,12 +216,12 @@ class _Walk:
         for n in range(span[0] + 1, min(span[1] + 1, last)):
             row = self.row(n)
             if n == span[1]:  # the line after the paragraph: a table's first row without ``>``
-                if self._quotes and "|" in row and not row.lstrip(" \t").startswith(">"):
+                if self._quotes and "|" in row and _QUOTE_MARKS.match(row).group().count(">") < self._quotes:
                     raise _Unsupported
                 break
             if _EMPTY_ITEM.fullmatch(row):
                 raise _Unsupported
-            if self._quotes and not row.lstrip(" \t").startswith(">"):
+            if self._quotes and _QUOTE_MARKS.match(row).group().count(">") < self._quotes:
                 raise _Unsupported
             if self._definitions and row.lstrip(" \t").startswith(":"):
                 raise _Unsupported
@@ -232,6 +243,23 @@ class _Walk:
         for n in range(span[0] + 2, min(span[1], len(self._starts))):
             if _BLOCK_START.match(self.row(n)):
                 raise _Unsupported
+
+    def html_block(self, node, level: int) -> None:
+        content = node.meta["content"]
+        span = self.line(node.srcmap)
+        if _unclosed_html(content):
+            # Unclosed (a comment, <script>, <pre>...): markdown-it-py's runs to its container's last
+            # line, blank lines included (and its last line without a newline: the tree's has one).
+            if level or self._data[-1:] not in ("\n", b"\n"):
+                raise _Unsupported
+            span[1] = self._lines
+        if (
+            node.srcmap[1] == len(self._data)
+            and content.endswith("\n")
+            and self._data[-1:] not in ("\n", b"\n")
+        ):
+            content = content[:-1]  # the last line of a file without a final newline
+        self.out.append(Token("html_block", span, level, content))
 
     def fence(self, node, level: int) -> None:
         meta = node.meta
@@ -263,15 +291,25 @@ class _Walk:
             name = node.name
             if name == "paragraph" or name == "text":  # text: a tight item's paragraph, hidden in the tree
                 span = line(node.srcmap)
-                if level:
+                if level and (self._quotes or span[1] - span[0] > 1):
                     self.lazy_lines(span)
                 append(Token("paragraph_open", span, level))
                 append(
-                    Token("inline", None, level + 1, node.meta["content"] if name == "text" else _text(node))
+                    Token(
+                        "inline",
+                        None,
+                        level + 1,
+                        node.meta["content"].strip() if name == "text" else _text(node),
+                    )
                 )
                 append(_PARAGRAPH_CLOSE)
             elif name == "heading" or name == "lheading":
-                append(Token("heading_open", line(node.srcmap), level, tag=_TAGS[node.meta["level"]]))
+                span = line(node.srcmap)
+                if name == "lheading" and node.meta.get("marker") == "-" and "|" in _text(node):
+                    raise _Unsupported  # a one-column table to markdown-it-py
+                if level and span[1] - span[0] > 1:
+                    self.lazy_lines(span)
+                append(Token("heading_open", span, level, tag=_TAGS[node.meta["level"]]))
                 append(Token("inline", None, level + 1, _text(node)))
                 append(_HEADING_CLOSE)
             elif name == "list_item":
@@ -286,16 +324,12 @@ class _Walk:
                 append(Token(f"{name}_close", None, level))
             elif name == "fence":
                 self.fence(node, level)
-            elif name == "code_block" or name == "html_block" or name == "front_matter":
-                content = node.meta["content"]
-                if (
-                    name == "html_block"
-                    and node.srcmap[1] == len(self._data)
-                    and content.endswith("\n")
-                    and self._data[-1:] not in ("\n", b"\n")
-                ):
-                    content = content[:-1]  # the last line of a file without a final newline
-                append(Token(name, line(node.srcmap), level, content))
+            elif name == "code_block" or name == "front_matter":
+                if name == "front_matter" and self._data[:3] not in ("---", b"---"):
+                    raise _Unsupported  # markdown-it-py's front matter opens at the first column
+                append(Token(name, line(node.srcmap), level, node.meta["content"]))
+            elif name == "html_block":
+                self.html_block(node, level)
             elif name == "blockquote" or name == "definition_description":
                 quote = name == "blockquote"
                 append(
@@ -361,10 +395,38 @@ _DEEPEST = 18
 _PARAGRAPH_CLOSE = Token("paragraph_close")
 _HEADING_CLOSE = Token("heading_close")
 _DT_CLOSE = Token("dt_close")
+# The HTML blocks CommonMark ends at a string, not a blank line: their opening, their end.
+_HTML_ENDS = (
+    ("<!--", "-->"),
+    ("<![cdata[", "]]>"),
+    ("<!", ">"),
+    ("<?", "?>"),
+    *((f"<{tag}", "</script>|</pre>|</style>|</textarea>") for tag in ("script", "pre", "style", "textarea")),
+)
+
+
+def _unclosed_html(content: str) -> bool:
+    """Whether an HTML block that ends at a string (a comment, ``<script>``, ``<pre>``...) lacks it:
+    then it ran to the end of its container."""
+    head = content[:12].lower()
+    for start, ends in _HTML_ENDS:
+        if head.startswith(start):
+            low = content.lower()
+            return all(low.find(end, len(start)) < 0 for end in ends.split("|"))
+    return False
+
+
 # A setext heading's underline.
-_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*\n?")
+_UNDERLINE = re.compile(r"[ \t]*(?:=+|-+)[ \t]*\n?")
 # A line that starts a list item, a quote, a heading, a fence or HTML.
 _BLOCK_START = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|>|#|```|~~~|<)", re.MULTILINE)
+# An empty list item (not ``-``: a setext underline there) alone on its line: under a line of text,
+# a lazy line of that paragraph to markdown-it-py, where markdown-it.rs may end the paragraph.
+_EMPTY_ITEM_LINE = re.compile(r"^[ \t]*(?:[*+]|\d{1,9}[.)])[ \t]*$", re.MULTILINE)
+# A link reference's label with nothing after it on its line: the two parsers read on apart.
+_BARE_LABEL = re.compile(r"^[ ]{0,3}\[[^\]\n]*\]:[ \t]*$", re.MULTILINE)
+# A line's quote markers (and the spaces around them).
+_QUOTE_MARKS = re.compile(r"[ \t>]*")
 # A line that is an empty list item and nothing else.
 _EMPTY_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]*\n?")
 # A closing fence line, after its container's markers.
