@@ -10,8 +10,9 @@ A document the tree cannot stand for exactly returns None, and the walker parses
 markdown-it-py. Where the two parsers read the same lines apart: a tab in the indentation of a line
 inside a container (expanded to different columns); a fence or a comment-like HTML block left open
 inside a container, or at the end of a file without a final newline; lazy lines (a paragraph's
-lines without their container's markers: in a quote, any; an empty list item or a ``:`` line in a
-list or definition); an empty list item under a line of text; a table whose row could start a
+lines without their container's markers: in a quote, one indented or one that could start a
+block; an empty list item or a ``:`` line in a list or definition); an empty list item under a
+line of text; a table whose row could start a
 block, a one-column table over ``---``; a setext underline running on from a definition list;
 front matter not at the first column; a link label alone on its line; containers nested near
 markdown-it-py's limit of 20 levels; text the Rust side cannot take, a panic of it, a node this
@@ -210,8 +211,8 @@ class _Walk:
         CommonMark has it), the container's end to markdown-it-py; in a quote, a line without ``>``
         that could start a block (a list item numbered from 2, a setext underline, a table) ends the
         quote in markdown-it-py or continues the paragraph past a table, and one indented keeps its
-        indentation there: any lazy line in a quote; in a definition, a ``:`` line starts the next
-        definition in markdown-it-py."""
+        indentation there (a lazy line of plain text reads the same); in a definition, a ``:`` line
+        starts the next definition in markdown-it-py."""
         last = len(self._starts)
         for n in range(span[0] + 1, min(span[1] + 1, last)):
             row = self.row(n)
@@ -221,7 +222,11 @@ class _Walk:
                 break
             if _EMPTY_ITEM.fullmatch(row):
                 raise _Unsupported
-            if self._quotes and _QUOTE_MARKS.match(row).group().count(">") < self._quotes:
+            if (
+                self._quotes
+                and _QUOTE_MARKS.match(row).group().count(">") < self._quotes
+                and (row[:1] in (" ", "\t") or _LAZY_RISK.match(row))
+            ):
                 raise _Unsupported
             if self._definitions and row.lstrip(" \t").startswith(":"):
                 raise _Unsupported
@@ -425,6 +430,9 @@ _BLOCK_START = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|>|#|```|~~
 _EMPTY_ITEM_LINE = re.compile(r"^[ \t]*(?:[*+]|\d{1,9}[.)])[ \t]*$", re.MULTILINE)
 # A link reference's label with nothing after it on its line: the two parsers read on apart.
 _BARE_LABEL = re.compile(r"^[ ]{0,3}\[[^\]\n]*\]:[ \t]*$", re.MULTILINE)
+# A lazy line (without its quote's markers) that could start a block or end one: a list item, a
+# quote, a heading, a fence, HTML, a rule or setext underline, a table's row.
+_LAZY_RISK = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|[>#<|=_*-]|```|~~~|.*\|")
 # A line's quote markers (and the spaces around them).
 _QUOTE_MARKS = re.compile(r"[ \t>]*")
 # A line that is an empty list item and nothing else.
