@@ -89,6 +89,7 @@ EDGE = {
     "bare_reference_label": b"[ref]:\n/url\n\ntext [ref]\n",
     "one_column_table": b"| a |\n---\n",
     "indented_front_matter": b"  ---\ntitle: x\n  ---\n",
+    "table_then_no_break_space": "| a | b |\n|---|---|\n\u00a0\n| 1 | 2 |\n".encode(),
     "open_comment_at_eof": b"a\n\n<!--\nx\n\t",
     "lists_twelve_deep": "".join("  " * i + f"- item {i}\n" for i in range(12)).encode(),
     "hundreds_deep": "".join("  " * i + f"- item {i}\n" for i in range(400)).encode(),
@@ -119,6 +120,7 @@ FALLS_BACK = {
     "one_column_table",
     "indented_front_matter",
     "open_comment_at_eof",
+    "table_then_no_break_space",
 }
 
 
@@ -249,6 +251,9 @@ _PIECES = [
     "0. zero",
     "  : indented def",
     "    ===",
+    "\u00a0",
+    "  | a | b |",
+    "  <div>",
 ]
 
 

@@ -244,9 +244,11 @@ class _Walk:
 
     def table_rows(self, span: list[int]) -> None:
         """A table's body line that could start a block (a list item, a quote, a heading, a fence,
-        HTML): a row to markdown-it.rs, the table's end to markdown-it-py."""
+        HTML), or that is blank to ``str.strip`` (a no-break space): a row to markdown-it.rs, the
+        table's end to markdown-it-py."""
         for n in range(span[0] + 2, min(span[1], len(self._starts))):
-            if _BLOCK_START.match(self.row(n)):
+            row = self.row(n)
+            if _BLOCK_START.match(row) or not row.strip():
                 raise _Unsupported
 
     def html_block(self, node, level: int) -> None:
