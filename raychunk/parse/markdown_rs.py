@@ -48,7 +48,8 @@ _MISSING = False
 
 
 def available() -> bool:
-    """Whether markdown-it-pyrs imports (the ``fast`` extra); the walker falls back without it."""
+    """Whether markdown-it-pyrs imports (a core dependency where it has wheels: Python < 3.13);
+    without it every document goes to markdown-it-py."""
     return _parser() is not None
 
 
@@ -99,6 +100,11 @@ def block_tokens(text: str) -> list[Token] | None:
     src = _NEWLINES.sub("\n", text) if "\r" in text else text  # as markdown-it-py normalizes
     if "\0" in src:
         src = src.replace("\0", "\ufffd")
+    for m in _EMPTY_ITEM_LINE.finditer(src):
+        if m.start() and src[src.rfind("\n", 0, m.start() - 1) + 1 : m.start()].strip():
+            return None  # a lazy line of the paragraph above to markdown-it-py, an item to the tree
+    if "]:" in src and _BARE_LABEL.search(src):
+        return None
     try:
         data = src if src.isascii() else src.encode()  # the tree's spans count UTF-8 bytes
         tree = md.tree(src)
@@ -114,12 +120,6 @@ def block_tokens(text: str) -> list[Token] | None:
     while at >= 0:
         starts.append(at + 1)
         at = data.find(nl, at + 1)
-    for m in _EMPTY_ITEM_LINE.finditer(src):
-        before = src.rfind("\n", 0, m.start() - 1)
-        if src[before + 1 : m.start()].strip():
-            return None  # a lazy line of the paragraph above to markdown-it-py, an item to the tree
-    if "]:" in src and _BARE_LABEL.search(src):
-        return None
     tabs = "\t" in src
     walk = _Walk(data, starts, len(starts) - 1 if src.endswith("\n") else len(starts), tabs)
     try:
