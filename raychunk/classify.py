@@ -59,12 +59,12 @@ class Classification:
 def features(parsed: ParsedDocument) -> Features:
     blocks = [b for b in parsed.blocks if b.kind != "page_break"]
     chars = {k: 0 for k in ("table", "record", "code", "list_item", "paragraph", "heading")}
-    words = 0
+    # One count over the blocks' texts: a newline between two blocks is no word character.
+    words = len(_WORD.findall("\n".join([b.text for b in blocks])))
     lines = []
     log_lines = 0
     for b in blocks:
         chars[b.kind] = chars.get(b.kind, 0) + len(b.text)
-        words += sum(1 for _ in _WORD.finditer(b.text))
         if b.kind in ("paragraph", "list_item"):
             for line in b.text.split("\n"):
                 if line.strip():

@@ -138,11 +138,10 @@ def parse_document(data: bytes, source: str, *, options: ParseOptions = ParseOpt
 
 def _dispatch(data: bytes, source: str, by_name: str | None, base: Document, options: ParseOptions):
     by_content = sniff_content(data)
-    ext = _ext(source)
     if by_content is not None:
         fmt = _reconcile(by_name, by_content)
         if fmt is None:
-            what = _DESCRIBE.get(by_content, by_content)
+            what, ext = _DESCRIBE.get(by_content, by_content), _ext(source)
             if by_name is None or by_name == "text" and by_content in ("gzip", "image", "archive", "zip"):
                 why = (
                     f"content is {what}, not a supported document"
@@ -157,12 +156,16 @@ def _dispatch(data: bytes, source: str, by_name: str | None, base: Document, opt
         if by_name in _BINARY_FORMATS:
             looks = _text_kind(data)
             return _failed(
-                base, f"content is {looks}, not {_DESCRIBE.get(by_name, by_name)} as the {ext} extension says"
+                base,
+                f"content is {looks}, not {_DESCRIBE.get(by_name, by_name)} as the {_ext(source)} extension says",
             )
         fmt = by_name or _text_format_of(data)
         if fmt is None:
-            return _unsupported(base, f"unknown extension {ext or '(none)'} and content that is not text")
-    base = dataclasses.replace(base, format=fmt)
+            return _unsupported(
+                base, f"unknown extension {_ext(source) or '(none)'} and content that is not text"
+            )
+    if fmt != base.format:
+        base = dataclasses.replace(base, format=fmt)
     try:
         return _PARSERS[fmt](data, base, options)
     except (BinaryContent, ImportError, RecursionError, MemoryError):

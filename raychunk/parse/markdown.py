@@ -1,4 +1,6 @@
-"""Markdown through a real CommonMark parser (markdown-it-py), with pipe tables and front matter.
+"""Markdown through a real CommonMark parser, with pipe tables and front matter: markdown-it.rs
+(``markdown_rs``) where it is installed and the document allows, else markdown-it-py, the same
+block parse either way.
 
 Spans come from markdown-it's line maps, so a ``#`` line inside a code fence is code, never a
 heading, and every block points at its own lines of the decoded file.
@@ -19,6 +21,7 @@ A file with no markdown heading whose top-level paragraphs hold two or more wiki
 from __future__ import annotations
 
 import functools
+import gc
 import logging
 import re
 import types
@@ -26,6 +29,7 @@ import types
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, cell_text, clean_text, finish, line_offsets, wiki_heading
 from raychunk.parse.html import html_blocks, html_lines
+from raychunk.parse.markdown_rs import block_tokens
 from raychunk.render import render_table, squash
 
 __all__ = ["parse_markdown"]
@@ -104,9 +108,26 @@ _DEEP = re.compile(rf"^((?:{_MARK}){{{MAX_DEPTH}}})(?:{_MARK})+", re.M)
 
 
 def parse_markdown(text: str, base: Document) -> ParsedDocument:
+    """Pauses the cycle collector while one document is parsed: the parse makes tens of thousands of
+    small acyclic objects (tokens, spans, blocks) that reference counting frees, and each 700 of them
+    would start a collection that walks the process's whole heap (7-10% of a corpus page's parse).
+    Collection resumes as it was."""
+    if not gc.isenabled():
+        return _parse_markdown(text, base)
+    gc.disable()
+    try:
+        return _parse_markdown(text, base)
+    finally:
+        gc.enable()
+
+
+def _parse_markdown(text: str, base: Document) -> ParsedDocument:
     # Spans come from the line maps and from finding each block's content in ``text``: a line that
     # lost markers keeps its number and its content, so they still point into ``text``.
-    tokens = _parser().parse(_DEEP.sub(r"\1", text))
+    source = _DEEP.sub(r"\1", text)
+    tokens = block_tokens(source)  # markdown-it.rs' tree as markdown-it-py's tokens, where it can
+    if tokens is None:
+        tokens = _parser().parse(source)
     off = line_offsets(text)
     off.append(len(text))
     out = BlockStream()

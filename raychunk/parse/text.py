@@ -82,14 +82,15 @@ def text_blocks(text: str, paragraphs: list | None = None) -> list[Block]:
                 _add_body(out, text, rs, re_)
             continue
         # Matched as the line reads: nroff output underlines a heading by overstrikes (``_\bI``).
+        cleaned = clean_text(first) if len(lines) == 1 else None  # one line: the paragraph's text too
         if (
-            len(lines) == 1
-            and (m := _NUMBERED.match(clean_text(first)))
+            cleaned is not None
+            and (m := _NUMBERED.match(cleaned))
             and _numbered_heading(m, text, paragraphs, idx)
         ):
-            out.heading(clean_text(first), m.group(1).count(".") + 1 + numbered_offset, s, e)
+            out.heading(cleaned, m.group(1).count(".") + 1 + numbered_offset, s, e)
             continue
-        _add_body(out, text, s, e)
+        _add_body(out, text, s, e, cleaned)
     return out.blocks
 
 
@@ -125,8 +126,9 @@ def _numbered_heading(m: re.Match, text: str, paragraphs: list, idx: int) -> boo
     return True
 
 
-def _add_body(out: BlockStream, text: str, s: int, e: int) -> None:
-    """A paragraph; list items when every line starts with a bullet; one paragraph per speaker turn."""
+def _add_body(out: BlockStream, text: str, s: int, e: int, cleaned: str | None = None) -> None:
+    """A paragraph; list items when every line starts with a bullet; one paragraph per speaker turn.
+    ``cleaned``: the paragraph's text through ``clean_text`` where the caller has it."""
     para = text[s:e]
     lines = para.split("\n")
     turns = [i for i, line in enumerate(lines) if _SPEAKER.match(line)]
@@ -152,7 +154,7 @@ def _add_body(out: BlockStream, text: str, s: int, e: int) -> None:
                 )
             pos += len(line) + 1
         return
-    out.add("paragraph", clean_text(para), s, e)
+    out.add("paragraph", clean_text(para) if cleaned is None else cleaned, s, e)
 
 
 def _is_faq(text: str, paragraphs: list) -> bool:
