@@ -211,9 +211,11 @@ class TokenCosts:
         counter = self.counter
         ends = []
         for line in lines[:-1]:
-            cut = _last_cut(line)
-            end = line[cut:] if cut > 0 else line
-            ends.append((join_tail(end, "\n", ""), "\n", ""))
+            tail = _line_tail(line)  # a row's " |": no cut search
+            if tail is None:
+                cut = _last_cut(line)
+                tail = join_tail(line[cut:] if cut > 0 else line, "\n", "")
+            ends.append((tail, "\n", ""))
         n = sum(counter.count_batch(lines)) + sum(self.join_costs(ends))
         self.memo[key] = n
         return n
