@@ -18,6 +18,7 @@ import functools
 import itertools
 import json
 import math
+import operator
 import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator
@@ -53,6 +54,7 @@ _WORDS = re.compile(r"\w+|[^\w\s]")
 # A word-piece counter remembers the counts of words of at most _WORD_CHARS characters across
 # documents, a bounded number of them (``plain_counts``): a few megabytes at the most.
 _WORD_CHARS, _WORDS_KEPT = 48, 1 << 17
+_FIRST = operator.itemgetter(0)
 # What Python's ``str.split`` takes for whitespace and BERT's normalizer drops as a control character
 # (so the two would cut a text differently), and lone surrogates: a text with one is not plain.
 _NOT_PLAIN = re.compile("[\x0b\x0c\x1c-\x1f\x85\ud800-\udfff]")
@@ -323,27 +325,26 @@ class HFTokenizerCounter(TokenCounter):
         if not self._plain:
             return [None] * len(texts)
         known = self._words
-        out: list[int | None] = []
-        todo: dict[str, None] = {}
         split: list[list[str] | None] = []
+        words_in: list[str] = []
         for t in texts:
             if len(t) <= WINDOW and not _NOT_PLAIN.search(t):
                 words = t.split()
-                todo.update((w, None) for w in words if w not in known)
                 split.append(words)
+                words_in += words
             else:
                 split.append(None)
+        todo = [w for w in dict.fromkeys(words_in) if w not in known]
         if todo:
-            counted = dict(zip(todo, self._word_counts(list(todo))))
-            if len(known) < _WORDS_KEPT:
-                known.update((w, n) for w, n in counted.items() if len(w) <= _WORD_CHARS)
-        else:
-            counted = {}
-        for words in split:
-            if words is None:
-                out.append(None)
-            else:
-                out.append(sum([known[w] if w in known else counted[w] for w in words]))
+            known.update(zip(todo, self._word_counts(todo)))
+        count = known.__getitem__
+        out = [None if words is None else sum(map(count, words)) for words in split]
+        if todo:  # what is not remembered goes again
+            drop = (
+                todo if len(known) - len(todo) >= _WORDS_KEPT else [w for w in todo if len(w) > _WORD_CHARS]
+            )
+            for w in drop:
+                del known[w]
         return out
 
     def _word_counts(self, words: list[str]) -> list[int]:
@@ -352,7 +353,7 @@ class HFTokenizerCounter(TokenCounter):
         out: list[int] = []
         for batch in _batches(words, _BATCH, lambda w: len(w) + 1):
             (enc,) = self._tok.encode_batch([" ".join(batch)], add_special_tokens=False)
-            starts = [a for a, _ in enc.offsets]
+            starts = list(map(_FIRST, enc.offsets))
             pos = k = 0
             for w in batch:
                 end = pos + len(w)
