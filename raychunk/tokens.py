@@ -52,7 +52,7 @@ _JOINED = 1 << 13
 _SHORT, _SHORT_KEPT = 32, 1 << 16
 _WORDS = re.compile(r"\w+|[^\w\s]")
 # A word-piece counter remembers the counts of words of at most _WORD_CHARS characters across
-# documents, a bounded number of them (``plain_counts``): a few megabytes at the most.
+# documents, about _WORDS_KEPT of them (``plain_counts``): a few megabytes at the most.
 _WORD_CHARS, _WORDS_KEPT = 48, 1 << 17
 _FIRST = operator.itemgetter(0)
 # What Python's ``str.split`` takes for whitespace and BERT's normalizer drops as a control character
@@ -335,16 +335,21 @@ class HFTokenizerCounter(TokenCounter):
             else:
                 split.append(None)
         todo = [w for w in dict.fromkeys(words_in) if w not in known]
-        if todo:
-            known.update(zip(todo, self._word_counts(todo)))
         count = known.__getitem__
+        if todo:
+            counts = self._word_counts(todo)
+            room = len(known) < _WORDS_KEPT
+            if room and max(map(len, todo)) <= _WORD_CHARS:
+                known.update(zip(todo, counts))  # the common case: every new word is remembered
+            else:
+                # A long word (a URL, a CJK run) or a full table: the call's words looked up in a
+                # table of their own; nothing is taken out of the remembered one.
+                new = dict(zip(todo, counts))
+                if room:
+                    known.update((w, n) for w, n in new.items() if len(w) <= _WORD_CHARS)
+                new.update((w, known[w]) for w in dict.fromkeys(words_in) if w not in new)
+                count = new.__getitem__
         out = [None if words is None else sum(map(count, words)) for words in split]
-        if todo:  # what is not remembered goes again
-            drop = (
-                todo if len(known) - len(todo) >= _WORDS_KEPT else [w for w in todo if len(w) > _WORD_CHARS]
-            )
-            for w in drop:
-                del known[w]
         return out
 
     def _word_counts(self, words: list[str]) -> list[int]:
