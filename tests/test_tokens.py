@@ -55,6 +55,7 @@ def test_short_texts_tokenized_as_one_count_and_cut_as_each_alone():
     rng = random.Random(28)
     alphabet = list("ab XY é\u0301 中文 ß İ ﬁ 😀 \t\n\r\x00\ufffd.,;:!?-_'\"()|#*` 12 ")
     alphabet += ["x" * 120, "Привет", "नमस्ते", "   ", "\u200b", "\u00ad", "don't", "e.g."]
+    alphabet += ["\x0c", "\x85"]  # a text with one is not plain (counted from its words): it takes this path
     for _ in range(300):
         texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(6)]
         cached = CachedCounter(inner)
