@@ -57,6 +57,12 @@ _WORD_CHARS, _WORDS_KEPT = 48, 1 << 17
 _FIRST = operator.itemgetter(0)
 # What Python's ``str.split`` takes for whitespace and BERT's normalizer drops as a control character
 # (so the two would cut a text differently), and lone surrogates: a text with one is not plain.
+# Where BERT's pre-tokenizer always cuts, so that what lies between counts the same alone: whitespace,
+# around each ASCII punctuation mark and each CJK ideograph (two of the ranges its normalizer sets
+# apart; a character left out stays in its word, which counts the same). A text is these words.
+_PUNCT = "!-/:-@\\[-`{-~"
+_IDEOGRAPH = "\u3400-\u4dbf\u4e00-\u9fff"
+_BERT_WORDS = re.compile(f"[{_PUNCT}{_IDEOGRAPH}]|[^\\s{_PUNCT}{_IDEOGRAPH}]+")
 _NOT_PLAIN = re.compile("[\x0b\x0c\x1c-\x1f\x85\ud800-\udfff]")
 # Where a window of a long text may start. Word pieces and words: at whitespace, or at ASCII
 # punctuation other than "_" (the pre-tokenizer splits each off on its own). BPE (tiktoken): at a
@@ -296,13 +302,15 @@ class HFTokenizerCounter(TokenCounter):
         self.window_cut = _ADDITIVE_CUT if self.additive else None
         self.max_input = max_seq_length - n_special if max_seq_length else None
         self._words: dict[str, int] = {}
+        self._specials = tuple(a["content"] for a in config.get("added_tokens") or [] if a.get("content"))
         # Counts add up across whitespace; a plain text's words (``plain_counts``) count the same
         # alone where the normalizer is BERT's (it works a character at a time: it drops control
-        # characters, pads CJK ones, strips accents and lowercases) and no added token takes in
-        # whitespace or the whitespace around it.
+        # characters, sets CJK ideographs apart, strips accents and lowercases) and no added token
+        # takes in whitespace or the whitespace around it.
         self._plain = (
             self.additive
-            and (config.get("normalizer") or {}).get("type") in (None, "BertNormalizer")
+            and (config.get("normalizer") or {}).get("type") == "BertNormalizer"
+            and (config.get("normalizer") or {}).get("handle_chinese_chars", True)
             and not any(
                 a.get("lstrip")
                 or a.get("rstrip")
@@ -319,17 +327,20 @@ class HFTokenizerCounter(TokenCounter):
     def plain_counts(self, texts: list[str]) -> list[int | None]:
         """Tokens of each plain text (at most ``WINDOW`` characters, none of ``_NOT_PLAIN``: where
         Python's whitespace is BERT's), None for another. A word-piece tokenizer counts a text as
-        the sum of its whitespace-separated words' counts, so each word is counted once per process
+        the sum of the counts of its words cut where its pre-tokenizer always cuts (``_BERT_WORDS``:
+        whitespace, ASCII punctuation, CJK ideographs), so each word is counted once per process
         (remembered, a bounded number of them; ``forget`` lets them go) and a text is its words'
-        sum: the same words come back in every document."""
+        sum: the same words come back in every document, a URL's parts among them."""
         if not self._plain:
             return [None] * len(texts)
-        known = self._words
+        known, specials = self._words, self._specials
         split: list[list[str] | None] = []
         words_in: list[str] = []
         for t in texts:
             if len(t) <= WINDOW and not _NOT_PLAIN.search(t):
-                words = t.split()
+                # An added token in the text ("[SEP]") is one token, whatever its marks: its words
+                # are cut at whitespace only.
+                words = t.split() if specials and any(x in t for x in specials) else _BERT_WORDS.findall(t)
                 split.append(words)
                 words_in += words
             else:
