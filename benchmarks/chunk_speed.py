@@ -1,7 +1,7 @@
 """Chunking speed against peer chunkers, on one core, measured side by side in one run.
 
     python benchmarks/chunk_speed.py [--corpus DIR] [--reps N] [--tokens N] [--only NAME ...] [--cpu]
-                                     [--against CHECKOUT]
+                                     [--against CHECKOUT] [--tokenizer SPEC]
 
     (default: ../shared/corpus/md, 5 repetitions, 256 tokens of tiktoken cl100k_base)
 
@@ -16,6 +16,9 @@ and tokenizers are told to use one thread (``RAYON_NUM_THREADS=1``), so the figu
   classified documents, counting cl100k tokens;
 - ``chunk (structure 256)``: the same stage with every doc type set to structure at the token cap;
 - ``parse + chunk``: parse, classify and the chunk stage with the job's profiles;
+``--tokenizer all-MiniLM-L6-v2`` (the job's default): raychunk's rows count that model's word pieces
+and Chonkie's chunkers get the same ``tokenizers.Tokenizer``; the other peers take only tiktoken.
+
 - peers at the token cap with the cl100k encoding object: Chonkie ``RecursiveChunker`` and
   ``TokenChunker`` (``pip install chonkie``), LangChain ``RecursiveCharacterTextSplitter
   .from_tiktoken_encoder`` (``pip install langchain-text-splitters``), semchunk (``pip install
@@ -79,8 +82,9 @@ def _rows(files: list[tuple[str, bytes, str]], max_tokens: int) -> tuple[dict, l
 
     types = load_doc_types(None)
     options = parse_options_from(load_config(None).get("parse"))
-    load_counter(TOKENIZER)  # loaded once per process, as in a worker
-    enc = _encoding()
+    counter = load_counter(TOKENIZER)  # loaded once per process, as in a worker
+    tiktoken_rows = TOKENIZER.startswith("tiktoken:")
+    enc = _encoding() if tiktoken_rows else counter._tok
 
     def parse_all():
         return [parse_document(data, path, options=options) for path, data, _ in files]
@@ -129,6 +133,12 @@ def _rows(files: list[tuple[str, bytes, str]], max_tokens: int) -> tuple[dict, l
         rows["chonkie token"] = chonkie_token
     except ImportError:
         skipped.append("chonkie recursive, chonkie token: pip install chonkie")
+    if not tiktoken_rows:
+        skipped.append(f"langchain recursive, semchunk: tiktoken only, not {TOKENIZER}")
+        rows["tokenizer encode"] = lambda: sum(
+            len(e.ids) for e in enc.encode_batch(texts, add_special_tokens=False)
+        )
+        return rows, skipped
     try:
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
@@ -170,6 +180,7 @@ files = []
 for p in json.loads(sys.argv[2]):
     data = Path(p).read_bytes()
     files.append((p, data, data.decode("utf-8", errors="replace")))
+cs.TOKENIZER = sys.argv[5]
 rows, _ = cs._rows(files, int(sys.argv[3]))
 import raychunk
 print(json.dumps([raychunk.__file__, sorted(rows)]), flush=True)
@@ -195,6 +206,7 @@ class _Against:
                 json.dumps(paths),
                 str(tokens),
                 "cpu" if cpu else "wall",
+                TOKENIZER,
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -217,6 +229,7 @@ class _Against:
 
 
 def main(argv: list[str] | None = None) -> None:
+    global TOKENIZER
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpus" / "md"))
     ap.add_argument("--reps", type=int, default=5)
@@ -234,7 +247,9 @@ def main(argv: list[str] | None = None) -> None:
         help="another checkout of raychunk: its parse and chunk rows too (as '<row> @before'), "
         "run interleaved with these by a second process on the same CPU",
     )
+    ap.add_argument("--tokenizer", default=TOKENIZER, help="default: %(default)s")
     args = ap.parse_args(argv)
+    TOKENIZER = args.tokenizer
     clock = time.process_time if args.cpu else time.perf_counter
 
     pinned = _pin_one_cpu()
@@ -277,7 +292,7 @@ def main(argv: list[str] | None = None) -> None:
         against.close()
 
     print(
-        f"{len(files)} files, {total_mb:.2f} MB, {args.tokens} cl100k tokens, "
+        f"{len(files)} files, {total_mb:.2f} MB, {args.tokens} tokens of {TOKENIZER}, "
         f"median of {args.reps} interleaved reps, {pinned}, {'CPU time' if args.cpu else 'wall clock'}, "
         f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
         + (f"; '@before': {args.against}" if args.against else "")
@@ -297,7 +312,7 @@ def main(argv: list[str] | None = None) -> None:
             )
     for line in skipped:
         print(f"skipped {line}")
-    if ref:
+    if ref and TOKENIZER == "tiktoken:cl100k_base":
         from summary import record
 
         goals = {"chunk (profile)": (1.0, "0.24"), "parse + chunk": (0.5, "0.13")}

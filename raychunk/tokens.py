@@ -18,6 +18,7 @@ import functools
 import itertools
 import json
 import math
+import operator
 import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator
@@ -50,6 +51,19 @@ _JOINED = 1 << 13
 # same header parts, separators and join edges (" >", "\n\n", ".\n") come back in every document.
 _SHORT, _SHORT_KEPT = 32, 1 << 16
 _WORDS = re.compile(r"\w+|[^\w\s]")
+# A word-piece counter remembers the counts of words of at most _WORD_CHARS characters across
+# documents, about _WORDS_KEPT of them (``plain_counts``): a few megabytes at the most.
+_WORD_CHARS, _WORDS_KEPT = 48, 1 << 17
+_FIRST = operator.itemgetter(0)
+# What Python's ``str.split`` takes for whitespace and BERT's normalizer drops as a control character
+# (so the two would cut a text differently), and lone surrogates: a text with one is not plain.
+# Where BERT's pre-tokenizer always cuts, so that what lies between counts the same alone: whitespace,
+# around each ASCII punctuation mark and each CJK ideograph (two of the ranges its normalizer sets
+# apart; a character left out stays in its word, which counts the same). A text is these words.
+_PUNCT = "!-/:-@\\[-`{-~"
+_IDEOGRAPH = "\u3400-\u4dbf\u4e00-\u9fff"
+_BERT_WORDS = re.compile(f"[{_PUNCT}{_IDEOGRAPH}]|[^\\s{_PUNCT}{_IDEOGRAPH}]+")
+_NOT_PLAIN = re.compile("[\x0b\x0c\x1c-\x1f\x85\ud800-\udfff]")
 # Where a window of a long text may start. Word pieces and words: at whitespace, or at ASCII
 # punctuation other than "_" (the pre-tokenizer splits each off on its own). BPE (tiktoken): at a
 # space after a non-space, or at a digit after an ASCII letter, as a piece of its pre-tokenizer holds
@@ -287,6 +301,82 @@ class HFTokenizerCounter(TokenCounter):
         ).get("type") == "BertPreTokenizer"
         self.window_cut = _ADDITIVE_CUT if self.additive else None
         self.max_input = max_seq_length - n_special if max_seq_length else None
+        self._words: dict[str, int] = {}
+        self._specials = tuple(a["content"] for a in config.get("added_tokens") or [] if a.get("content"))
+        # Counts add up across whitespace; a plain text's words (``plain_counts``) count the same
+        # alone where the normalizer is BERT's (it works a character at a time: it drops control
+        # characters, sets CJK ideographs apart, strips accents and lowercases) and no added token
+        # takes in whitespace or the whitespace around it.
+        self._plain = (
+            self.additive
+            and (config.get("normalizer") or {}).get("type") == "BertNormalizer"
+            and (config.get("normalizer") or {}).get("handle_chinese_chars", True)
+            and not any(
+                a.get("lstrip")
+                or a.get("rstrip")
+                or a.get("single_word")
+                or not a.get("content", "").strip()
+                or any(c.isspace() for c in a.get("content", ""))
+                for a in config.get("added_tokens") or []
+            )
+        )
+
+    def forget(self) -> None:
+        self._words.clear()
+
+    def plain_counts(self, texts: list[str]) -> list[int | None]:
+        """Tokens of each plain text (at most ``WINDOW`` characters, none of ``_NOT_PLAIN``: where
+        Python's whitespace is BERT's), None for another. A word-piece tokenizer counts a text as
+        the sum of the counts of its words cut where its pre-tokenizer always cuts (``_BERT_WORDS``:
+        whitespace, ASCII punctuation, CJK ideographs), so each word is counted once per process
+        (remembered, a bounded number of them; ``forget`` lets them go) and a text is its words'
+        sum: the same words come back in every document, a URL's parts among them."""
+        if not self._plain:
+            return [None] * len(texts)
+        known, specials = self._words, self._specials
+        split: list[list[str] | None] = []
+        words_in: list[str] = []
+        for t in texts:
+            if len(t) <= WINDOW and not _NOT_PLAIN.search(t):
+                # An added token in the text ("[SEP]") is one token, whatever its marks: its words
+                # are cut at whitespace only.
+                words = t.split() if specials and any(x in t for x in specials) else _BERT_WORDS.findall(t)
+                split.append(words)
+                words_in += words
+            else:
+                split.append(None)
+        todo = [w for w in dict.fromkeys(words_in) if w not in known]
+        count = known.__getitem__
+        if todo:
+            counts = self._word_counts(todo)
+            room = len(known) < _WORDS_KEPT
+            if room and max(map(len, todo)) <= _WORD_CHARS:
+                known.update(zip(todo, counts))  # the common case: every new word is remembered
+            else:
+                # A long word (a URL, a CJK run) or a full table: the call's words looked up in a
+                # table of their own; nothing is taken out of the remembered one.
+                new = dict(zip(todo, counts))
+                if room:
+                    known.update((w, n) for w, n in new.items() if len(w) <= _WORD_CHARS)
+                new.update((w, known[w]) for w in dict.fromkeys(words_in) if w not in new)
+                count = new.__getitem__
+        out = [None if words is None else sum(map(count, words)) for words in split]
+        return out
+
+    def _word_counts(self, words: list[str]) -> list[int]:
+        """Tokens of each word (no whitespace in it), the words tokenized together, joined by spaces
+        (``_BATCH`` characters a call): a word's tokens are those that start inside it."""
+        out: list[int] = []
+        for batch in _batches(words, _BATCH, lambda w: len(w) + 1):
+            (enc,) = self._tok.encode_batch([" ".join(batch)], add_special_tokens=False)
+            starts = list(map(_FIRST, enc.offsets))
+            pos = k = 0
+            for w in batch:
+                end = pos + len(w)
+                j = bisect.bisect_left(starts, end, k)
+                out.append(j - k)
+                k, pos = j, end + 1
+        return out
 
     def _encodings(self, texts: Iterable[str]) -> Iterator:
         for batch in _batches(texts, _BATCH):
@@ -497,7 +587,16 @@ class CachedCounter(TokenCounter):
         todo = [t for t in dict.fromkeys(texts) if t not in self._seen]
         if todo:
             self.misses += len(todo)
-            if self.additive and hasattr(self.inner, "offsets_batch"):
+            if self.additive and hasattr(self.inner, "plain_counts"):
+                # Plain texts from their words' counts; a text that is split later is tokenized
+                # then for its offsets (``token_offsets``). The others: one encode gives both the
+                # counts and the offsets that later split points use.
+                plain = self.inner.plain_counts(todo)
+                self._seen.update((t, n) for t, n in zip(todo, plain) if n is not None)
+                todo = [t for t, n in zip(todo, plain) if n is None]
+            if not todo:
+                pass
+            elif self.additive and hasattr(self.inner, "offsets_batch"):
                 # One encode gives both the counts and the offsets that later split points use.
                 for t, offsets in zip(todo, self._offsets(todo)):
                     self._seen[t] = len(offsets)

@@ -87,3 +87,70 @@ def test_collector_left_as_found():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@settings(max_examples=4000, deadline=None)
+@given(
+    st.text(alphabet="ab9.|)*: \n\t\u3000\u00a0文。", max_size=14),
+    st.sampled_from(["\n", "\n\n", " ", "\n ", " \n"]),
+    st.text(alphabet="ab9.|( \n\u3000文", max_size=8),
+)
+def test_line_join_is_the_general_edges(left, sep, right):
+    """Where the line-break shortcut answers, it is the key the exact-cut search finds."""
+    found = costs._line_join(left, sep, right)
+    if found is not None:
+        a, b = costs.join_edges(left, sep, right, exact=True)
+        assert found == (a, sep, b)
+
+
+def test_line_join_answers_the_common_joins():
+    assert costs._line_join("a row | x |", "\n", "| next |") == (" |", "\n", "")
+    assert costs._line_join("It ends.", "\n\n", "Next") == (".", "\n\n", "")
+    assert costs._line_join("word", "\n", "- item") == ("", "\n", "")
+    assert costs._line_join("文档。", "\n\n", "Next") is None  # not ASCII: the search decides
+    assert costs._line_join("It ends.", "\n\n", " indented") is None
+    assert costs._line_join("...", "\n", "x") is None  # a run of punctuation alone
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab9.|)*: \n\u3000文。", min_size=1, max_size=10), min_size=2, max_size=5),
+    st.lists(st.sampled_from(["\n", "\n\n", " ", "\n "]), min_size=4, max_size=4),
+)
+def test_joined_count_is_the_count_of_the_joined_text(texts, seps):
+    """A chunk's count from its parts' counts and its joins' edges (line breaks by the shortcut) is
+    the count of its text, wherever it gives one."""
+    seps = seps[: len(texts) - 1]
+    counter = CachedCounter(CL100K)
+    n = costs.TokenCosts(counter).joined_count(texts, seps, counter.count_batch(texts))
+    whole = texts[0] + "".join(sep + t for sep, t in zip(seps, texts[1:]))
+    assert n is None or n == CL100K.count(whole)
+
+
+@needs_corpus
+def test_line_join_shortcut_changes_no_chunk(monkeypatch):
+    """The same chunks (texts, spans, counts, ids) with the line-break shortcut and without, on
+    corpus pages with tables (rows joined by line breaks), lists and CJK text."""
+    names = [
+        "public-apis-README.md",
+        "system-design-primer-README-zh-Hans.md",
+        "mkdocs-user-guide-configuration.md",
+    ]
+    parsed = [_corpus_doc(n) for n in names]
+    profile = Profile(strategy="structure", max_tokens=256)
+    hits = []
+    line_tail = costs._line_tail
+
+    def counted(left):
+        found = line_tail(left)
+        hits.append(found is not None)
+        return found
+
+    def chunks():
+        return [[c.to_dict() for c in chunk_document(p, profile, CachedCounter(CL100K))] for p in parsed]
+
+    monkeypatch.setattr(costs, "_line_tail", counted)
+    fast = chunks()
+    monkeypatch.setattr(costs, "_line_tail", lambda left: None)
+    assert chunks() == fast
+    assert sum(hits) > 1000 and sum(map(len, fast)) > 100

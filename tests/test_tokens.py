@@ -1,4 +1,5 @@
 import random
+from pathlib import Path
 
 import pytest
 
@@ -54,6 +55,7 @@ def test_short_texts_tokenized_as_one_count_and_cut_as_each_alone():
     rng = random.Random(28)
     alphabet = list("ab XY é\u0301 中文 ß İ ﬁ 😀 \t\n\r\x00\ufffd.,;:!?-_'\"()|#*` 12 ")
     alphabet += ["x" * 120, "Привет", "नमस्ते", "   ", "\u200b", "\u00ad", "don't", "e.g."]
+    alphabet += ["\x0c", "\x85"]  # a text with one is not plain (counted from its words): it takes this path
     for _ in range(300):
         texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(6)]
         cached = CachedCounter(inner)
@@ -165,3 +167,62 @@ def test_a_process_has_one_counter_per_spec_however_it_is_asked_for():
     spec = "tiktoken:cl100k_base"
     assert load_counter(spec) is load_counter(spec, None) is load_counter(spec=spec, model_dir=None)
     assert new_counter(spec) is not load_counter(spec)
+
+
+def test_word_piece_counts_of_plain_texts_are_the_tokenizer_s(monkeypatch):
+    """A word-piece counter counts a plain text as the sum of its words' counts, each word counted
+    once and remembered: the same count as the tokenizer gives the whole text, through BERT's
+    normalizer (accents, CJK, control and zero-width characters, Unicode spaces, words over 100
+    characters, special tokens in the text). A text with a character that Python splits at and BERT
+    drops is not plain (None), and is counted whole."""
+    import raychunk.tokens as tokens
+
+    counter = new_counter("all-MiniLM-L6-v2")
+    rng = random.Random(25)
+    alphabet = list("ab XY é\u0301 中文 ß İ ﬁ 😀 \t\n\r\x00\x01\x7f\ufffd.,;:!?-_'\"()|#*` 12 ")
+    alphabet += [
+        "\xa0",
+        "\u3000",
+        "\u2028",
+        "\u200b",
+        "\u00ad",
+        "x" * 120,
+        "Привет",
+        "नमस्ते",
+        "[SEP]",
+        "[UNK]",
+    ]
+    alphabet += ["don't", "e.g.", "ﬀ", "Ǆ", "ẞ", "\u0130stanbul"]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(600)]
+    truth = [len(e.ids) for e in counter._encodings(texts)]
+    plain = counter.plain_counts(texts)
+    assert [n for n in plain if n is not None] == [n for n, p in zip(truth, plain) if p is not None]
+    assert sum(n is not None for n in plain) == len(texts)
+    assert counter.plain_counts(texts) == plain  # again, from the remembered words
+    assert counter._words and all(len(w) <= tokens._WORD_CHARS for w in counter._words)
+    for odd in ("a\x1cb", "a\x85b", "a\x0bb", "a\x0cb"):
+        assert counter.plain_counts([odd]) == [None]
+        assert CachedCounter(counter).count(odd) == len(
+            counter._tok.encode(odd, add_special_tokens=False).ids
+        )
+    monkeypatch.setattr(tokens, "_WORDS_KEPT", 0)
+    counter.forget()
+    assert not counter._words
+    assert counter.plain_counts(texts) == plain and not counter._words  # counted, not kept
+
+
+@pytest.mark.skipif(not Path("/work/shared/corpus").is_dir(), reason="shared corpus not present")
+def test_word_piece_counts_of_corpus_blocks_are_the_tokenizer_s():
+    """Every block of the corpus's md, html and txt pages (and the two-block joins of each page's
+    first blocks), a Chinese page's among them, counts the same from its words as tokenized whole."""
+    counter = new_counter("all-MiniLM-L6-v2")
+    corpus = Path("/work/shared/corpus")
+    texts = []
+    for folder in ("md", "html", "txt"):
+        paths = sorted((corpus / folder).iterdir())
+        for path in paths[:8] + [p for p in paths if "zh-Hans" in p.name]:  # CJK runs, one word a character
+            blocks = [b.text for b in parse_document(path.read_bytes(), str(path)).blocks]
+            texts += blocks + ["\n\n".join(blocks[k : k + 2]) for k in range(min(40, len(blocks)))]
+    truth = counter.count_batch(texts)
+    assert CachedCounter(counter).count_batch(texts) == truth
+    assert sum(n is not None for n in counter.plain_counts(texts)) > 0.9 * len(texts) > 1000

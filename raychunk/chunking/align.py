@@ -295,7 +295,9 @@ def _gap_marks(
     """The punctuation of ``rendered[r0:r1]`` paired up with that of ``source[s0:s1]`` (the gap
     between two matched words), in order; before the first word from the right (markup that opens
     a block sits further from its text than the block's own punctuation)."""
-    marks = [(m.start(), m.group()) for m in _MARK.finditer(rendered, r0, r1)] if r1 > r0 else ()
+    if r1 <= r0 or (r1 - r0 < 8 and rendered[r0:r1].isspace()):
+        return []  # most gaps between two words: a space or a line break, no marks
+    marks = [(m.start(), m.group()) for m in _MARK.finditer(rendered, r0, r1)]
     if not marks:
         return []
     if s1 - s0 == r1 - r0 and rendered[r0:r1] == source[s0:s1]:  # the same gap: mark to mark

@@ -16,7 +16,7 @@ from raychunk.chunking.pieces import Piece, glued, render, separator
 from raychunk.document import Block
 from raychunk.tokens import CachedCounter, first_words, last_words
 
-__all__ = ["TokenCosts", "exact_edges", "exact_join", "join_tail"]
+__all__ = ["TokenCosts", "exact_edges", "exact_join", "join_edges", "join_tail"]
 
 _EDGE = 100  # characters either side of a join that can hold the two words next to it
 _JOINS = 1 << 14  # join costs remembered per document
@@ -74,6 +74,9 @@ class TokenCosts:
     def join_text(self, left: str, sep: str, right: str) -> int:
         if self.counter.additive and sep:
             return 0
+        if self.counter.exact_cuts and (edges := _line_join(left, sep, right)) is not None:
+            n = self.joins.get(edges)
+            return n if n is not None else self.join_costs([edges])[0]
         # The same two pieces meet again (packing tries a join, the budget of the next chunk asks
         # again): the cost is looked up by the characters either side, before finding the edges.
         key = (left, sep, right)
@@ -100,14 +103,7 @@ class TokenCosts:
                     return with_space - alone
                 self.joins[key] = with_space - alone
             return self.joins[key]
-        if not self.counter.exact_cuts or (edges := exact_edges(left, sep, right)) is None:
-            a, b = last_words(left), first_words(right)
-            if self.counter.exact_cuts and a and b:
-                # Only the characters between the exact cuts nearest the join can change: the
-                # same few characters meet at many joins.
-                a, b = exact_join(a, sep, b)
-        else:
-            a, b = edges
+        a, b = join_edges(left, sep, right, exact=self.counter.exact_cuts)
         key = (a, sep, b)
         if key not in self.joins:
             both, n_a, n_b = counter.count_batch([a + sep + b, a, b])
@@ -129,6 +125,11 @@ class TokenCosts:
             a, b = texts[i], texts[i + 1]
             if not a or not b:
                 return None
+            if not right and (sep == "\n" or sep == "\n\n") and not b[0].isspace():
+                x = _line_tail(a)  # the line break cuts before b; a's last characters decide x
+                if x is not None:
+                    small.append((x, sep, ""))
+                    continue
             # The piece around this join: from the last exact cut of a (not before the previous
             # join's piece ends) to the first exact cut of b, or the ends of the two where they cut.
             if _cuts_at(a[-1], sep[0] if sep else b[0]):
@@ -210,9 +211,11 @@ class TokenCosts:
         counter = self.counter
         ends = []
         for line in lines[:-1]:
-            cut = _last_cut(line)
-            end = line[cut:] if cut > 0 else line
-            ends.append((join_tail(end, "\n", ""), "\n", ""))
+            tail = _line_tail(line)  # a row's " |": no cut search
+            if tail is None:
+                cut = _last_cut(line)
+                tail = join_tail(line[cut:] if cut > 0 else line, "\n", "")
+            ends.append((tail, "\n", ""))
         n = sum(counter.count_batch(lines)) + sum(self.join_costs(ends))
         self.memo[key] = n
         return n
@@ -273,6 +276,52 @@ def join_tail(x: str, sep: str, y: str) -> str:
         if k == 0 or x[k - 1] in _ASCII_ALNUM:
             return x[k:]
     return x
+
+
+def join_edges(left: str, sep: str, right: str, *, exact: bool) -> tuple[str, str]:
+    """The characters either side of a join whose counts decide what it adds: the last and the first
+    words (``last_words``, ``first_words``), and for a counter with exact cuts only the characters
+    between the exact cuts nearest the join (the same few characters meet at many joins)."""
+    if exact and (edges := exact_edges(left, sep, right)) is not None:
+        return edges
+    a, b = last_words(left), first_words(right)
+    if exact and a and b:
+        a, b = exact_join(a, sep, b)
+    return a, b
+
+
+def _line_join(left: str, sep: str, right: str) -> tuple[str, str, str] | None:
+    """The ``(x, sep, y)`` that ``_join_text`` finds for the commonest join, at a line break between
+    blocks, list items or table rows (``sep`` one or two line breaks, ``right`` starting with a
+    character other than whitespace), where ``left``'s last characters decide it (``_line_tail``):
+    ``y`` is empty, as the line break cuts before ``right``. None for any other join."""
+    if (sep != "\n" and sep != "\n\n") or not right or right[0].isspace():
+        return None
+    x = _line_tail(left)
+    return None if x is None else (x, sep, "")
+
+
+def _line_tail(left: str) -> str | None:
+    """``join_tail(left[cut:], sep, "")`` for a line break ``sep``, where ``cut`` is ``left``'s last
+    exact cut (or its start), read off its last characters without a search: nothing after an ASCII
+    letter or digit, the closing run of ASCII punctuation after one, or that run with the space
+    before it where a non-space precedes the space (a table row's `` |``: the cut is that space).
+    None where the cut decides it."""
+    if not left:
+        return None
+    last = left[-1]
+    if last in _ASCII_ALNUM:
+        return ""
+    if last not in _ASCII_PUNCT:
+        return None
+    k = len(left) - 1
+    while k > 0 and left[k - 1] in _ASCII_PUNCT:
+        k -= 1
+    if k > 0 and left[k - 1] in _ASCII_ALNUM:
+        return left[k:]
+    if k > 1 and left[k - 1] == " " and not left[k - 2].isspace():
+        return left[k - 1 :]
+    return None
 
 
 def exact_edges(left: str, sep: str, right: str) -> tuple[str, str] | None:

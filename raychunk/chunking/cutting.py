@@ -54,11 +54,16 @@ class Cutter:
             return self.memo[key]
         texts = [render(b) for b in blocks]
         counts = self.costs.block_counts(blocks, texts)
+        memo, doc = self.memo, self.parsed.text
+        markup = _MARKUP.get(self.parsed.document.format, "")
         pieces = []
         for t, b, n in zip(texts, blocks, counts):
             # A list marker exists only in the rendering: the item's own text is what maps.
             marker = len(t) - len(b.text) if b.kind == "list_item" else 0
-            source = self.source_map(b.text if marker else t, b, shift=marker, aligned=aligned_text(b))
+            mapped, aligned = b.text if marker else t, aligned_text(b) if b.copies else None
+            source = SourceMap(
+                memo, doc, mapped, b.char_start, b.char_end, markup, shift=marker, aligned=aligned
+            )
             pieces.append(Piece(t, n, b.kind, b.pages, root=t, source=source))
         self.memo[key] = pieces
         return pieces

@@ -54,6 +54,7 @@ class Packer:
         self.title = self.doc.title or PurePosixPath(self.doc.source).name
         self.drafts: list[Draft] = []
         self._headers: dict[tuple[str, ...], tuple[str, int, int]] = {}
+        self._header_parts: dict[tuple[str, ...], list[str]] = {}
         # Rendered blocks, alignments, sentence boundaries, token offsets and join costs of this
         # document: a CachedCounter shares them across the settings of a grid; a bare counter gets
         # one for this call (a long block's words are counted from its offsets, tokenized once).
@@ -69,10 +70,16 @@ class Packer:
     def _header(self, path: tuple[str, ...]) -> tuple[str, int, int]:
         if path not in self._headers:
             cap = max(1, int(self.profile.header_share * self.profile.max_tokens))
-            line, tokens = fit_header(header_parts(self.title, path), cap, self.counter)
+            line, tokens = fit_header(self._parts(path), cap, self.counter)
             tokens = tokens if line else 0
             self._headers[path] = (line, tokens, self.costs.header(line, tokens))
         return self._headers[path]
+
+    def _parts(self, path: tuple[str, ...]) -> list[str]:
+        parts = self._header_parts.get(path)
+        if parts is None:
+            parts = self._header_parts[path] = header_parts(self.title, path)
+        return parts
 
     def prefetch(self, blocks: list[Block], paths: list[tuple[str, ...]]) -> None:
         """Count ``blocks`` and the header lines of ``paths`` in one counter call, so that what
@@ -81,7 +88,7 @@ class Packer:
         texts = self.costs.block_texts(blocks)
         for path in dict.fromkeys(paths):
             if path not in self._headers:
-                texts += header_texts(header_parts(self.title, path), self.counter)
+                texts += header_texts(self._parts(path), self.counter)
         if texts:
             self.counter.count_batch(texts)
 
@@ -149,6 +156,9 @@ class Packer:
         n = self._gaps.get(key)
         if n is None:
             gap = self.parsed.text[a.end : b.start]
+            if gap.isspace():  # blocks apart by blank lines only: most of them
+                self._gaps[key] = 0
+                return 0
             if "<" in gap or "&" in gap:
                 gap = _GAP_MARKUP.sub(" ", gap)
             n = self._gaps[key] = len(_WORD_CHARS.findall(gap))
