@@ -39,15 +39,17 @@ def list_corpus(job: JobPlan) -> InputPlanner | DriverPlanner:
     ``small_local_inputs``; ``plan_corpus`` plans them."""
     limits = job.limits
     inputs = job.config.input
-    planner = DriverPlanner() if small_local_inputs(inputs) else InputPlanner()
+    small = small_local_inputs(inputs, follow_symlinks=limits.follow_symlinks)
+    planner = DriverPlanner() if small else InputPlanner()
     planner.list(inputs, follow_symlinks=limits.follow_symlinks, max_file_mb=limits.max_file_mb)
     return planner
 
 
-def small_local_inputs(inputs, most: int | None = None) -> bool:
+def small_local_inputs(inputs, most: int | None = None, *, follow_symlinks: bool = False) -> bool:
     """Whether ``inputs`` are local files and folders holding at most ``most`` entries in all
-    (``DRIVER_LISTING_MAX_FILES``; the count stops past it; a URI, a glob or a missing input is never
-    small here: the planner actor lists it, and words the error)."""
+    (``DRIVER_LISTING_MAX_FILES``; the count stops past it, and goes into symlinked folders when the
+    listing will; a URI, a glob or a missing input is never small here: the planner actor lists it,
+    and words the error)."""
     most = DRIVER_LISTING_MAX_FILES if most is None else most
     seen = 0
     todo = []
@@ -67,7 +69,7 @@ def small_local_inputs(inputs, most: int | None = None) -> bool:
                     seen += 1
                     if seen > most:
                         return False
-                    if entry.is_dir(follow_symlinks=False):
+                    if entry.is_dir(follow_symlinks=follow_symlinks):
                         todo.append(entry.path)
         except OSError:
             return False

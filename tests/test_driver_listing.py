@@ -34,6 +34,10 @@ def test_small_means_local_and_counted_under_the_cap(tmp_path):
     assert not small_local_inputs([str(tmp_path / "in" / "*.txt")])  # a glob: the actor expands it
     assert not small_local_inputs(["s3://bucket/docs"])
     assert not small_local_inputs([str(tmp_path / "missing")])  # the actor words the error
+    (tmp_path / "in" / "elsewhere").symlink_to(tmp_path / "in" / "sub")  # 12 entries more, if followed
+    assert small_local_inputs(inputs, most=27)
+    assert not small_local_inputs(inputs, most=27, follow_symlinks=True)
+    assert small_local_inputs(inputs, most=40, follow_symlinks=True)
 
 
 @pytest.fixture
