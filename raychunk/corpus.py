@@ -2,29 +2,105 @@
 its byte-identical files (which the document step then does not parse).
 
 ``run`` and ``price`` list and plan off the driver, in the planner actor (``listing.InputPlanner``:
-the driver's memory does not grow with the corpus); ``eval``, which must match its labels against
+the driver's memory does not grow with the corpus), unless the inputs are local and a count of
+their folders stops under ``DRIVER_LISTING_MAX_FILES``: a small corpus is listed and planned in the
+driver (``DriverPlanner``), and no Ray worker starts for it; ``eval``, which must match its labels against
 the listed sources first, lists in the driver (``list_files``) and reads the files it keeps
 (``pipeline.read_files``). Either way ``duplicates`` hashes only files whose sizes collide.
 """
 
 from __future__ import annotations
 
-from raychunk.listing import InputPlan, InputPlanner
+import os
+
+from raychunk.listing import InputPlan, InputPlanner, _Planner
 from raychunk.plan import JobPlan
 
-__all__ = ["duplicates_of", "find_duplicates", "hash_duplicates", "list_corpus", "list_files", "plan_corpus"]
+__all__ = [
+    "DRIVER_LISTING_MAX_FILES",
+    "DriverPlanner",
+    "duplicates_of",
+    "find_duplicates",
+    "hash_duplicates",
+    "list_corpus",
+    "list_files",
+    "plan_corpus",
+    "small_local_inputs",
+]
+
+# Up to this many local files, listing and planning in the driver costs less than the planner
+# actor's Ray worker (a process importing Ray and pyarrow: ~1 CPU s, on the path to the first
+# document); their listing then holds a few hundred kB of the driver's memory at most.
+DRIVER_LISTING_MAX_FILES = 2000
 
 
-def list_corpus(job: JobPlan) -> InputPlanner:
-    """The inputs listed by the planner actor (Ray must be up); ``plan_corpus`` plans them."""
+def list_corpus(job: JobPlan) -> InputPlanner | DriverPlanner:
+    """The inputs listed (Ray must be up): by the planner actor, or in the driver when they are
+    ``small_local_inputs``; ``plan_corpus`` plans them."""
     limits = job.limits
-    planner = InputPlanner()
-    planner.list(job.config.input, follow_symlinks=limits.follow_symlinks, max_file_mb=limits.max_file_mb)
+    inputs = job.config.input
+    small = small_local_inputs(inputs, follow_symlinks=limits.follow_symlinks)
+    planner = DriverPlanner() if small else InputPlanner()
+    planner.list(inputs, follow_symlinks=limits.follow_symlinks, max_file_mb=limits.max_file_mb)
     return planner
 
 
+def small_local_inputs(inputs, most: int | None = None, *, follow_symlinks: bool = False) -> bool:
+    """Whether ``inputs`` are local files and folders holding at most ``most`` entries in all
+    (``DRIVER_LISTING_MAX_FILES``; the count stops past it, and goes into symlinked folders when the
+    listing will; a URI, a glob or a missing input is never small here: the planner actor lists it,
+    and words the error)."""
+    most = DRIVER_LISTING_MAX_FILES if most is None else most
+    seen = 0
+    todo = []
+    for item in inputs:
+        if "://" in item or any(c in item for c in "*?["):
+            return False
+        if os.path.isdir(item):
+            todo.append(item)
+        elif os.path.lexists(item):
+            seen += 1
+        else:
+            return False
+    while todo:
+        try:
+            with os.scandir(todo.pop()) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > most:
+                        return False
+                    if entry.is_dir(follow_symlinks=follow_symlinks):
+                        todo.append(entry.path)
+        except OSError:
+            return False
+    return seen <= most
+
+
+class DriverPlanner:
+    """``listing.InputPlanner``'s ``list`` and ``plan``, run in the driver: the planner's own code,
+    its blocks' objects owned by the driver."""
+
+    def __init__(self):
+        self._planner = _Planner()
+
+    def list(self, inputs, *, follow_symlinks: bool = False, max_file_mb=None) -> dict:
+        listed = self._planner.list(list(inputs), follow_symlinks, max_file_mb)
+        if "error" in listed:
+            kind, message = listed["error"]
+            raise (FileNotFoundError if kind == "FileNotFoundError" else ValueError)(message)
+        self._listed = listed
+        return listed
+
+    def plan(self, *, cpus: float, max_files: int, sample: float = 1.0, resume=None) -> InputPlan:
+        planned = self._planner.plan(cpus=cpus, max_files=max_files, sample=sample, resume=resume)
+        listed = self._listed
+        return InputPlan(
+            fs=listed["fs"], scheme=listed["scheme"], files=listed["files"], bytes=listed["bytes"], **planned
+        )
+
+
 def plan_corpus(
-    planner: InputPlanner, job: JobPlan, *, cpus: float, sample: float = 1.0, resume=None
+    planner: InputPlanner | DriverPlanner, job: JobPlan, *, cpus: float, sample: float = 1.0, resume=None
 ) -> InputPlan:
     """The listed inputs in read blocks sized for ``cpus``, less those not in the ``sample`` or,
     with ``resume``, already done (``InputPlanner.plan``)."""

@@ -37,3 +37,23 @@ def test_the_model_loads_without_scikit_learn_and_embeds_the_same():
     assert deferred[0] is False and eager[0] is True  # scikit-learn not loaded by the model's load
     assert deferred[1] and deferred[2] == 1.0  # afterwards the real module serves every name
     assert deferred[3] == eager[3]  # the same vectors, bit for bit
+
+
+def test_the_embed_actor_s_torch_threads_sleep_between_passes():
+    """OpenMP reads its wait policy once, when torch loads: the embedder sets it first, and the
+    runtime reports no spinning (OMP_DISPLAY_ENV; left unset, GNU OpenMP spins 300,000 times before
+    it sleeps), so its threads never spin on cores the parse tasks need."""
+    script = (
+        "from raychunk.embed import EmbedChunks\n"
+        "e = EmbedChunks(threads=2)\n"
+        "import pyarrow as pa\n"
+        "e(pa.table({'row_type': ['chunk'], 'text': ['Refunds are prorated.']}))\n"
+    )
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    env.update(OMP_DISPLAY_ENV="VERBOSE", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=env, check=True
+    )
+    assert "GOMP_SPINCOUNT = '0'" in out.stderr
