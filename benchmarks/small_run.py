@@ -188,7 +188,7 @@ def _roles(titles: list) -> list[str]:
         if not title.startswith("ray::") or title == "ray::IDLE":
             continue
         name = title[len("ray::") :].split(" ")[0]
-        if "." in name.rsplit(")", 1)[-1]:  # a method: _Planner.list, MapWorker(...).__init__
+        if "." in name.rsplit(")", 1)[-1]:  # a method: ListingPlanner.list, MapWorker(...).__init__
             name = name.rsplit(".", 1)[0]
         name = name.split(":")[-1]  # datasets_stats_actor:_StatsActor
         if name not in roles:

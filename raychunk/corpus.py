@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from raychunk.listing import InputPlan, InputPlanner, _Planner
+from raychunk.listing import InputPlan, InputPlanner, ListingPlanner
 from raychunk.plan import JobPlan
 
 __all__ = [
@@ -81,7 +81,7 @@ class DriverPlanner:
     its blocks' objects owned by the driver."""
 
     def __init__(self):
-        self._planner = _Planner()
+        self._planner = ListingPlanner()
 
     def list(self, inputs, *, follow_symlinks: bool = False, max_file_mb=None) -> dict:
         listed = self._planner.list(list(inputs), follow_symlinks, max_file_mb)

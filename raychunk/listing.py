@@ -68,8 +68,9 @@ def blocks_of(groups: list[list[InputFile]]) -> list[Block]:
     return [Block(ray.put(block_table(g)), len(g), sum(f.size for f in g)) for g in groups]
 
 
-class _Planner:
-    """The actor's side: it holds the listing between ``list`` and ``plan``, then lets it go."""
+class ListingPlanner:
+    """The planner's work, in its actor or (a small local corpus) in the driver: it holds the
+    listing between ``list`` and ``plan``, then lets it go."""
 
     def __init__(self):
         self._listing = None
@@ -124,7 +125,7 @@ class InputPlanner:
 
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         self._actor = (
-            ray.remote(_Planner).options(num_cpus=0, max_restarts=0, scheduling_strategy=here).remote()
+            ray.remote(ListingPlanner).options(num_cpus=0, max_restarts=0, scheduling_strategy=here).remote()
         )
         self._listed: dict | None = None
 
