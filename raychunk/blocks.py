@@ -200,7 +200,7 @@ def duplicate_check(
     from raychunk.dedupe import fits_driver, hash_in_driver, size_candidates
 
     candidates = size_candidates(files)
-    if fits_driver(candidates):
+    if fits_driver(candidates, fs):
         return hash_in_driver(candidates, fs, scheme), []
     return None, digest_runs(candidates, cpus=cpus)
 

@@ -40,6 +40,7 @@ def test_run_chunks_one_copy_and_records_the_other(tmp_path, fresh_ray, monkeypa
     from raychunk.jobs.run import run
 
     monkeypatch.setattr(dedupe, "DRIVER_HASH_FILES", 0)  # hash as Ray tasks, as on a big corpus
+    monkeypatch.setattr(dedupe, "LOCAL_HASH_FILES", 0)
     src = corpus(tmp_path)
     cfg = build_run_config(
         load_config(),

@@ -49,18 +49,34 @@ def test_blocks_hold_every_readable_file_once_and_the_driver_only_counts(tmp_pat
     assert "big.txt" not in names and "empty.txt" in names
     assert sum(b.files for b in plan.blocks) == 303 and all(b.files <= 16 for b in plan.blocks)
     assert plan.bytes == sum(p.stat().st_size for p in (tmp_path / "in").iterdir())
-    # 302 files of one size are too many to hash in the planner: hashed by Ray tasks, grouped on the cluster
-    assert plan.duplicates is None and sum(r.files for r in plan.digest_runs) == 302
     from raychunk.config import build_run_config, load_config
     from raychunk.corpus import duplicates_of
 
+    cfg = build_run_config(load_config(), {"input": [str(tmp_path / "in")], "embedder.enabled": False})
+    kept = str(tmp_path / "in" / "copy-0.txt")
+    expected = {str(tmp_path / "in" / "copy-1.txt"): kept, str(tmp_path / "in" / "note-00000.txt"): kept}
+    # 302 local files of one size: the planner hashes them itself, no pass of Ray tasks
+    assert plan.duplicates == expected and plan.digest_runs == ()
+    assert duplicates_of(plan, resolve_plan(cfg)) == expected
+
+
+def test_too_many_candidates_are_hashed_by_ray_tasks(tmp_path, ray_local, monkeypatch):
+    from raychunk import dedupe
+    from raychunk.config import build_run_config, load_config
+    from raychunk.corpus import DriverPlanner, duplicates_of
+
+    corpus(tmp_path / "in", 300, copies=2)
+    monkeypatch.setattr(dedupe, "LOCAL_HASH_FILES", 256)  # as a remote filesystem's limit
+    planner = DriverPlanner()
+    planner.list([str(tmp_path / "in")], max_file_mb=0.002)
+    plan = planner.plan(cpus=2, max_files=16)
+    assert plan.duplicates is None and sum(r.files for r in plan.digest_runs) == 302
     cfg = build_run_config(load_config(), {"input": [str(tmp_path / "in")], "embedder.enabled": False})
     kept = str(tmp_path / "in" / "copy-0.txt")
     assert duplicates_of(plan, resolve_plan(cfg)) == {
         str(tmp_path / "in" / "copy-1.txt"): kept,
         str(tmp_path / "in" / "note-00000.txt"): kept,
     }
-
 
 def test_a_sample_plans_the_files_in_sample_selects(tmp_path, ray_local):
     corpus(tmp_path / "in", 200)
