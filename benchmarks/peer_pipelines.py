@@ -64,7 +64,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 MAX_TOKENS = 256
-BLOCK = 256  # files a block (resources.files_per_block), one sandbox round trip since issue 28
+BLOCK = 1024  # files a block (resources.files_per_block), one sandbox round trip since issue 28
 PEERS = ("chonkie", "langchain")
 CORPORA = ("tiny", "shared", "multilang", "pdf")
 TARGET = 1.0

@@ -219,7 +219,7 @@ class ResourcesConfig:
     gpus_per_embed_actor: float | str = "auto"
     cpus_per_embed_actor: float = 1.0
     cpus_per_task: float = 1.0
-    files_per_block: int = 256
+    files_per_block: int = 1024
 
     def __post_init__(self):
         if self.embed_actors != "auto":
