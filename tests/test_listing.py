@@ -78,6 +78,7 @@ def test_too_many_candidates_are_hashed_by_ray_tasks(tmp_path, ray_local, monkey
         str(tmp_path / "in" / "note-00000.txt"): kept,
     }
 
+
 def test_a_sample_plans_the_files_in_sample_selects(tmp_path, ray_local):
     corpus(tmp_path / "in", 200)
     planner = InputPlanner()
