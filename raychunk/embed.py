@@ -37,10 +37,18 @@ def _local(model: str) -> str:
 
 def load_model(model: str, device: str, backend: str = "torch"):
     """The model as an object with sentence-transformers' ``encode``: torch on CPU or CUDA (fp16), or
-    onnxruntime on CPU for ``onnx`` / ``onnx-int8``."""
+    onnxruntime on CPU for ``onnx`` / ``onnx-int8``. A BERT model of the usual shape on CPU runs
+    without sentence-transformers' imports (``bert_encoder``: the same vectors, bit for bit)."""
     try:
         import torch
+    except ImportError as e:
+        raise ImportError("embedding needs torch: pip install torch==2.13.0 sentence-transformers") from e
+    if backend == "torch" and (device == "cpu" or (device == "auto" and not torch.cuda.is_available())):
+        from raychunk.bert_encoder import BertEncoder
 
+        if (plain := BertEncoder.open(_local(model))) is not None:
+            return plain, "cpu"
+    try:
         SentenceTransformer = _sentence_transformers().SentenceTransformer
     except ImportError as e:
         raise ImportError(
@@ -494,8 +502,10 @@ def measure_throughput(
         )
     words = _SAMPLE_TEXT.split()
     text = " ".join(words[i % len(words)] for i in range(max(8, int(tokens_per_text * 0.8))))
-    tokenizer = st.tokenizer
-    n_tokens = len(tokenizer(text, add_special_tokens=False)["input_ids"])
+    if hasattr(st, "word_pieces"):  # bert_encoder
+        n_tokens = st.word_pieces(text)
+    else:
+        n_tokens = len(st.tokenizer(text, add_special_tokens=False)["input_ids"])
     n_tokens = min(n_tokens, st.max_seq_length)
     st.encode([text] * 4, batch_size=4, show_progress_bar=False)
     t = time.perf_counter()

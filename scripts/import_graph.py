@@ -19,6 +19,7 @@ LAYERS: list[tuple[str, ...]] = [
         "raychunk.render",
         "raychunk.models",
         "raychunk.onnx_encoder",
+        "raychunk.bert_encoder",
         "raychunk.stats",
         "raychunk._unstructured",
         "raychunk.isolate",
