@@ -34,6 +34,8 @@ def _texts() -> list[str]:
         "東京都の天気予報は晴れです。",
         "नमस्ते दुनिया",
         "tab\tand\nnew lines",
+        "Ünïcödé café naïve façade, ＦＵＬＬＷＩＤＴＨ and ligatures: ﬁ ﬂ",
+        "emoji 🙂 and a zero-width\u200bjoiner",
         "Refunds are prorated.",
         "Refunds are prorated.",  # the same text twice in one batch
     ]
