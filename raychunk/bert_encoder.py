@@ -96,7 +96,23 @@ class BertEncoder:
     def open(cls, folder: str | Path) -> BertEncoder | None:
         folder = Path(folder)
         found = _supported(folder) if folder.is_dir() else None
-        return cls(folder, *found) if found else None
+        if not found:
+            return None
+        encoder = cls(folder, *found)
+        return encoder if encoder._weights_complete() else None
+
+    def _weights_complete(self) -> bool:
+        names = ["embeddings.word_embeddings", "embeddings.position_embeddings"]
+        names += ["embeddings.token_type_embeddings"]
+        parts = ["attention.self.query", "attention.self.key", "attention.self.value"]
+        parts += ["attention.output.dense", "intermediate.dense", "output.dense"]
+        want = {n + ".weight" for n in names} | {"embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias"}
+        for i in range(self.layers):
+            for part in parts:
+                want |= {f"encoder.layer.{i}.{part}.weight", f"encoder.layer.{i}.{part}.bias"}
+            for ln in ("attention.output.LayerNorm", "output.LayerNorm"):
+                want |= {f"encoder.layer.{i}.{ln}.weight", f"encoder.layer.{i}.{ln}.bias"}
+        return want <= self.w.keys()
 
     def get_embedding_dimension(self) -> int:
         return self.dim

@@ -84,6 +84,12 @@ def test_a_folder_of_another_shape_goes_to_sentence_transformers(tmp_path):
     assert BertEncoder.open(bad) is None  # CLS pooling: not this encoder's
     assert BertEncoder.open(tmp_path / "missing") is None
     (bad / "1_Pooling" / "config.json").write_text(json.dumps(cfg))
+    assert BertEncoder.open(bad) is not None  # the copy itself is this encoder's
+    from safetensors.torch import load_file, save_file
+
+    weights = load_file(str(bad / "model.safetensors"))
+    save_file({k: v for k, v in weights.items() if "layer.5.output" not in k}, str(bad / "model.safetensors"))
+    assert BertEncoder.open(bad) is None  # a layer's weights missing: sentence-transformers says what
     (bad / "modules.json").write_text("not json")
     assert BertEncoder.open(bad) is None
 
