@@ -99,20 +99,11 @@ class BertEncoder:
         if not found:
             return None
         encoder = cls(folder, *found)
-        return encoder if encoder._weights_complete() else None
-
-    def _weights_complete(self) -> bool:
-        names = ["embeddings.word_embeddings", "embeddings.position_embeddings"]
-        names += ["embeddings.token_type_embeddings"]
-        parts = ["attention.self.query", "attention.self.key", "attention.self.value"]
-        parts += ["attention.output.dense", "intermediate.dense", "output.dense"]
-        want = {n + ".weight" for n in names} | {"embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias"}
-        for i in range(self.layers):
-            for part in parts:
-                want |= {f"encoder.layer.{i}.{part}.weight", f"encoder.layer.{i}.{part}.bias"}
-            for ln in ("attention.output.LayerNorm", "output.LayerNorm"):
-                want |= {f"encoder.layer.{i}.{ln}.weight", f"encoder.layer.{i}.{ln}.bias"}
-        return want <= self.w.keys()
+        try:
+            encoder.encode([""])  # weights missing or misshapen for the declared BERT fail here
+        except (KeyError, RuntimeError):
+            return None
+        return encoder
 
     def get_embedding_dimension(self) -> int:
         return self.dim
@@ -135,18 +126,16 @@ class BertEncoder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         order = np.argsort([-len(t) for t in texts])  # as SentenceTransformer.encode orders them
-        out: list = []
+        parts = []
         for start in range(0, len(texts), batch_size):
-            part = [texts[i].strip() for i in order[start : start + batch_size]]
-            encs = self.tokenizer.encode_batch(part)
-            ids = torch.tensor([e.ids for e in encs])
-            mask = torch.tensor([e.attention_mask for e in encs])
-            vectors = self._forward(ids, mask)
+            encs = self.tokenizer.encode_batch([texts[i].strip() for i in order[start : start + batch_size]])
+            vectors = self._forward(
+                torch.tensor([e.ids for e in encs]), torch.tensor([e.attention_mask for e in encs])
+            )
             if normalize_embeddings:
                 vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)
-            out.extend(vectors)
-        back = [out[i] for i in np.argsort(order)]
-        stacked = torch.stack(back)
+            parts.append(vectors)
+        stacked = torch.cat(parts)[torch.from_numpy(np.argsort(order))]  # back in the texts' order
         return stacked.numpy() if convert_to_numpy else stacked
 
     def _forward(self, ids, mask):
