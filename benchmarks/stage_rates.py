@@ -3,6 +3,7 @@
     python benchmarks/stage_rates.py [--corpus ../shared/corpus] [--budget 15] [--embed-texts 240]
                                      [--gpu-json PATH] [--out benchmarks/stage_rates.json]
     python benchmarks/stage_rates.py --gpu-only --gpu-json out/gpu_check/gpu_embed.json
+                                     [--gpu-run-log RUN.txt]
                                      (after scripts/gpu_check.sh on a GPU: only the GPU figure)
 
 Pinned to one CPU, tokenizers and torch on one thread, CPU time (``time.process_time``, so other
@@ -17,8 +18,10 @@ work on a shared machine does not count):
 - embed on CPU: the embed stage (``embed.EmbedChunks`` held to one thread, 8 texts per forward pass)
   over ``--embed-texts`` of the chunks just made, an equal share from each family, as MiniLM tokens/s
   (truncated at 256 as the model truncates them, [CLS] and [SEP] included);
-- embed on a GPU: none here. The figure is ``benchmarks/gpu_embed.py --json``'s when ``--gpu-json``
-  names a GPU run of it (or ``benchmarks/gpu_embed.json`` is one), else the published figure below.
+- embed on a GPU: none here. The figure is the embed stage's own rate in a ``raychunk run --device
+  cuda`` when ``--gpu-run-log`` names that run's printed summary (tokens embedded over the embed
+  actors' time: what the job reaches); else ``benchmarks/gpu_embed.py --json``'s when ``--gpu-json``
+  names a GPU run of it (or ``benchmarks/gpu_embed.json`` is one); else the published figure below.
 
 It also records the sample's profile (files, bytes, PDF pages, chunks, tokens per family), from
 which the plan shapes its 1M-document and 1 TB corpora. The parse runs in this process: the job's
@@ -51,7 +54,7 @@ sys.path.insert(0, str(HERE))
 
 from chunk_speed import _pin_one_cpu  # noqa: E402
 
-from raychunk.projection import ALL, Rate, gpu_rate_from_benchmark  # noqa: E402
+from raychunk.projection import ALL, Rate, gpu_rate_from_benchmark, gpu_rate_from_run_log  # noqa: E402
 
 FAMILIES = {"markdown": "md", "html": "html", "text": "txt", "pdf": "pdf"}
 TOKENIZER = "all-MiniLM-L6-v2"
@@ -61,6 +64,8 @@ TOKENIZER = "all-MiniLM-L6-v2"
 # on a V100 GPU"; 750 on CPU). The page does not say how long the sentences were: we take 15 word
 # pieces each ([CLS] and [SEP] included; short STS-style sentences). Longer texts (our chunks: ~150)
 # fill a GPU better, so tokens/s on them is if anything higher. Taken as-is for cluster.yaml's A10G.
+# The latest GPU run of the job (benchmarks/gpu_h200/README.md says how it was made).
+GPU_RUN_LOG = HERE / "gpu_h200" / "run_corpus_cuda.txt"
 PUBLISHED_SENTENCES_S = 14_200
 PUBLISHED_TOKENS_PER_SENTENCE = 15
 PUBLISHED_URL = "https://www.sbert.net/docs/sentence_transformer/pretrained_models.html"
@@ -207,17 +212,21 @@ def _shown(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-def gpu_rate(path: Path | None) -> Rate:
-    """The GPU benchmark's figure when ``path`` is a GPU run of it, else the published one."""
+def gpu_rate(path: Path | None, run_log: str | None = None) -> Rate:
+    """The embed stage's rate in a GPU run of the job when ``run_log`` is one, else the GPU
+    benchmark's figure when ``path`` is a GPU run of it, else the published one."""
+    bench, gpu = None, ""
     if path is not None and path.exists():
-        rate = gpu_rate_from_benchmark(json.loads(path.read_text()), _shown(path))
+        report = json.loads(path.read_text())
+        bench, gpu = gpu_rate_from_benchmark(report, _shown(path)), report.get("gpu") or ""
+        if bench is None:
+            print(f"stage_rates: {path} is not a GPU run of gpu_embed.py", file=sys.stderr)
+    if run_log:
+        rate = gpu_rate_from_run_log(Path(run_log).read_text(), _shown(Path(run_log)), bench, gpu)
         if rate is not None:
             return rate
-        print(
-            f"stage_rates: {path} is not a GPU run of gpu_embed.py; using the published figure",
-            file=sys.stderr,
-        )
-    return PUBLISHED_GPU
+        print(f"stage_rates: {run_log} is not the summary of a run on GPUs", file=sys.stderr)
+    return bench or PUBLISHED_GPU
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,6 +235,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=15.0, help="CPU seconds of parse + chunk per family")
     ap.add_argument("--embed-texts", type=int, default=240)
     ap.add_argument("--gpu-json", help="gpu_embed.py --json output (default: benchmarks/gpu_embed.json)")
+    ap.add_argument(
+        "--gpu-run-log",
+        help="the printed summary of a `raychunk run --device cuda`: its embed stage's rate is the GPU "
+        f"figure (default: {GPU_RUN_LOG.relative_to(ROOT)} when it exists)",
+    )
     ap.add_argument("--out", default=str(HERE / "stage_rates.json"))
     ap.add_argument(
         "--gpu-only",
@@ -234,9 +248,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     gpu_json = Path(args.gpu_json) if args.gpu_json else HERE / "gpu_embed.json"
+    if args.gpu_run_log is None and GPU_RUN_LOG.exists():
+        args.gpu_run_log = str(GPU_RUN_LOG)
     if args.gpu_only:
         report = json.loads(Path(args.out).read_text())
-        report["rates"]["embed_tokens_s_gpu"] = gpu_rate(gpu_json).to_dict()
+        report["rates"]["embed_tokens_s_gpu"] = gpu_rate(gpu_json, args.gpu_run_log).to_dict()
         Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.out}: GPU embed {report['rates']['embed_tokens_s_gpu']}", file=sys.stderr)
         return 0
@@ -289,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
                 "tokens/s per CPU core",
                 f"{where}: embed stage, torch {embed['torch']} fp32 on 1 thread, {embed['texts']} chunks",
             ).to_dict(),
-            "embed_tokens_s_gpu": gpu_rate(gpu_json).to_dict(),
+            "embed_tokens_s_gpu": gpu_rate(gpu_json, args.gpu_run_log).to_dict(),
         },
         "corpus_profile": {
             f: {k: p[k] for k in ("files", "bytes", "pages", "chunks", "tokens", "statuses")}

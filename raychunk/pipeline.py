@@ -156,7 +156,9 @@ def plan_embedding(job: JobPlan, cluster: dict[str, float]) -> EmbedPlan:
     cfg = job.config
     r = cfg.resources
     cpus, gpus = cluster.get("CPU", 1.0), cluster.get("GPU", 0.0)
-    on_cpu = cfg.embedder.backend != "torch"  # the onnx backends run on CPU only
+    # The onnx backends run on CPU only; device cpu on a GPU machine leaves the GPUs alone and sizes
+    # the pool by the CPUs (a GPU-sized pool of CPU actors was 1 actor on 16 cores).
+    on_cpu = cfg.embedder.backend != "torch" or cfg.embedder.device == "cpu"
     gpus_per_actor = (
         (1.0 if gpus >= 1 and not on_cpu else 0.0)
         if r.gpus_per_embed_actor == "auto"

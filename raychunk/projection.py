@@ -23,6 +23,7 @@ The model, stated in every rendering:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ __all__ = [
     "format_count",
     "format_duration",
     "gpu_rate_from_benchmark",
+    "gpu_rate_from_run_log",
     "project",
     "projection_lines",
 ]
@@ -141,6 +143,30 @@ def gpu_rate_from_benchmark(report: Mapping, source: str) -> Rate | None:
         "tokens/s per GPU",
         f"measured: {source}, {report['gpu']}, {row['dtype']}, batch {row['batch_size']} sorted "
         f"(tokenize + forward), mean {report.get('texts', {}).get('mean_tokens', '?')} tokens per chunk",
+    )
+
+
+def gpu_rate_from_run_log(text: str, source: str, bench: Rate | None = None, gpu: str = "") -> Rate | None:
+    """Tokens/s per GPU of the embed stage in a ``raychunk run`` on GPUs, from the summary it prints:
+    the tokens embedded over the embed actors' task time (one actor per GPU; model loads are not
+    in it). None when ``text`` is no such summary or its actors held no GPU."""
+    tokens = re.search(r"tokens embedded ([\d,]+)", text)
+    pool = re.search(r"embedder .*?(\d+) actor\(s\), ([\d.]+) GPU each", text)
+    stage = re.search(r"MapBatches\(EmbedChunks\): ([\d.]+) s wall, ([\d.]+) s in (\d+) tasks", text)
+    if not (tokens and pool and stage) or float(pool[2]) <= 0 or float(stage[2]) <= 0:
+        return None
+    n, task_s = int(tokens[1].replace(",", "")), float(stage[2])
+    gpu_s = task_s * float(pool[2])
+    versus = (
+        f"; gpu_embed.py's tokenize + forward there, batch 64 sorted: {bench.value:,.0f} tokens/s"
+        if bench
+        else ""
+    )
+    return Rate(
+        round(n / gpu_s),
+        "tokens/s per GPU",
+        f"measured: the embed stage of `raychunk run --device cuda`{' on an ' + gpu if gpu else ''} ({source}): "
+        f"{n:,} MiniLM tokens in {task_s:g} s of its {pool[1]} actor(s)' task time{versus}",
     )
 
 

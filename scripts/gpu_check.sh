@@ -10,7 +10,8 @@
 #   GPU_CHECK_DEVICE=cpu scripts/gpu_check.sh    # the same steps on CPU only: checks the script
 #
 # Settings (environment): OUT (default out/gpu_check), GPU_CHECK_DEVICE (cuda | cpu, default cuda),
-# VENV (default .venv), GPU_EMBED_ARGS (extra gpu_embed.py flags), MIN_COSINE (default 0.999).
+# VENV (default .venv), GPU_EMBED_ARGS (extra gpu_embed.py flags and inputs), MIN_COSINE (default 0.999),
+# GPU_CHECK_INPUT (the folder the two runs read, default samples).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +19,7 @@ OUT=${OUT:-out/gpu_check}
 DEVICE=${GPU_CHECK_DEVICE:-cuda}
 VENV=${VENV:-.venv}
 MIN_COSINE=${MIN_COSINE:-0.999}
+INPUT=${GPU_CHECK_INPUT:-samples}
 PY="$VENV/bin/python"
 export RAY_AUTH_MODE=disabled HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 
@@ -59,8 +61,8 @@ timeout 420 "$PY" benchmarks/gpu_embed.py --device "$DEVICE" "${quick[@]}" --jso
 for run in gpu cpu; do
     device=$DEVICE
     [[ $run == cpu ]] && device=cpu
-    step "raychunk run --input samples --device $device -> $OUT/$run"
-    timeout 300 "${RAYCHUNK[@]}" run --input samples --output "$OUT/$run" --device "$device" --overwrite \
+    step "raychunk run --input $INPUT --device $device -> $OUT/$run"
+    timeout 300 "${RAYCHUNK[@]}" run --input "$INPUT" --output "$OUT/$run" --device "$device" --overwrite \
         > "$OUT/run_$run.log" 2>&1 || { tail -40 "$OUT/run_$run.log" >&2; exit 1; }
     tail -12 "$OUT/run_$run.log"
 done

@@ -7,9 +7,10 @@
 A projection from per-core rates measured by ``benchmarks/stage_rates.py`` (its JSON, committed)
 and the node types and limits of ``cluster.yaml``; the arithmetic is ``raychunk.projection``. The
 two corpora are shaped like the sample that stage_rates.py measured (type mix, bytes per document,
-pages and tokens per byte). To put a measured GPU figure in: run ``scripts/gpu_check.sh`` on a GPU
-machine, then ``python benchmarks/stage_rates.py --gpu-only --gpu-json out/gpu_check/gpu_embed.json``
-and ``--write-readme`` here.
+pages and tokens per byte). To put a measured GPU figure in: run ``scripts/gpu_check.sh`` and a
+``raychunk run --device cuda`` on a GPU machine (``benchmarks/gpu_h200/`` holds the last such run),
+then ``python benchmarks/stage_rates.py --gpu-only --gpu-json out/gpu_check/gpu_embed.json
+--gpu-run-log RUN.txt`` and ``--write-readme`` here.
 """
 
 from __future__ import annotations
@@ -128,9 +129,16 @@ def render(rates_doc: dict, shape: ClusterShape) -> str:
         + ", ".join(f"{f} {r.chunk_mb_s[f].value:.2f}" for f in r.chunk_mb_s if f != "all")
         + f"; mix {r.chunk_mb_s['all'].value:.2f} MB/s.",
         f"- embed, per GPU: {r.embed_tokens_s_gpu.value:,.0f} tokens/s: {r.embed_tokens_s_gpu.source}. "
-        f"Our chunks average {first.corpus.tokens / first.corpus.vectors:.0f} tokens and run in fp16, which "
-        "fills a GPU better than short sentences: until "
-        "`benchmarks/gpu_embed.py` has run on a GPU, read the embed row as a cautious figure.",
+        + (
+            f"Our chunks average {first.corpus.tokens / first.corpus.vectors:.0f} tokens and run in fp16, which "
+            "fills a GPU better than short sentences: until "
+            "`benchmarks/gpu_embed.py` has run on a GPU, read the embed row as a cautious figure."
+            if r.embed_tokens_s_gpu.source.startswith("published")
+            else "The job's rate, not the benchmark's, since the job is what is projected. The host side "
+            "bounds it, not the GPU (the GPU's forward pass alone ran several times faster there), and a "
+            "g5's A10G has a small part of an H200's fp16 matrix rate but the same kind of host, so "
+            "the figure is taken as-is for an A10G: to be measured on one."
+        ),
         f"- embed, per CPU core: {r.embed_tokens_s_cpu.value:,.0f} tokens/s ({r.embed_tokens_s_cpu.source}); "
         "not used here (the cluster has GPUs). On this cluster one GPU does the work of "
         f"{r.embed_tokens_s_gpu.value / r.embed_tokens_s_cpu.value:,.0f} CPU cores.",

@@ -146,6 +146,10 @@ def test_asking_for_a_missing_gpu_fails_fast_instead_of_hanging(tmp_path, fresh_
     gpu_box = plan_embedding(resolve_plan(config(tmp_path)), {"CPU": 1.0, "GPU": 1.0})
     assert gpu_box.gpus_per_actor == 1 and gpu_box.cpus_per_actor == 0.0
     assert plan_embedding(resolve_plan(config(tmp_path)), {"CPU": 16.0, "GPU": 4.0}).actors == 4
+    on_cpu = plan_embedding(
+        resolve_plan(config(tmp_path, **{"embedder.device": "cpu"})), {"CPU": 16.0, "GPU": 1.0}
+    )
+    assert (on_cpu.gpus_per_actor, on_cpu.actors) == (0, 8)  # device cpu: no GPU held, a pool for 16 CPUs
 
 
 def test_multi_node_cluster_gives_the_same_chunks(tmp_path, fresh_ray):

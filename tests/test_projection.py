@@ -20,6 +20,7 @@ from raychunk.projection import (
     corpus_from_profile,
     format_duration,
     gpu_rate_from_benchmark,
+    gpu_rate_from_run_log,
     project,
     projection_lines,
 )
@@ -290,3 +291,18 @@ def test_gpu_batch_is_the_pipelines():
     from raychunk import embed, projection
 
     assert projection.CUDA_FORWARD_BATCH == embed.CUDA_FORWARD_BATCH
+
+
+def test_the_gpu_figure_from_a_gpu_run_of_the_job():
+    """The embed stage's rate in the summary `raychunk run --device cuda` printed on an H200: tokens
+    embedded over the actors' task time, per GPU; a run whose actors held no GPU gives none."""
+    text = (ROOT / "benchmarks" / "gpu_h200" / "run_corpus_cuda.txt").read_text()
+    bench = Rate(506_176, "tokens/s per GPU", "gpu_embed.py")
+    r = gpu_rate_from_run_log(text, "run_corpus_cuda.txt", bench, "NVIDIA H200")
+    assert (r.value, r.unit) == (round(3_057_514 / 18.4), "tokens/s per GPU")
+    assert "NVIDIA H200" in r.source and "506,176" in r.source and "run_corpus_cuda.txt" in r.source
+    halves = text.replace("1 actor(s), 1 GPU each", "2 actor(s), 0.5 GPU each")
+    assert gpu_rate_from_run_log(halves, "x").value == round(3_057_514 / 9.2)  # two actors on one GPU
+    assert gpu_rate_from_run_log(text.replace("1 GPU each", "0 GPU each"), "x") is None
+    assert gpu_rate_from_run_log(text.split("stage ")[0], "x") is None  # no embed stage line
+    assert gpu_rate_from_run_log("", "x") is None
