@@ -59,13 +59,14 @@ from raychunk.projection import ALL, Rate, gpu_rate_from_benchmark, gpu_rate_fro
 FAMILIES = {"markdown": "md", "html": "html", "text": "txt", "pdf": "pdf"}
 TOKENIZER = "all-MiniLM-L6-v2"
 
+# The latest GPU run of the job (benchmarks/gpu_h200/README.md says how it was made).
+GPU_RUN_LOG = HERE / "gpu_h200" / "run_corpus_cuda.txt"
+
 # The published GPU figure, until benchmarks/gpu_embed.py has run on a GPU. The sentence-transformers
 # pretrained-models table gives all-MiniLM-L6-v2 14,200 sentences/s ("Encoding speed (sentences / sec)
 # on a V100 GPU"; 750 on CPU). The page does not say how long the sentences were: we take 15 word
 # pieces each ([CLS] and [SEP] included; short STS-style sentences). Longer texts (our chunks: ~150)
 # fill a GPU better, so tokens/s on them is if anything higher. Taken as-is for cluster.yaml's A10G.
-# The latest GPU run of the job (benchmarks/gpu_h200/README.md says how it was made).
-GPU_RUN_LOG = HERE / "gpu_h200" / "run_corpus_cuda.txt"
 PUBLISHED_SENTENCES_S = 14_200
 PUBLISHED_TOKENS_PER_SENTENCE = 15
 PUBLISHED_URL = "https://www.sbert.net/docs/sentence_transformer/pretrained_models.html"

@@ -134,10 +134,10 @@ def render(rates_doc: dict, shape: ClusterShape) -> str:
             "fills a GPU better than short sentences: until "
             "`benchmarks/gpu_embed.py` has run on a GPU, read the embed row as a cautious figure."
             if r.embed_tokens_s_gpu.source.startswith("published")
-            else "The job's rate, not the benchmark's, since the job is what is projected. The host side "
-            "bounds it, not the GPU (the GPU's forward pass alone ran several times faster there), and a "
-            "g5's A10G has a small part of an H200's fp16 matrix rate but the same kind of host, so "
-            "the figure is taken as-is for an A10G: to be measured on one."
+            else "The job's rate, not the benchmark's, since the job is what is projected. The actor's "
+            "host side bounds it, not the GPU: the GPU's forward pass alone ran many times faster there. "
+            "On a g5 the actor's one CPU does the same host work, so the figure is taken as-is for its "
+            "A10G, which has a small part of an H200's fp16 matrix rate: to be measured on one."
         ),
         f"- embed, per CPU core: {r.embed_tokens_s_cpu.value:,.0f} tokens/s ({r.embed_tokens_s_cpu.source}); "
         "not used here (the cluster has GPUs). On this cluster one GPU does the work of "
