@@ -216,18 +216,17 @@ def _shown(path: Path) -> str:
 def gpu_rate(path: Path | None, run_log: str | None = None) -> Rate:
     """The embed stage's rate in a GPU run of the job when ``run_log`` is one, else the GPU
     benchmark's figure when ``path`` is a GPU run of it, else the published one."""
-    bench, gpu = None, ""
-    if path is not None and path.exists():
-        report = json.loads(path.read_text())
-        bench, gpu = gpu_rate_from_benchmark(report, _shown(path)), report.get("gpu") or ""
-        if bench is None:
-            print(f"stage_rates: {path} is not a GPU run of gpu_embed.py", file=sys.stderr)
     if run_log:
-        rate = gpu_rate_from_run_log(Path(run_log).read_text(), _shown(Path(run_log)), bench, gpu)
+        rate = gpu_rate_from_run_log(Path(run_log).read_text(), _shown(Path(run_log)))
         if rate is not None:
             return rate
         print(f"stage_rates: {run_log} is not the summary of a run on GPUs", file=sys.stderr)
-    return bench or PUBLISHED_GPU
+    if path is not None and path.exists():
+        rate = gpu_rate_from_benchmark(json.loads(path.read_text()), _shown(path))
+        if rate is not None:
+            return rate
+        print(f"stage_rates: {path} is not a GPU run of gpu_embed.py", file=sys.stderr)
+    return PUBLISHED_GPU
 
 
 def main(argv: list[str] | None = None) -> int:

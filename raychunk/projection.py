@@ -146,7 +146,7 @@ def gpu_rate_from_benchmark(report: Mapping, source: str) -> Rate | None:
     )
 
 
-def gpu_rate_from_run_log(text: str, source: str, bench: Rate | None = None, gpu: str = "") -> Rate | None:
+def gpu_rate_from_run_log(text: str, source: str) -> Rate | None:
     """Tokens/s per GPU of the embed stage in a ``raychunk run`` on GPUs, from the summary it prints:
     the tokens embedded over the embed actors' task time (one actor per GPU; model loads are not
     in it). None when ``text`` is no such summary or its actors held no GPU."""
@@ -156,17 +156,11 @@ def gpu_rate_from_run_log(text: str, source: str, bench: Rate | None = None, gpu
     if not (tokens and pool and stage) or float(pool[2]) <= 0 or float(stage[2]) <= 0:
         return None
     n, task_s = int(tokens[1].replace(",", "")), float(stage[2])
-    gpu_s = task_s * float(pool[2])
-    versus = (
-        f"; gpu_embed.py's tokenize + forward there, batch 64 sorted: {bench.value:,.0f} tokens/s"
-        if bench
-        else ""
-    )
     return Rate(
-        round(n / gpu_s),
+        round(n / (task_s * float(pool[2]))),
         "tokens/s per GPU",
-        f"measured: the embed stage of `raychunk run --device cuda`{' on an ' + gpu if gpu else ''} ({source}): "
-        f"{n:,} MiniLM tokens in {task_s:g} s of its {pool[1]} actor(s)' task time{versus}",
+        f"measured: the embed stage of `raychunk run --device cuda` ({source}): {n:,} MiniLM tokens in "
+        f"{task_s:g} s of its {pool[1]} actor(s)' task time",
     )
 
 
