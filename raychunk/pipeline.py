@@ -124,16 +124,17 @@ def start_ray(cfg: RunConfig) -> RayCluster:
 
     t = time.perf_counter()
     where = init_ray(cfg)
-    warm_ray_data()
+    warm_ray_data(actor_pool=cfg.embedder.enabled)
     return RayCluster(where, ray.cluster_resources(), time.perf_counter() - t)
 
 
-def warm_ray_data() -> None:
-    """Ray Data's own actors (its stats actor, autoscaling coordinator and actor location tracker:
-    cluster-wide, found by name) asked for now, without waiting, so that their worker processes start
-    while the corpus is listed and planned. Else the first dataset starts them one after another
-    and runs one task at a time until the coordinator first answers: 2-3 s of a small run on a
-    local Ray. A Ray without them is left as it is."""
+def warm_ray_data(actor_pool: bool = True) -> None:
+    """Ray Data's own actors (its stats actor, autoscaling coordinator and, for a job with an actor
+    pool, its actor location tracker: cluster-wide, found by name) asked for now, without waiting,
+    so that their worker processes start while the corpus is listed and planned. Else the first
+    dataset starts them one after another and runs one task at a time until the coordinator first
+    answers: 2-3 s of a small run on a local Ray. Ray Data asks the tracker only where actors run,
+    so a job without embedding never needs it. A Ray without them is left as it is."""
     try:
         from ray.data._internal.cluster_autoscaler.default_autoscaling_coordinator import (
             get_or_create_autoscaling_coordinator,
@@ -145,7 +146,8 @@ def warm_ray_data() -> None:
 
         get_or_create_stats_actor()
         get_or_create_autoscaling_coordinator()
-        get_or_create_actor_location_tracker()
+        if actor_pool:
+            get_or_create_actor_location_tracker()
     except Exception as e:  # an optimisation only: Ray Data creates them itself when it needs them
         log.debug("Ray Data's actors not started early: %s", e)
 

@@ -96,6 +96,8 @@ def test_bad_inputs_each_get_a_document_row(tmp_path, fresh_ray):
             },
         )
     )
+    named = {a["name"] for a in ray.util.list_named_actors(all_namespaces=True)}
+    assert "ActorLocationTracker" not in named  # no actor pool without embedding: no tracker started
     docs = pq.read_table(tmp_path / "out" / "documents").to_pylist()
     status = {Path(d["source"]).name: (d["status"], d["reason"]) for d in docs}
     assert status["ok.md"][0] == "ok"
