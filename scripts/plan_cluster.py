@@ -67,7 +67,8 @@ def render(rates_doc: dict, shape: ClusterShape) -> str:
     lines = [
         "A projection, not a measurement: `scripts/plan_cluster.py` computes it from the per-core rates "
         f"in `benchmarks/stage_rates.json` (measured {date} by `benchmarks/stage_rates.py`, one core of "
-        f"this {m['cores']}-core {m['machine']} machine) and the node types of `cluster.yaml`; "
+        f"this {m['cores']}-core {m['machine']} machine; the GPU figure as its line says) and the node "
+        "types of `cluster.yaml`; "
         "`python scripts/plan_cluster.py --write-readme` rewrites this section and a test checks it.",
         "",
         f"The cluster at its autoscaling limit: {shape.describe(first.nodes)}, {all_cpus} CPUs and {gpus} GPUs. "
