@@ -19,8 +19,8 @@ work on a shared machine does not count):
   over ``--embed-texts`` of the chunks just made, an equal share from each family, as MiniLM tokens/s
   (truncated at 256 as the model truncates them, [CLS] and [SEP] included);
 - embed on a GPU: none here. The figure is the embed stage's own rate in a ``raychunk run --device
-  cuda`` when ``--gpu-run-log`` names that run's printed summary (tokens embedded over the embed
-  actors' time: what the job reaches); else ``benchmarks/gpu_embed.py --json``'s when ``--gpu-json``
+  cuda`` when ``--gpu-run-log`` names that run's printed summary or its ``report.json`` (tokens
+  embedded over the embed actors' time: what the job reaches); else ``benchmarks/gpu_embed.py --json``'s when ``--gpu-json``
   names a GPU run of it (or ``benchmarks/gpu_embed.json`` is one); else the published figure below.
 
 It also records the sample's profile (files, bytes, PDF pages, chunks, tokens per family), from
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gpu-json", help="gpu_embed.py --json output (default: benchmarks/gpu_embed.json)")
     ap.add_argument(
         "--gpu-run-log",
-        help="the printed summary of a `raychunk run --device cuda`: its embed stage's rate is the GPU "
+        help="the printed summary or the report.json of a `raychunk run --device cuda`: its embed stage's rate is the GPU "
         f"figure (default: {GPU_RUN_LOG.relative_to(ROOT)} when it exists)",
     )
     ap.add_argument("--out", default=str(HERE / "stage_rates.json"))

@@ -22,6 +22,7 @@ The model, stated in every rendering:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -42,6 +43,7 @@ __all__ = [
     "format_count",
     "format_duration",
     "gpu_rate_from_benchmark",
+    "gpu_rate_from_report",
     "gpu_rate_from_run_log",
     "project",
     "projection_lines",
@@ -147,9 +149,16 @@ def gpu_rate_from_benchmark(report: Mapping, source: str) -> Rate | None:
 
 
 def gpu_rate_from_run_log(text: str, source: str) -> Rate | None:
-    """Tokens/s per GPU of the embed stage in a ``raychunk run`` on GPUs, from the summary it prints:
-    the tokens embedded over the embed actors' task time (one actor per GPU; model loads are not
-    in it). None when ``text`` is no such summary or its actors held no GPU."""
+    """Tokens/s per GPU of the embed stage in a ``raychunk run`` on GPUs, from the summary it prints
+    or from its ``report.json`` (``text`` a JSON object: ``gpu_rate_from_report``): the tokens
+    embedded over the embed actors' task time (one actor per GPU; model loads are not in it). None
+    when ``text`` is no such summary or its actors held no GPU."""
+    if text.lstrip().startswith("{"):
+        try:
+            report = json.loads(text)
+        except ValueError:
+            return None
+        return gpu_rate_from_report(report, source) if isinstance(report, dict) else None
     tokens = re.search(r"tokens embedded ([\d,]+)", text)
     pool = re.search(r"embedder .*?(\d+) actor\(s\), ([\d.]+) GPU each", text)
     stage = re.search(r"MapBatches\(EmbedChunks\): ([\d.]+) s wall, ([\d.]+) s in (\d+) tasks", text)
@@ -161,6 +170,25 @@ def gpu_rate_from_run_log(text: str, source: str) -> Rate | None:
         "tokens/s per GPU",
         f"measured: the embed stage of `raychunk run --device cuda` ({source}): {n:,} MiniLM tokens in "
         f"{task_s:g} s of its {pool[1]} actor(s)' task time",
+    )
+
+
+def gpu_rate_from_report(report: dict, source: str) -> Rate | None:
+    """``gpu_rate_from_run_log`` from a run's ``report.json``: ``tokens_embedded`` over the embed
+    stage's ``task_seconds`` times ``embedder.gpus_per_actor``."""
+    embedder = report.get("embedder") or {}
+    gpus = float(embedder.get("gpus_per_actor") or 0)
+    n = int(report.get("tokens_embedded") or 0)
+    stage = next((s for s in report.get("stages") or () if s.get("stage") == "MapBatches(EmbedChunks)"), {})
+    task_s = float(stage.get("task_seconds") or 0)
+    if gpus <= 0 or n <= 0 or task_s <= 0:
+        return None
+    return Rate(
+        round(n / (task_s * gpus)),
+        "tokens/s per GPU",
+        f"measured: the embed stage of `raychunk run --device cuda` ({source}): {n:,} "
+        f"{embedder.get('model', 'embedder')} tokens in {task_s:g} s of its {embedder.get('actors', '?')} "
+        "actor(s)' task time",
     )
 
 

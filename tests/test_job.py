@@ -54,6 +54,13 @@ def test_run_on_sample_corpus_then_again_with_identical_ids(tmp_path, fresh_ray)
     assert saved["vectors"] == chunks.num_rows
     assert saved["documents"]["by_status"] == {"ok": N_SAMPLES}
     assert saved["stages"], "per-stage times from Ray Data's stats"
+    # the cluster plan's GPU rate reads a GPU run's report.json: here its actors held no GPU
+    from raychunk.projection import gpu_rate_from_report
+
+    assert gpu_rate_from_report(saved, "cpu run") is None
+    on_gpu = {**saved, "embedder": {**saved["embedder"], "gpus_per_actor": 1.0}}
+    embed_task_s = next(s["task_seconds"] for s in saved["stages"] if s["stage"] == "MapBatches(EmbedChunks)")
+    assert gpu_rate_from_report(on_gpu, "x").value == round(saved["tokens_embedded"] / embed_task_s) > 0
     assert (out / "report.md").read_text().startswith("# raychunk run report")
     assert not (out / "_staging").exists()
     shards = list((out / "chunks").glob("*.parquet"))

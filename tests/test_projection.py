@@ -20,6 +20,7 @@ from raychunk.projection import (
     corpus_from_profile,
     format_duration,
     gpu_rate_from_benchmark,
+    gpu_rate_from_report,
     gpu_rate_from_run_log,
     project,
     projection_lines,
@@ -312,3 +313,30 @@ def test_the_gpu_figure_from_a_gpu_run_of_the_job():
     assert gpu_rate_from_run_log(text.replace("1 GPU each", "0 GPU each"), "x") is None
     assert gpu_rate_from_run_log(text.split("stage ")[0], "x") is None  # no embed stage line
     assert gpu_rate_from_run_log("", "x") is None
+
+
+def test_the_gpu_figure_from_a_gpu_runs_report_json():
+    """The same rate read from the run's report.json (the figures of the committed H200 run), and
+    through ``gpu_rate_from_run_log`` when the file given is that JSON."""
+    report = {
+        "embedder": {"model": "all-MiniLM-L6-v2", "actors": 1, "gpus_per_actor": 1.0},
+        "tokens_embedded": 3_057_514,
+        "stages": [
+            {
+                "stage": "ReadInputFiles->MapBatches(isolated)",
+                "tasks": 9,
+                "seconds": 9.0,
+                "task_seconds": 15.0,
+            },
+            {"stage": "MapBatches(EmbedChunks)", "tasks": 1, "seconds": 19.1, "task_seconds": 18.4},
+        ],
+    }
+    r = gpu_rate_from_report(report, "report_corpus_cuda.json")
+    assert (r.value, r.unit) == (round(3_057_514 / 18.4), "tokens/s per GPU")
+    assert "report_corpus_cuda.json" in r.source and "3,057,514 all-MiniLM-L6-v2 tokens" in r.source
+    assert gpu_rate_from_run_log(json.dumps(report), "x").value == r.value
+    halves = {**report, "embedder": {**report["embedder"], "actors": 2, "gpus_per_actor": 0.5}}
+    assert gpu_rate_from_report(halves, "x").value == round(3_057_514 / 9.2)
+    assert gpu_rate_from_report({**report, "embedder": {"gpus_per_actor": 0.0}}, "x") is None
+    assert gpu_rate_from_report({**report, "stages": report["stages"][:1]}, "x") is None
+    assert gpu_rate_from_run_log("{not json", "x") is None

@@ -31,6 +31,7 @@ for d in ${JOBS:-cuda cpu}; do
   echo "== corpus job --device $d"
   timeout ${JOB_TIMEOUT:-200} python3 -m raychunk run --input /tmp/corpus --output /tmp/crun_$d --device $d --overwrite > /tmp/crun_$d.log 2>&1
   echo "rc=$?"; tail -14 /tmp/crun_$d.log
+  cp /tmp/crun_$d/report.json "$OUT/report_corpus_$d.json" 2>/dev/null  # stage_rates.py --gpu-run-log reads it
 done
 cat /tmp/crun_*.log > "$OUT/corpus_runs.log" 2>/dev/null
 tail -30 $G.log
