@@ -41,7 +41,7 @@ class _StdlibEvents(html_parse._Events):
         super().__init__(text, keep)
         self._lines = [0] + [m.end() for m in re.finditer("\n", text)]
 
-    def _pos(self) -> int:
+    def event_start(self) -> int:
         line, col = self.getpos()
         return self._lines[line - 1] + col
 

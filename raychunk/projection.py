@@ -164,12 +164,8 @@ def gpu_rate_from_run_log(text: str, source: str) -> Rate | None:
     stage = re.search(r"MapBatches\(EmbedChunks\): ([\d.]+) s wall, ([\d.]+) s in (\d+) tasks", text)
     if not (tokens and pool and stage) or float(pool[2]) <= 0 or float(stage[2]) <= 0:
         return None
-    n, task_s = int(tokens[1].replace(",", "")), float(stage[2])
-    return Rate(
-        round(n / (task_s * float(pool[2]))),
-        "tokens/s per GPU",
-        f"measured: the embed stage of `raychunk run --device cuda` ({source}): {n:,} MiniLM tokens in "
-        f"{task_s:g} s of its {pool[1]} actor(s)' task time",
+    return _gpu_rate(
+        int(tokens[1].replace(",", "")), float(stage[2]), float(pool[2]), pool[1], "MiniLM", source
     )
 
 
@@ -183,12 +179,15 @@ def gpu_rate_from_report(report: dict, source: str) -> Rate | None:
     task_s = float(stage.get("task_seconds") or 0)
     if gpus <= 0 or n <= 0 or task_s <= 0:
         return None
+    return _gpu_rate(n, task_s, gpus, embedder.get("actors", "?"), embedder.get("model", "embedder"), source)
+
+
+def _gpu_rate(tokens: int, task_s: float, gpus_per_actor: float, actors, model: str, source: str) -> Rate:
     return Rate(
-        round(n / (task_s * gpus)),
+        round(tokens / (task_s * gpus_per_actor)),
         "tokens/s per GPU",
-        f"measured: the embed stage of `raychunk run --device cuda` ({source}): {n:,} "
-        f"{embedder.get('model', 'embedder')} tokens in {task_s:g} s of its {embedder.get('actors', '?')} "
-        "actor(s)' task time",
+        f"measured: the embed stage of `raychunk run --device cuda` ({source}): {tokens:,} {model} tokens "
+        f"in {task_s:g} s of its {actors} actor(s)' task time",
     )
 
 

@@ -434,9 +434,6 @@ class _Events(_Tokens):
             self._pop(None)
         self._flush()
 
-    def _pos(self) -> int:
-        return self._base + self._at
-
     def _settle(self, p: int) -> None:
         """Text data ends where the next event starts."""
         if self.pending:
@@ -452,7 +449,7 @@ class _Events(_Tokens):
     # -- events ----------------------------------------------------------------------------------
 
     def handle_starttag(self, tag, attrs):
-        p = self._pos()
+        p = self.event_start()
         self._settle(p)
         end = p + len(self.get_starttag_text() or "")
         self._start(tag, attrs, p, end)
@@ -460,7 +457,7 @@ class _Events(_Tokens):
 
     def handle_startendtag(self, tag, attrs):
         # <x/>: XHTML's empty element. Taking it as open-and-closed never swallows what follows.
-        p = self._pos()
+        p = self.event_start()
         self._settle(p)
         end = p + len(self.get_starttag_text() or "")
         self._start(tag, attrs, p, end)
@@ -469,7 +466,7 @@ class _Events(_Tokens):
         self.last_end = end
 
     def handle_endtag(self, tag):
-        p = self._pos()
+        p = self.event_start()
         self._settle(p)
         gt = self.text.find(">", p)
         end = gt + 1 if gt >= 0 else len(self.text)
@@ -477,7 +474,7 @@ class _Events(_Tokens):
         self.last_end = end
 
     def handle_data(self, data):
-        p = self._pos()
+        p = self.event_start()
         self._settle(p)
         if self.skip is not None:
             if not self.skip.cdata:
@@ -505,16 +502,16 @@ class _Events(_Tokens):
         self.pending = True
 
     def handle_comment(self, data):
-        self._settle(self._pos())
+        self._settle(self.event_start())
 
     def handle_decl(self, decl):
-        self._settle(self._pos())
+        self._settle(self.event_start())
 
     def handle_pi(self, data):
-        self._settle(self._pos())
+        self._settle(self.event_start())
 
     def unknown_decl(self, data):
-        self._settle(self._pos())
+        self._settle(self.event_start())
 
     # -- start tags ------------------------------------------------------------------------------
 
