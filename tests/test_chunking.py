@@ -28,6 +28,55 @@ def test_header_line_starts_with_title_and_skips_repeats():
     assert header_line("Acme Cloud", ("Acme Cloud", "Billing")) == "Acme Cloud > Billing"
 
 
+@pytest.mark.parametrize(
+    "title",
+    ["Mozilla - Wikipedia", "Mozilla | The Independent", "MOZILLA [LWN.net]", "Mozilla ✩ Hacks – the blog"],
+)
+def test_a_title_that_is_the_first_heading_and_a_site_gives_way_to_the_heading(title):
+    assert header_line(title, ("Mozilla", "History")) == "Mozilla > History"
+    assert header_line(title, ("Firefox",)) == f"{title} > Firefox"  # another heading: the title stays
+    assert header_line(title, ()) == title
+
+
+@pytest.mark.parametrize(
+    "title", ["Mozilla: the browser's makers", "Mozilla Foundation", "Mozillas - plural"]
+)
+def test_a_title_that_says_more_than_its_first_heading_stays(title):
+    assert header_line(title, ("Mozilla", "History")) == f"{title} > Mozilla > History"
+
+
+def test_a_site_title_drops_from_the_chunks_under_its_heading_only():
+    doc = parse_document(
+        b"<title>Mozilla - Wikipedia</title><p>Jump to navigation.</p><h1>Mozilla</h1><p>A free software "
+        b"community.</p><h2>History</h2><p>Founded in 1998.</p>",
+        "mozilla.html",
+    )
+    chunks = chunk_document(doc, Profile(max_tokens=64), WORDS)
+    assert doc.document.title == "Mozilla - Wikipedia"
+    assert [c.header for c in chunks] == ["Mozilla - Wikipedia", "Mozilla", "Mozilla > History"]
+
+
+@pytest.mark.parametrize(
+    "src, title",
+    [
+        ("1. Introduction\n\nIt began.\n\n2. Design\n\nIt grew.\n\n3. Results\n\nIt ended.\n", ""),
+        ("# Introduction\n\nIt began.\n\n# 2 Design\n\nIt grew.\n", ""),
+        ("# II. Design\n\nIt grew.\n", ""),
+        ("# 3.1 Models\n\nIt grew.\n", ""),
+        ("# Acme Guide\n\nIntro.\n\n## 1. Setup\n\nSteps.\n\n## 2. Use\n\nMore.\n", "Acme Guide"),
+        ("# 2023 Environmental Report\n\nIntro.\n\n# Scope\n\nAll sites.\n", "2023 Environmental Report"),
+        ("# Acme\n\nIntro.\n\n# License\n\nMIT.\n\n# Credits\n\nUs.\n", "Acme"),
+    ],
+)
+def test_the_first_heading_is_the_title_unless_it_is_the_first_numbered_section(src, title):
+    name = "notes.txt" if src[0].isdigit() else "notes.md"
+    doc = parse_document(src.encode(), name)
+    assert doc.document.title == title
+    chunks = chunk_document(doc, Profile(max_tokens=64), WORDS)
+    if not title:  # no section named as every other one's parent
+        assert all(not c.header.startswith(doc.blocks[0].text + " > ") for c in chunks)
+
+
 def test_sections_bound_chunks_and_carry_heading_path():
     doc = md(
         "# Acme Cloud\n\nIntro.\n\n## Billing\n\n### Refunds\n\nRefunds take 30 days.\n\nPaid to the card.\n\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -10,7 +11,11 @@ from hypothesis import strategies as st
 
 pymupdf = pytest.importorskip("pymupdf")
 
+from raychunk.chunking import Profile, chunk_document  # noqa: E402
 from raychunk.parse import ParseOptions, parse_document  # noqa: E402
+from raychunk.tokens import WordCounter  # noqa: E402
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 
 A4 = pymupdf.paper_rect("a4")
 LOREM = (
@@ -688,6 +693,42 @@ def test_metadata_and_title():
     assert meta["author"] == "J. Doe" and "subject" not in meta
     pdf.set_metadata({"title": "Microsoft Word - draft_v2.docx"})
     assert parse(pdf.tobytes()).document.title == ""
+
+
+def _outlined_report(cover: str) -> bytes:
+    """A LaTeX-like report: a cover line in large type (and a larger sidebar stamp that is no title),
+    then sections that the outline names, the first unnumbered."""
+    pdf = pymupdf.open()
+    body = "The system stores every record twice and checks both copies at night. " * 3
+    page = pdf.new_page()
+    page.insert_text((150, 80), cover, fontsize=18)
+    page.insert_text((20, 700), "arXiv:2407.10671v4 [cs.CL] 10 Sep 2024", fontsize=20, rotate=90)
+    page.insert_text((72, 140), "INTRODUCTION", fontsize=12)
+    page.insert_textbox(pymupdf.Rect(72, 160, 520, 260), body, fontsize=10)
+    page = pdf.new_page()
+    page.insert_text((72, 80), "2 DESIGN", fontsize=12)
+    page.insert_textbox(pymupdf.Rect(72, 100, 520, 200), body, fontsize=10)
+    page.insert_text((72, 240), "3 RESULTS", fontsize=12)
+    page.insert_textbox(pymupdf.Rect(72, 260, 520, 360), body, fontsize=10)
+    pdf.set_toc([[1, "Introduction", 1], [1, "Design", 2], [1, "Results", 2]])
+    return pdf.tobytes()
+
+
+def test_a_cover_title_the_outline_leaves_out_is_the_title_not_the_first_section():
+    doc = parse(_outlined_report("ACME STORAGE REPORT"))
+    assert [b.text for b in doc.blocks if b.kind == "heading"] == ["INTRODUCTION", "2 DESIGN", "3 RESULTS"]
+    assert doc.document.title == "ACME STORAGE REPORT"
+    chunks = chunk_document(doc, Profile(max_tokens=64), WordCounter(max_input=254))
+    assert {c.header for c in chunks} >= {"ACME STORAGE REPORT > 2 DESIGN", "ACME STORAGE REPORT > 3 RESULTS"}
+    # a cover that opens with a section's name gives no title, and the first section is not taken
+    # for one either: a second ("2 DESIGN") follows it at its level
+    assert parse(_outlined_report("CONTENTS")).document.title == ""
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"shared corpus not present at {CORPUS}")
+def test_the_qwen2_report_is_titled_by_its_cover():
+    doc = parse((CORPUS / "pdf" / "test_4751.pdf").read_bytes())
+    assert doc.document.title == "QWEN2 TECHNICAL REPORT"  # small caps: the title was its first section
 
 
 def test_blank_pdf_is_empty():

@@ -3,11 +3,14 @@ token budget."""
 
 from __future__ import annotations
 
+import re
+
 from raychunk.tokens import TokenCounter
 
 __all__ = ["ELLIPSIS", "fit_header", "header_line", "header_parts", "header_texts"]
 
 ELLIPSIS = "…"
+_SITE_SUFFIX = re.compile(r"\s+[^\w\s]")
 
 
 def header_line(title: str, path: tuple[str, ...]) -> str:
@@ -16,11 +19,24 @@ def header_line(title: str, path: tuple[str, ...]) -> str:
 
 
 def header_parts(title: str, path: tuple[str, ...]) -> list[str]:
+    if title and path and _site_title(title, path[0]):
+        title = ""  # "Mozilla - Wikipedia > Mozilla > History": the heading says it without the site
     parts = [title] if title else []
     for p in path:
         if not parts or p.casefold() != parts[-1].casefold():
             parts.append(p)
     return parts
+
+
+def _site_title(title: str, heading: str) -> bool:
+    """``title`` is ``heading`` and then a site's name after a mark: `` - Wikipedia``, `` | The
+    Independent``, `` [LWN.net]``."""
+    n = len(heading)
+    return (
+        len(title) > n
+        and title[:n].casefold() == heading.casefold()
+        and _SITE_SUFFIX.match(title, n) is not None
+    )
 
 
 def fit_header(parts: list[str], cap: int, counter: TokenCounter) -> tuple[str, int]:

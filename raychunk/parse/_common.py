@@ -95,13 +95,33 @@ class TextAssembler:
 def finish(base: Document, text: str, blocks: list[Block], **changes) -> ParsedDocument:
     """Seal a parse: ``empty`` when nothing came out, a title from the first heading if none."""
     if "title" not in changes and not base.title:
-        first = next((b for b in blocks if b.kind == "heading"), None)
-        if first is not None:
-            changes["title"] = first.text[:200]
+        title = _title_heading(blocks)
+        if title:
+            changes["title"] = title[:200]
     doc = dataclasses.replace(base, **changes)
     if doc.status == "ok" and not blocks:
         doc = dataclasses.replace(doc, status="empty", reason=doc.reason or "no text found")
     return ParsedDocument(doc, text, tuple(blocks))
+
+
+# "1. Introduction", "2 Tokenizer", "IV. Results": a numbered section.
+_NUMBERED = re.compile(r"(?:\d{1,2}(?:\.\d{1,3})*\.?|[IVXLC]+\.)\s")
+_SECOND = re.compile(r"(?:2|II)[.\s]")
+
+
+def _title_heading(blocks: list[Block]) -> str:
+    """The first heading's text as the document's title, unless it is the first of numbered
+    sections: numbered itself ("1. Introduction"), or followed at its level by a second
+    ("INTRODUCTION", then "2 TOKENIZER"). Every chunk's header line starts with the title, so a
+    first section taken for it ("1. Introduction > 3. Basic features") names the wrong parent."""
+    headings = [b for b in blocks if b.kind == "heading"]
+    if not headings:
+        return ""
+    first = headings[0]
+    sibling = next((h for h in headings[1:] if h.level <= first.level), None)
+    if _NUMBERED.match(first.text) or (sibling is not None and _SECOND.match(sibling.text)):
+        return ""
+    return first.text
 
 
 _LINE_END = re.compile(r"\r\n?|\n")

@@ -46,6 +46,11 @@ log = logging.getLogger(__name__)
 
 _MARGIN = 0.08  # top/bottom share of the page where running headers, footers and page numbers live
 _BOLD_FLAG = 16  # pymupdf span flag: bold
+# what a page opens with in large type without it being the document's title
+_SECTION_NAME = re.compile(
+    r"(?i)(?:table of )?contents|abstract|introduction|preface|foreword|summary|executive summary|index"
+    r"|acknowledge?ments?|overview|chapter \w+|part \w+|appendix(?: \w+)?"
+)
 _HEADING_RATIO = 1.15  # a heading is at least this much larger than the body text
 _MAX_HEADING_WORDS = 15
 _CAPS = Caps()
@@ -354,7 +359,7 @@ def _parse(pymupdf, doc, base: Document, options) -> ParsedDocument:
         changes.update(
             ocr_pages=tuple(reader.pages), ocr_engine=reader.label, ocr_seconds=round(reader.seconds, 3)
         )
-    title = _title(doc)
+    title = _title(doc) or _cover_title(pieces)
     if title:
         changes["title"] = title
     return finish(base, text, blocks, **changes)
@@ -1086,6 +1091,37 @@ def _font_headings(pieces: list[_Piece]) -> None:
     for i, (s, b) in candidates.items():
         pieces[i].kind = "heading"
         pieces[i].level = rank[(round(s * 2) / 2, b)]
+
+
+def _cover_title(pieces: list[_Piece]) -> str:
+    """The first page's title when the headings did not take it (an outline starts at the first
+    section): of the heading-shaped pieces on page 1 before any heading, the one in the largest type,
+    alone at that size and at least ``_HEADING_RATIO`` over the body. Without it the
+    title falls back to the first heading, a section ("INTRODUCTION") named as every chunk's parent."""
+    sizes: Counter = Counter()
+    for p in pieces:
+        for ln in p.lines:
+            sizes[ln.size] += ln.chars
+    if not sizes:
+        return ""
+    body = sizes.most_common(1)[0][0]
+    cover = []
+    for p in pieces:
+        if p.kind == "heading" or p.page != 1:
+            break
+        if p.kind in ("paragraph", "list_item") and p.lines and len(p.lines) <= 3 and _heading_shaped(p):
+            cover.append(p)
+    if not cover:
+        return ""
+    size = {id(p): max(ln.size for ln in p.lines) for p in cover}
+    best = max(cover, key=lambda p: size[id(p)])
+    if (
+        size[id(best)] < _HEADING_RATIO * body
+        or sum(size[id(p)] >= size[id(best)] for p in cover) > 1
+        or _SECTION_NAME.fullmatch(best.text.strip())
+    ):
+        return ""
+    return squash(best.text)[:200]
 
 
 def _heading_shaped(p: _Piece) -> bool:
