@@ -45,6 +45,7 @@ _SECONDS_PER_MB = {
 }
 _SECONDS_PER_FILE = 0.02
 BLOCKS_PER_CPU = 4
+MIN_BLOCK_SECONDS = 0.25  # of estimated_seconds: the samples (12 files) are ~0.45
 MAX_BLOCKS = 1024  # Ray Data keeps ~8 KB of driver state per block: more files per block past this
 MAX_BLOCK_BYTES = 256 * 2**20
 
@@ -68,8 +69,9 @@ def estimated_seconds(f: InputFile) -> float:
 
 
 def plan_blocks(files: list[InputFile], *, cpus: float, max_files: int) -> list[list[InputFile]]:
-    """Groups of files, costliest first: enough for BLOCKS_PER_CPU per CPU (at most ``max_files``
-    files each, more when that would make over MAX_BLOCKS or BLOCKS_PER_CPU per CPU blocks). A file costing more than an even share of what is left is a block of its own; the
+    """Groups of files, costliest first: enough for BLOCKS_PER_CPU per CPU, fewer for an input too
+    small to give each MIN_BLOCK_SECONDS (never fewer than one per CPU); at most ``max_files`` files
+    each, more when that would make over MAX_BLOCKS or BLOCKS_PER_CPU per CPU blocks. A file costing more than an even share of what is left is a block of its own; the
     rest fill blocks up to that share, ``max_files`` files and MAX_BLOCK_BYTES."""
     if not files:
         return []
@@ -81,10 +83,14 @@ def plan_blocks(files: list[InputFile], *, cpus: float, max_files: int) -> list[
         files = sorted(files, key=lambda f: f.path)
     cost = np.fromiter((estimated_seconds(f) for f in files), dtype=np.float64, count=len(files))
     order = np.argsort(-cost, kind="stable")
-    per_cpu = BLOCKS_PER_CPU * max(1, int(cpus))
+    rest = float(cost.sum())
+    # A small input: a block of less than MIN_BLOCK_SECONDS is a task's overhead for little work,
+    # as long as every CPU still has one.
+    per_cpu = max(
+        1, min(BLOCKS_PER_CPU * max(1, int(cpus)), max(int(cpus), math.ceil(rest / MIN_BLOCK_SECONDS)))
+    )
     max_files = max(max_files, math.ceil(len(files) / max(MAX_BLOCKS, per_cpu)))
     slots = min(len(files), max(math.ceil(len(files) / max_files), per_cpu))
-    rest = float(cost.sum())
     alone = 0
     while slots > 1 and cost[order[alone]] > rest / slots:
         rest -= cost[order[alone]]

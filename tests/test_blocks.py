@@ -58,6 +58,22 @@ def test_max_files_caps_blocks_of_tiny_files_and_one_file_is_one_block():
     assert plan_blocks([], cpus=2, max_files=8) == []
 
 
+@pytest.mark.parametrize("cpus", [1, 2, 4])
+def test_a_small_input_is_not_cut_into_blocks_of_task_overhead(cpus):
+    """The samples are ~0.45 estimated seconds: 8 blocks on 2 CPUs were 8 tasks run one after another
+    beside the embed actor; a block now holds at least MIN_BLOCK_SECONDS, and every CPU one."""
+    from raychunk.blocks import BLOCKS_PER_CPU, MIN_BLOCK_SECONDS
+
+    files = [InputFile(str(p), p.stat().st_size) for p in sorted(SAMPLES.iterdir())]
+    total = sum(map(estimated_seconds, files))
+    groups = plan_blocks(files, cpus=cpus, max_files=1024)
+    assert sorted(f.path for g in groups for f in g) == sorted(f.path for f in files)
+    assert cpus <= len(groups) < BLOCKS_PER_CPU * max(cpus, 2)
+    assert len(groups) <= max(cpus, -(-total // MIN_BLOCK_SECONDS)) + 1  # the share rounds up by one
+    # a large input keeps BLOCKS_PER_CPU a CPU
+    assert len(plan_blocks(corpus(), cpus=cpus, max_files=32)) >= BLOCKS_PER_CPU * cpus
+
+
 def test_a_huge_corpus_makes_at_most_max_blocks_blocks_of_more_files(monkeypatch):
     import raychunk.blocks as blocks
 
@@ -66,7 +82,8 @@ def test_a_huge_corpus_makes_at_most_max_blocks_blocks_of_more_files(monkeypatch
     groups = plan_blocks(tiny, cpus=2, max_files=8)  # 125 blocks of 8 without the cap
     assert len(groups) == 50 and all(len(g) == 20 for g in groups)
     assert sorted((f for g in groups for f in g), key=lambda f: f.path) == tiny
-    assert len(plan_blocks(tiny, cpus=32, max_files=8)) >= 125  # 4 blocks per CPU outrank the cap
+    pages = [InputFile(f"t/{i:05d}.md", 200_000) for i in range(1000)]  # too much work for MIN_BLOCK_SECONDS
+    assert len(plan_blocks(pages, cpus=32, max_files=8)) >= 125  # 4 blocks per CPU outrank the cap
 
 
 def test_a_file_that_cannot_be_read_is_a_row_with_its_reason(tmp_path):
