@@ -71,8 +71,9 @@ def estimated_seconds(f: InputFile) -> float:
 def plan_blocks(files: list[InputFile], *, cpus: float, max_files: int) -> list[list[InputFile]]:
     """Groups of files, costliest first: enough for BLOCKS_PER_CPU per CPU, fewer for an input too
     small to give each MIN_BLOCK_SECONDS (never fewer than one per CPU); at most ``max_files`` files
-    each, more when that would make over MAX_BLOCKS or BLOCKS_PER_CPU per CPU blocks. A file costing more than an even share of what is left is a block of its own; the
-    rest fill blocks up to that share, ``max_files`` files and MAX_BLOCK_BYTES."""
+    each, more when that would make over MAX_BLOCKS or BLOCKS_PER_CPU per CPU blocks. A file costing
+    more than an even share of what is left is a block of its own; the rest fill blocks up to that
+    share, ``max_files`` files and MAX_BLOCK_BYTES."""
     if not files:
         return []
     import numpy as np
