@@ -434,3 +434,44 @@ def test_a_docx_parses_without_loading_spacy_and_a_pptx_still_runs_it():
     assert seen["q3-platform-review.pptx", "eager"][2]  # spaCy imported up front brings torch
     for name in ("onboarding-checklist.docx", "q3-platform-review.pptx"):
         assert seen[name, "deferred"][3:] == seen[name, "eager"][3:]
+
+
+def test_office_files_parse_without_language_detection_and_the_same_blocks():
+    """unstructured detects each document's language (langdetect, its 55 profiles loaded first in
+    every process: ~0.3 s) only to fill metadata.languages, which no block reads: it is skipped,
+    and the same files with detection on give the same blocks."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    script = (
+        "import sys, json, dataclasses\n"
+        "from raychunk.parse import parse_document, office_formats\n"
+        "from langdetect import detector_factory\n"
+        "def run():\n"
+        "    out = []\n"
+        "    for name in sys.argv[1:]:\n"
+        "        p = parse_document(open(name, 'rb').read(), name)\n"
+        "        out.append([p.document.status, p.document.title, p.text,\n"
+        "                    [[b.kind, b.text, b.char_start, b.char_end, list(b.heading_path)] for b in p.blocks]])\n"
+        "    return out\n"
+        "skipped = run()\n"
+        "loaded = detector_factory._factory is not None\n"
+        "for k, spec in list(office_formats.FORMATS.items()):\n"
+        "    office_formats.FORMATS[k] = dataclasses.replace(spec, options=(*spec.options, ('languages', ['auto'])))\n"
+        "detected = run()\n"
+        "print(json.dumps([loaded, detector_factory._factory is not None, skipped == detected, skipped]))\n"
+    )
+    names = ["onboarding-checklist.docx", "q3-platform-review.pptx", "retention-decision.eml"]
+    out = subprocess.run(
+        [sys.executable, "-c", script, *(str(root / "samples" / n) for n in names)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=True,
+    ).stdout
+    loaded_before, loaded_after, same, parsed = json.loads(out.splitlines()[-1])
+    assert [p[0] for p in parsed] == ["ok"] * 3 and all(p[3] for p in parsed)
+    assert not loaded_before  # no profiles loaded for three office files
+    assert loaded_after  # the switch is what skips it: on, langdetect runs
+    assert same

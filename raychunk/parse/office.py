@@ -115,7 +115,9 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
         return refused
     if spec.package == "ooxml":
         data = _without_doctype(data)
-    kwargs = dict(spec.options)
+    # languages=[""]: no language detection. It only fills metadata.languages, which no block reads,
+    # and langdetect loads its 55 profiles in every document process first (~0.3 s).
+    kwargs = {"languages": [""], **dict(spec.options)}
     try:
         prepare_unstructured()
         partition = getattr(importlib.import_module(f"unstructured.partition.{spec.module}"), spec.function)
