@@ -30,6 +30,7 @@ def prepare_unstructured() -> None:
     global _prepared
     if not _prepared:
         _defer_spacy()
+        _defer_iso639()
         use_packaged_spacy_model()
         _prepared = True
 
@@ -43,6 +44,24 @@ class _DeferredSpacy(types.ModuleType):
         if sys.modules.get("spacy") is self:
             del sys.modules["spacy"]
         return getattr(_import_spacy_without_torch(), name)
+
+
+class _DeferredIso639(types.ModuleType):
+    """``iso639`` until something uses it: unstructured's language module imports it (its language
+    table: ~0.2 s in a document process) for language detection and OCR language codes, which office
+    parsing never asks for (it partitions with ``languages=[""]``)."""
+
+    def __getattr__(self, name: str):
+        if sys.modules.get("iso639") is self:
+            del sys.modules["iso639"]
+        return getattr(importlib.import_module("iso639"), name)
+
+
+def _defer_iso639() -> None:
+    if "iso639" not in sys.modules and importlib.util.find_spec("iso639") is not None:
+        deferred = _DeferredIso639("iso639")
+        deferred.__spec__ = None
+        sys.modules["iso639"] = deferred
 
 
 def _import_spacy_without_torch() -> types.ModuleType:

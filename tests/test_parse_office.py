@@ -439,7 +439,8 @@ def test_a_docx_parses_without_loading_spacy_and_a_pptx_still_runs_it():
 def test_office_files_parse_without_language_detection_and_the_same_blocks():
     """unstructured detects each document's language (langdetect, its 55 profiles loaded first in
     every process: ~0.3 s) only to fill metadata.languages, which no block reads: it is skipped,
-    and the same files with detection on give the same blocks."""
+    and the same files with detection on give the same blocks. iso639's table (~0.2 s), imported
+    with it, loads only when asked for."""
     import subprocess
     import sys
 
@@ -457,10 +458,13 @@ def test_office_files_parse_without_language_detection_and_the_same_blocks():
         "    return out\n"
         "skipped = run()\n"
         "loaded = detector_factory._factory is not None\n"
+        "table = 'iso639.language' in sys.modules\n"
+        "from unstructured.partition.common.lang import _get_iso639_language_object\n"
+        "english = _get_iso639_language_object('en').part3\n"
         "for k, spec in list(office_formats.FORMATS.items()):\n"
         "    office_formats.FORMATS[k] = dataclasses.replace(spec, options=(*spec.options, ('languages', ['auto'])))\n"
         "detected = run()\n"
-        "print(json.dumps([loaded, detector_factory._factory is not None, skipped == detected, skipped]))\n"
+        "print(json.dumps([loaded, detector_factory._factory is not None, skipped == detected, skipped, table, english]))\n"
     )
     names = ["onboarding-checklist.docx", "q3-platform-review.pptx", "retention-decision.eml"]
     out = subprocess.run(
@@ -470,8 +474,9 @@ def test_office_files_parse_without_language_detection_and_the_same_blocks():
         cwd=root,
         check=True,
     ).stdout
-    loaded_before, loaded_after, same, parsed = json.loads(out.splitlines()[-1])
+    loaded_before, loaded_after, same, parsed, table, english = json.loads(out.splitlines()[-1])
     assert [p[0] for p in parsed] == ["ok"] * 3 and all(p[3] for p in parsed)
     assert not loaded_before  # no profiles loaded for three office files
+    assert not table and english == "eng"  # nor iso639's language table, until something asks for it
     assert loaded_after  # the switch is what skips it: on, langdetect runs
     assert same
