@@ -29,39 +29,35 @@ def prepare_unstructured() -> None:
     """
     global _prepared
     if not _prepared:
-        _defer_spacy()
-        _defer_iso639()
+        _defer("spacy", _import_spacy_without_torch)
+        _defer("iso639", lambda: importlib.import_module("iso639"))
         use_packaged_spacy_model()
         _prepared = True
 
 
-class _DeferredSpacy(types.ModuleType):
-    """``spacy`` until something uses it: unstructured imports it (and with it thinc and torch, 3-4 s)
-    in every partitioner, but only some run it (pptx titles, mail; docx, once its narrative check is
-    skipped, never). The first attribute asked for imports the real module, which then serves all."""
+class _Deferred(types.ModuleType):
+    """A module in ``sys.modules`` until something uses it: the first attribute asked for imports the
+    real one (``load``), which then serves all. unstructured imports, in every partitioner:
+
+    - ``spacy`` (with thinc and torch, 3-4 s), which only some run (pptx titles, mail; docx, once its
+      narrative check is skipped, never);
+    - ``iso639`` (its language table, ~0.2 s), for language detection and OCR language codes, which
+      office parsing never asks for (it partitions with ``languages=[""]``)."""
+
+    def __init__(self, name: str, load):
+        super().__init__(name)
+        self.__spec__ = None
+        self._load = load
 
     def __getattr__(self, name: str):
-        if sys.modules.get("spacy") is self:
-            del sys.modules["spacy"]
-        return getattr(_import_spacy_without_torch(), name)
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        return getattr(self._load(), name)
 
 
-class _DeferredIso639(types.ModuleType):
-    """``iso639`` until something uses it: unstructured's language module imports it (its language
-    table: ~0.2 s in a document process) for language detection and OCR language codes, which office
-    parsing never asks for (it partitions with ``languages=[""]``)."""
-
-    def __getattr__(self, name: str):
-        if sys.modules.get("iso639") is self:
-            del sys.modules["iso639"]
-        return getattr(importlib.import_module("iso639"), name)
-
-
-def _defer_iso639() -> None:
-    if "iso639" not in sys.modules and importlib.util.find_spec("iso639") is not None:
-        deferred = _DeferredIso639("iso639")
-        deferred.__spec__ = None
-        sys.modules["iso639"] = deferred
+def _defer(name: str, load) -> None:
+    if name not in sys.modules and importlib.util.find_spec(name) is not None:
+        sys.modules[name] = _Deferred(name, load)
 
 
 def _import_spacy_without_torch() -> types.ModuleType:
@@ -76,13 +72,6 @@ def _import_spacy_without_torch() -> types.ModuleType:
     finally:
         if blocked and sys.modules.get("torch", False) is None:
             del sys.modules["torch"]
-
-
-def _defer_spacy() -> None:
-    if "spacy" not in sys.modules and importlib.util.find_spec("spacy") is not None:
-        deferred = _DeferredSpacy("spacy")
-        deferred.__spec__ = None
-        sys.modules["spacy"] = deferred
 
 
 def _opt_out_of_telemetry() -> None:

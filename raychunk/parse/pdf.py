@@ -1052,13 +1052,9 @@ def _outline_headings(pieces: list[_Piece], toc: list) -> bool:
 def _font_headings(pieces: list[_Piece]) -> None:
     """Headings from font statistics: short lines set larger than the body, or bold ones standing
     alone at the top of a block and followed by running text."""
-    sizes: Counter = Counter()
-    for p in pieces:
-        for ln in p.lines:
-            sizes[ln.size] += ln.chars
-    if not sizes:
+    body = _body_size(pieces)
+    if body is None:
         return
-    body = sizes.most_common(1)[0][0]
     text_pieces = [p for p in pieces if p.kind in ("paragraph", "list_item")]
     candidates: dict[int, tuple[float, bool]] = {}
     for i, p in enumerate(pieces):
@@ -1098,30 +1094,32 @@ def _cover_title(pieces: list[_Piece]) -> str:
     section): of the heading-shaped pieces on page 1 before any heading, the one in the largest type,
     alone at that size and at least ``_HEADING_RATIO`` over the body. Without it the
     title falls back to the first heading, a section ("INTRODUCTION") named as every chunk's parent."""
-    sizes: Counter = Counter()
-    for p in pieces:
-        for ln in p.lines:
-            sizes[ln.size] += ln.chars
-    if not sizes:
-        return ""
-    body = sizes.most_common(1)[0][0]
-    cover = []
+    body = _body_size(pieces)
+    cover = []  # (its largest type, the piece)
     for p in pieces:
         if p.kind == "heading" or p.page != 1:
             break
         if p.kind in ("paragraph", "list_item") and p.lines and len(p.lines) <= 3 and _heading_shaped(p):
-            cover.append(p)
-    if not cover:
+            cover.append((max(ln.size for ln in p.lines), p))
+    if body is None or not cover:
         return ""
-    size = {id(p): max(ln.size for ln in p.lines) for p in cover}
-    best = max(cover, key=lambda p: size[id(p)])
+    size, best = max(cover, key=lambda c: c[0])
     if (
-        size[id(best)] < _HEADING_RATIO * body
-        or sum(size[id(p)] >= size[id(best)] for p in cover) > 1
+        size < _HEADING_RATIO * body
+        or sum(s >= size for s, _ in cover) > 1
         or _SECTION_NAME.fullmatch(best.text.strip())
     ):
         return ""
     return squash(best.text)[:200]
+
+
+def _body_size(pieces: list[_Piece]) -> float | None:
+    """The type size most of the document's characters are set in, None when it has no lines."""
+    sizes: Counter = Counter()
+    for p in pieces:
+        for ln in p.lines:
+            sizes[ln.size] += ln.chars
+    return sizes.most_common(1)[0][0] if sizes else None
 
 
 def _heading_shaped(p: _Piece) -> bool:
