@@ -301,6 +301,29 @@ def test_a_table_row_over_the_cap_is_cut_by_cells_with_its_header_and_label_repe
     assert doc.text[chunks[-1].char_start : chunks[-1].char_end] == "| row2 | x | y | z |"
 
 
+def test_a_wide_row_is_cut_where_the_headers_column_groups_end():
+    counter = load_counter()
+    cells = [" ".join(f"{c}{i}" for i in range(12)) for c in "abcdefg"]
+    row = "| Groundline | " + " | ".join(cells) + " |"
+
+    def parts(head: str) -> list[list[str]]:
+        doc = md(f"# T\n\n{head}\n|{'---|' * 8}\n{row}\n")
+        chunks = chunk_document(doc, Profile(max_tokens=120), counter)
+        assert all(c.n_tokens <= 120 for c in chunks)
+        return [[x.strip() for x in body(c).split("\n")[-1].strip("|").split("|")][1:] for c in chunks]
+
+    # "LOAD RADIUS" spans the first four value columns, "MAXIMUM REACH" the last three (a PDF's
+    # spanning cell leaves the columns under it empty): no part takes some of each group
+    grouped = parts("| Height | LOAD RADIUS |  |  |  | MAXIMUM REACH |  |  |")
+    assert sum(grouped, []) == cells
+    assert all(set(p) <= set(cells[:4]) or set(p) <= set(cells[4:]) for p in grouped)
+    assert cells[4:] in grouped  # the group that fits in a part is one part
+    # without groups, as many cells as fit go in each part, across the same columns
+    plain = parts("| Height | A | B | C | D | E | F | G |")
+    assert sum(plain, []) == cells
+    assert any(set(p) & set(cells[:4]) and set(p) & set(cells[4:]) for p in plain)
+
+
 def test_min_tokens_joins_tiny_sibling_sections_only_under_same_parent():
     src = "# Doc\n\n## A\n\n### A1\n\nTiny.\n\n### A2\n\nAlso tiny.\n\n## B\n\n### B1\n\nSmall too.\n"
     chunks = chunk_document(md(src), Profile(max_tokens=64, min_tokens=10), WORDS)

@@ -84,6 +84,88 @@ def test_headings_by_font_size_get_levels_and_paths():
     assert all(b.pages == (1,) for b in doc.blocks)
 
 
+@pytest.mark.parametrize(
+    "font, bold",
+    [
+        ("HelveticaNeueLTStd-HvIt", True),  # heavy italic, no bold flag set
+        ("HelveticaNeueLTStd-Bd", True),
+        ("HelveticaNeueLTStd-BdCn", True),
+        ("HelveticaNeueLTStd-BlkCn", True),
+        ("ABCDEF+FranklinGothic-Demi", True),
+        ("SDGothicNeoc-fBd", True),
+        ("Arial-BoldMT", True),
+        ("HelveticaNeueLTStd-Roman", False),
+        ("HelveticaNeueLTStd-Md", False),
+        ("HelveticaNeueLTStd-LtCn", False),
+        ("Garamond-Book", False),
+        ("Hvidovre-Regular", False),  # the letters of a weight in the family's name
+        ("Abdul-Italic", False),
+        ("AcademicSans-Regular", False),
+        ("ITCFranklinGothic-DemiCn", True),
+    ],
+)
+def test_bold_weights_are_read_from_font_names(font, bold):
+    from raychunk.parse.pdf import _make_line
+
+    span = {"text": "DIMENSIONS", "size": 8.0, "flags": 6, "font": font}  # flags: italic, serif; no bold
+    line = _make_line({"spans": [span], "bbox": (32, 301, 81, 311)}, None)
+    assert line.bold is bold
+
+
+def test_a_section_heading_over_a_smaller_bold_subheading_is_a_heading():
+    body = "<p>" + LOREM + "</p>"
+    html = (
+        body + '<p style="font-weight:bold;font-size:11pt">DIMENSIONS</p>'
+        '<p style="font-weight:bold">Standard arm</p>'
+        + body
+        + body
+        + '<p style="font-weight:bold">Label one</p><p style="font-weight:bold">Label two</p>'
+        + body * 4
+    )
+    doc = parse(story_pdf(html, "p {font-size: 10pt}"))
+    heads = [(b.text, b.level) for b in doc.blocks if b.kind == "heading"]
+    # the section over its subheading, the subheading over its text; a bold label over another of its
+    # size is not a section
+    assert heads == [("DIMENSIONS", 1), ("Standard arm", 2), ("Label two", 2)]
+    standard = next(
+        b for b in doc.blocks if b.kind == "paragraph" and b.heading_path[-1:] == ("Standard arm",)
+    )
+    assert standard.heading_path == ("DIMENSIONS", "Standard arm")
+    assert "Label one" in texts(doc, "paragraph")
+
+
+def test_a_title_set_above_a_side_column_is_the_title():
+    from raychunk.parse.pdf import _Line, _Piece, _top_title
+
+    def heading(text, level, y0, y1, page=1):
+        line = _Line(text, 30, y0, 200, y1, 10.0, len(text), len(text))
+        return _Piece("heading", [line], (page,), level=level, text=text)
+
+    side, title = heading("DRIVETRAIN", 5, 450, 460), heading("CX57C", 1, 45, 85)
+    assert _top_title([side, title]) == "CX57C"  # read after the left column, set across the top
+    assert _top_title([title, side]) == ""  # the first heading names it already
+    assert _top_title([heading("Application", 2, 42, 52), heading("Version 02", 1, 41, 50)]) == ""  # one band
+    assert _top_title([side, heading("Model", 6, 45, 85)]) == ""  # a lower level above: not a title
+    assert _top_title([side, heading("CX57C", 1, 45, 85, page=2)]) == ""  # another page
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"shared corpus not present at {CORPUS}")
+def test_a_spec_sheet_has_its_sections_and_its_title():
+    # Case's CX57C sheet: white heavy-italic section bands ("HelveticaNeueLTStd-HvIt", no bold flag)
+    # in a left column read before the model name set large across the top
+    doc = parse((CORPUS / "pdf" / "test_3848.pdf").read_bytes())
+    assert doc.document.title == "CX57C"
+    heads = [b.text for b in doc.blocks if b.kind == "heading"]
+    assert {"DRIVETRAIN", "HYDRAULICS", "DIMENSIONS", "LIFT CAPACITIES"} <= set(heads)
+    arm = next(b for b in doc.blocks if b.kind == "heading" and b.text == "5 ft 3 in (1.6 m) Arm")
+    assert arm.heading_path == (
+        "CX57C",
+        "DIMENSIONS",
+    )  # a column's label, no longer the parent of all after it
+    note = next(b for b in doc.blocks if b.text.startswith("NOTE: Lifting capacity are based on ISO 10567"))
+    assert note.heading_path == ("CX57C", "LIFT CAPACITIES")
+
+
 def test_two_columns_read_left_column_first():
     pdf = pymupdf.open()
     page = pdf.new_page(width=A4.width, height=A4.height)

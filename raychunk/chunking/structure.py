@@ -285,8 +285,10 @@ def _row_parts(
     cells. Each part is a pipe table: the header rows and the row, both narrowed to the row's label
     (its first cell) and a run of the next cells, as many as fit. A cell that does not fit beside
     the label is cut at sentence ends (words where a sentence is over), each piece under the label
-    and the column's header. The label is the first part's own; the later parts repeat it, like the
-    header, as context. ``(text, tokens, ranges of whole held)`` per part, in column order."""
+    and the column's header. A part ends where the header's column groups do when one does inside
+    it: "MAXIMUM REACH" over its three columns stays whole (``_cut_before``). The label is the first
+    part's own; the later parts repeat it, like the header, as context. ``(text, tokens, ranges of
+    whole held)`` per part, in column order."""
     counter = packer.counter
     hr = block.header_rows
     cells = [squash(c).replace("|", "\\|") for c in block.rows[r]]
@@ -313,27 +315,51 @@ def _row_parts(
     def add(text: str, n: int, held: list[tuple[int, int]]) -> None:
         out.append((text, n, ([ranges[0]] if lead and not out else []) + held))
 
+    def fits(cols: list[int]) -> bool:
+        text = text_of(cols, [cells[k] for k in cols])
+        return _fits(packer, path, text, counter.count(text), budget)
+
+    starts = _group_starts(block, len(cells))
     run: list[int] = []
     for j in range(len(lead), len(cells)):
-        text = text_of(run + [j], [cells[k] for k in run + [j]])
-        n = counter.count(text)
-        if _fits(packer, path, text, n, budget):
+        while run and not fits(run + [j]):
+            k = _cut_before(run, j, starts)
+            add(text_of(run[:k], [cells[c] for c in run[:k]]), 0, [ranges[c] for c in run[:k]])
+            run = run[k:]
+        if run or fits([j]):
             run.append(j)
             continue
-        if run:
-            add(text_of(run, [cells[k] for k in run]), 0, [ranges[k] for k in run])
-            run = []
-            text = text_of([j], [cells[j]])
-            n = counter.count(text)
-            if _fits(packer, path, text, n, budget):
-                run = [j]
-                continue
         for a, b in _cut_cell(packer, cells[j], lambda s, j=j: text_of([j], [s]), path, budget):
             add(text_of([j], [cells[j][a:b]]), 0, [(ranges[j][0] + a, ranges[j][0] + b)])
     if run:
         add(text_of(run, [cells[k] for k in run]), 0, [ranges[k] for k in run])
     texts = [t for t, _, _ in out]
     return [(t, n, held) for (t, _, held), n in zip(out, counter.count_batch(texts))]
+
+
+def _group_starts(block: Block, width: int) -> list[int]:
+    """Per column, how high in the header a cell starts there: ``header_rows - i`` for the first
+    header row ``i`` with a cell of its own in that column (not empty, not the copy of a spanning
+    cell), 0 where none does. A spanning header's first column scores over the columns under it."""
+    copies = set(block.copies)
+    hr = block.header_rows
+    out = []
+    for j in range(width):
+        own = [
+            i
+            for i, row in enumerate(block.rows[:hr])
+            if j < len(row) and row[j].strip() and (i, j) not in copies
+        ]
+        out.append(hr - own[0] if own else 0)
+    return out
+
+
+def _cut_before(run: list[int], j: int, starts: list[int]) -> int:
+    """Where the part holding ``run`` ends when column ``j`` does not fit beside it: before the
+    strongest group start inside the run (the last of equals), when it is stronger than ``j``'s;
+    else before ``j``, all of the run."""
+    k = max(range(1, len(run)), key=lambda x: (starts[run[x]], x), default=len(run))
+    return k if k < len(run) and starts[run[k]] > starts[j] else len(run)
 
 
 def _cut_cell(

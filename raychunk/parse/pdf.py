@@ -54,7 +54,10 @@ _SECTION_NAME = re.compile(
 _HEADING_RATIO = 1.15  # a heading is at least this much larger than the body text
 _MAX_HEADING_WORDS = 15
 _CAPS = Caps()
-_BOLD_FONT = re.compile("bold|black|heavy|semibold", re.IGNORECASE)
+# a bold weight in a font name: spelled out, or abbreviated after the family as type foundries do
+# ("HelveticaNeueLTStd-Bd", "-BdCn", "-HvIt", "-Blk", "FranklinGothic-Demi"); PDFs often set no
+# bold flag for these
+_BOLD_FONT = re.compile(r"(?i:bold|black|heavy)|[-,][A-Za-z]*?(?:Bd|Bld|Blk|Hv|Hvy|Demi)(?![a-z])")
 
 _BULLET_GLYPHS = "•◦▪▫●○■□►▶▸➢➤✓✔∙‣⁃-–*"
 _GLYPH_BULLET = re.compile(rf"^([{re.escape(_BULLET_GLYPHS)}]|[\uf000-\uf0ff])\s*(?=\S)")
@@ -359,7 +362,7 @@ def _parse(pymupdf, doc, base: Document, options) -> ParsedDocument:
         changes.update(
             ocr_pages=tuple(reader.pages), ocr_engine=reader.label, ocr_seconds=round(reader.seconds, 3)
         )
-    title = _title(doc) or _cover_title(pieces)
+    title = _title(doc) or _cover_title(pieces) or _top_title(pieces)
     if title:
         changes["title"] = title
     return finish(base, text, blocks, **changes)
@@ -1113,6 +1116,20 @@ def _cover_title(pieces: list[_Piece]) -> str:
     return squash(best.text)[:200]
 
 
+def _top_title(pieces: list[_Piece]) -> str:
+    """A heading of a higher level set wholly above the first heading on its page, when reading
+    order put a side column's section ("DRIVETRAIN") before the title across the top ("CX57C"); else ""
+    (the first heading then names the document, ``_common.finish``)."""
+    heads = [p for p in pieces if p.kind == "heading" and p.lines]
+    if not heads:
+        return ""
+    first = heads[0]
+    top = min((p for p in heads if p.page == first.page), key=lambda p: p.lines[0].y0)
+    if top is first or top.level >= first.level or top.lines[0].y1 > first.lines[0].y0:
+        return ""
+    return squash(top.text)[:200]
+
+
 def _body_size(pieces: list[_Piece]) -> float | None:
     """The type size most of the document's characters are set in, None when it has no lines."""
     sizes: Counter = Counter()
@@ -1137,16 +1154,24 @@ def _heading_shaped(p: _Piece) -> bool:
     return not _CAPTION.match(text)
 
 
-def _followed_by_text(pieces: list[_Piece], i: int) -> bool:
+def _followed_by_text(pieces: list[_Piece], i: int, *, sub: bool = True) -> bool:
+    """Whether running text (or a table) follows piece ``i``; with ``sub``, also a subheading in
+    smaller bold type that running text follows ("DIMENSIONS", then "5 ft 3 in Arm", then rows)."""
     nxt = pieces[i + 1] if i + 1 < len(pieces) else None
     if nxt is None or nxt.page != pieces[i].page and nxt.page != pieces[i].pages[-1] + 1:
         return False
     if nxt.kind == "table":
         return True
+    if nxt.kind not in ("paragraph", "list_item"):
+        return False
+    if not all(ln.bold for ln in nxt.lines):
+        return len(nxt.text.split()) >= 6 or nxt.kind == "list_item"
     return (
-        nxt.kind in ("paragraph", "list_item")
-        and (len(nxt.text.split()) >= 6 or nxt.kind == "list_item")
-        and not all(ln.bold for ln in nxt.lines)
+        sub
+        and len(nxt.lines) <= 2
+        and _heading_shaped(nxt)
+        and max(ln.size for ln in nxt.lines) < max(ln.size for ln in pieces[i].lines)
+        and _followed_by_text(pieces, i + 1, sub=False)
     )
 
 
