@@ -876,10 +876,72 @@ def table_rows(fast: bool) -> Section:
     return s
 
 
+# -- prose flattened to text without blank lines -------------------------------------------------
+
+_HEADS = [
+    "Early life",
+    "Club career",
+    "International career",
+    "Style of play",
+    "Personal life",
+    "Later years",
+]
+
+
+def _wrapped_doc(rng: random.Random) -> tuple[str, list[str]]:
+    """A page flattened to text (Wikipedia's `norwich-city.txt` shape): paragraphs hard-wrapped with
+    no blank line between them, at a width that changes from part to part, a short heading line
+    now and then; and each paragraph as one line of words, as written."""
+    import textwrap
+
+    lines, truth = [], []
+    for _ in range(rng.randint(2, 4)):
+        width = rng.choice([64, 78, 92, 110, 140])
+        if rng.random() < 0.7:
+            head = rng.choice(_HEADS)
+            lines.append(head)
+            truth.append(head)
+        for _ in range(rng.randint(2, 5)):
+            para = " ".join(_sentence(rng, rng.randint(6, 24)) for _ in range(rng.randint(1, 6)))
+            truth.append(para)
+            lines += textwrap.wrap(para, width)
+    return "\n".join(lines) + "\n", truth
+
+
+def _log_doc(rng: random.Random) -> tuple[str, list[str]]:
+    """A log: lines of one shape and about one length, each a record of its own."""
+    lines = [
+        f"2024-03-{rng.randint(1, 28):02d} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d} "
+        f"{rng.choice(['INFO', 'WARN', 'ERROR'])} worker-{rng.randint(1, 9)} {_sentence(rng, rng.randint(6, 12))}"
+        for _ in range(rng.randint(30, 60))
+    ]
+    return "\n".join(lines) + "\n", lines
+
+
+def wrapped_text(fast: bool) -> Section:
+    """Plain text with no blank lines: hard-wrapped prose gives its paragraphs back whole, a log
+    keeps each line apart. ``paragraphs whole``: a block holds the paragraph (or line), all of it and
+    nothing else, whitespace aside."""
+    s = Section("wrapped-text")
+    rng = random.Random(7)
+    for k in range(10 if fast else 60):
+        fmt = "log" if k % 4 == 3 else "prose"
+        text, truth = _log_doc(rng) if fmt == "log" else _wrapped_doc(rng)
+        parsed, _ = parse_and_chunk(text.encode(), f"case-{k}.txt")
+        blocks = {" ".join(b.text.split()) for b in parsed.blocks}
+        whole = sum(1 for t in truth if " ".join(t.split()) in blocks)
+        s.add("paragraphs whole", fmt, whole, len(truth))
+        if whole < len(truth):
+            s.miss(f"case-{k} ({fmt}): {whole}/{len(truth)} paragraphs whole")
+        s.cases += 1
+    return s
+
+
 SECTIONS = {
     "html-tables": html_tables,
     "markdown-tables": markdown_tables,
     "lists": lists,
     "quotes": quotes,
     "table-rows": table_rows,
+    "wrapped-text": wrapped_text,
 }

@@ -89,3 +89,12 @@ def test_the_text_formats_read_what_the_author_wrote(fidelity):
     ].misses[:3]
     assert {"docx", "pptx"} <= set(lists)  # odt (pandoc) in the full form only
     assert results["quotes"].total("quotes").accuracy == 1.0
+
+
+def test_flattened_prose_gives_its_paragraphs_back_and_a_log_its_lines(fidelity):
+    """Floors on the fast form of ``wrapped-text`` (before the reflow: prose 0.29, a paragraph per
+    line; logs 1.0)."""
+    s = fidelity.run(["wrapped-text"], fast=True)["wrapped-text"]
+    by = s.figures["paragraphs whole"]
+    assert by["log"].accuracy == 1.0, s.misses[:3]
+    assert by["prose"].accuracy >= 0.8, s.misses[:3]

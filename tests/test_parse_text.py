@@ -107,6 +107,33 @@ def test_text_without_blank_lines_splits_per_line():
     assert_spans_match(doc)
 
 
+def test_hard_wrapped_prose_without_blank_lines_gives_its_paragraphs_back():
+    import textwrap
+
+    first = (
+        "Iwan Wyn Roberts is a Welsh former professional footballer who played as a forward from 1986 "
+        "to 2005 for a number of clubs and the Wales national team, and later worked as a commentator."
+    )
+    second = (
+        "His footballing career started at Watford as a trainee before signing his first professional "
+        "contract with the club in 1986. He moved to Huddersfield Town in 1990, where he remained for "
+        "three seasons before transferring to Leicester City."
+    )
+    third = "He scored on his debut. The club won the league that season, and he stayed for five more years with them."
+    # a page flattened to text: no blank lines, a width that changes, a heading as a short line; the
+    # second paragraph's last line is nearly full, but "The" would still have fitted after it
+    src = "\n".join(
+        ["Club career", *textwrap.wrap(first, 72), *textwrap.wrap(second, 90), *textwrap.wrap(third, 90)]
+    )
+    assert len(textwrap.wrap(second, 90)[-1]) + len(" The") <= 90
+    doc = parse(src + "\n")
+    assert [" ".join(b.text.split()) for b in doc.blocks] == ["Club career", first, second, third]
+    assert_spans_match(doc)
+    # without the wrapping, each line is its own paragraph, as in a log
+    lines = ["Club career", "Iwan Wyn Roberts played as a forward.", "He scored often."] * 4
+    assert len(parse("\n".join(lines) + "\n").blocks) == 12
+
+
 def test_overstrikes_and_control_characters_are_cleaned():
     doc = parse("_\bI_\bm_\bp_\bo_\br_\bt_\ba_\bn_\bt note\x00 here\n")
     assert doc.blocks[0].text == "Important note here"

@@ -1,5 +1,8 @@
 """Plain text: paragraphs at blank lines; headings only where the text plainly has them.
 
+A text with no blank lines is a log (a paragraph per line) or a page flattened to hard-wrapped
+lines, whose paragraphs end where a line ends short (``_wrap_ends``).
+
 A heading is recognised when it is underlined (``===``/``---``/``~~~``), numbered (``1.2 Title``,
 nroff's overstruck ``_\b1.  _\bI_\bn...`` as it reads), or wiki-style (``== Title ==``, or WikiText's
 spaced ``= = Title = =``; the level is the count of ``=``), also as the first line of a paragraph.
@@ -95,17 +98,65 @@ def text_blocks(text: str, paragraphs: list | None = None) -> list[Block]:
 
 
 def _split_line_runs(text: str, paragraphs: list) -> list:
-    """Text with no blank lines (logs, scraped pages): each line of a long run is its own paragraph."""
+    """Text with no blank lines: a long run of hard-wrapped prose (a page flattened to text) is cut
+    into its paragraphs after its short lines (``_wrap_ends``); in any other (logs, scraped lists)
+    each line is its own paragraph."""
     result = []
     for s, e in paragraphs:
         if text.count("\n", s, e) < 4 or (len(paragraphs) > 1 and e - s <= 4000):
             result.append((s, e))
             continue
-        pos = s
+        lines, pos = [], s
         for line in text[s:e].split("\n"):
-            result.extend(trimmed(text, pos, pos + len(line)))
+            lines.append((pos, pos + len(line.rstrip())))
             pos += len(line) + 1
+        ends = _wrap_ends(text, lines)
+        first = 0
+        for i, (a, b) in enumerate(lines):
+            if ends is None:
+                result.extend(trimmed(text, a, b))
+            elif i in ends or i == len(lines) - 1:
+                result.extend(trimmed(text, lines[first][0], b))
+                first = i + 1
     return result
+
+
+_SENTENCE_END = re.compile(r"""[.!?]["')\]]*(?:\[\d+\])*$""")
+_CLOSED = re.compile(r"""[.,;:!?]["')\]]*(?:\[\d+\])*$""")
+
+
+def _wrap_ends(text: str, lines: list[tuple[int, int]]) -> set[int] | None:
+    """The lines that end a paragraph of hard-wrapped prose:
+
+    - those shorter than three quarters of the wrap width around them (the second longest of the
+      nine lines about them: pages flattened to one text wrap at different widths): a paragraph's
+      last line, or a heading's;
+    - the line before a heading's (short, capitalised, at most 8 words, no closing punctuation);
+    - those that end a sentence where the next line's first word would still have fitted (a wrap
+      would have put it there).
+
+    None when the run is not wrapped prose: fewer than a third of its long lines go on in lower case
+    on the next line, as a sentence broken by the wrap does (a log's lines never do)."""
+    lengths = [b - a for a, b in lines]
+    line = [text[a:b] for a, b in lines]
+    ends, long = set(), []
+    for i, n in enumerate(lengths):
+        around = sorted(lengths[max(0, i - 4) : i + 5])
+        width = around[-2] if len(around) > 1 else around[-1]
+        if width < 40 or n < 0.75 * width:
+            ends.add(i)
+            if i and line[i][:1].isupper() and len(line[i].split()) <= 8 and not _CLOSED.search(line[i]):
+                ends.add(i - 1)  # a heading's line starts its own paragraph
+            continue
+        if i + 1 < len(lines):
+            long.append(i)
+            word = line[i + 1].split(maxsplit=1)[:1]
+            if word and n + 1 + len(word[0]) <= width and _SENTENCE_END.search(line[i]):
+                ends.add(i)
+    going_on = sum(1 for i in long if line[i + 1].lstrip()[:1].islower())
+    if not long or going_on < len(long) / 3:
+        return None
+    return ends
 
 
 def _numbered_heading(m: re.Match, text: str, paragraphs: list, idx: int) -> bool:
