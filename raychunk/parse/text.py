@@ -121,8 +121,8 @@ def _split_line_runs(text: str, paragraphs: list) -> list:
     return result
 
 
-_SENTENCE_END = re.compile(r"""[.!?]["')\]]*(?:\[\d+\])*$""")
-_CLOSED = re.compile(r"""[.,;:!?]["')\]]*(?:\[\d+\])*$""")
+# a line's closing mark, before any closing quotes, brackets and citations ("fan.[2]")
+_CLOSING = re.compile(r"""([.,;:!?])["')\]]*(?:\[\d+\])*$""")
 
 
 def _wrap_ends(text: str, lines: list[tuple[int, int]]) -> set[int] | None:
@@ -145,13 +145,13 @@ def _wrap_ends(text: str, lines: list[tuple[int, int]]) -> set[int] | None:
         width = around[-2] if len(around) > 1 else around[-1]
         if width < 40 or n < 0.75 * width:
             ends.add(i)
-            if i and line[i][:1].isupper() and len(line[i].split()) <= 8 and not _CLOSED.search(line[i]):
+            if i and line[i][:1].isupper() and len(line[i].split()) <= 8 and not _CLOSING.search(line[i]):
                 ends.add(i - 1)  # a heading's line starts its own paragraph
             continue
         if i + 1 < len(lines):
             long.append(i)
             word = line[i + 1].split(maxsplit=1)[:1]
-            if word and n + 1 + len(word[0]) <= width and _SENTENCE_END.search(line[i]):
+            if word and n + 1 + len(word[0]) <= width and (m := _CLOSING.search(line[i])) and m[1] in ".!?":
                 ends.add(i)
     going_on = sum(1 for i in long if line[i + 1].lstrip()[:1].islower())
     if not long or going_on < len(long) / 3:
