@@ -302,6 +302,10 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str, tokenizer_dir: str 
         # token offsets of this document, counted once
         counter = CachedCounter(load_counter(tokenizer, tokenizer_dir))
         chunks = chunk_document(parsed, profiles[row["doc_type"]], counter, doc_type=row["doc_type"])
+    status, reason = doc.status, doc.reason
+    if status == "ok" and not chunks:
+        # its words are in the documents row's text, but no chunk holds them: said, not lost quietly
+        status, reason = "empty", _nothing_to_chunk(parsed)
     document = {
         "row_type": "document",
         "doc_id": doc.doc_id,
@@ -309,8 +313,8 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str, tokenizer_dir: str 
         "format": doc.format,
         "doc_type": row["doc_type"],
         "type_reason": row["type_reason"],
-        "status": doc.status,
-        "reason": doc.reason,
+        "status": status,
+        "reason": reason,
         "title": doc.title,
         "pages": doc.pages,
         "blocks": len(parsed.blocks),
@@ -329,6 +333,13 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str, tokenizer_dir: str 
         "source_bytes": row.get("raw") or None,
     }
     return [document, *({**c.to_dict(), "row_type": "chunk"} for c in chunks)]
+
+
+def _nothing_to_chunk(parsed: ParsedDocument) -> str:
+    kinds = {b.kind for b in parsed.blocks} - {"page_break"}
+    if kinds == {"heading"}:
+        return "no text to chunk: only headings, nothing under them"
+    return "no text to chunk"
 
 
 def measure_settings(
