@@ -790,6 +790,38 @@ def aligned_tables(
     return out
 
 
+def _running_text(rows: list[_Row], cuts: list[float]) -> bool:
+    """Columns of wrapped prose side by side (a newsletter's, a brochure's), whose lines line up as
+    rows: every column of 4+ lines has most of them across its width, most going on mid-sentence
+    into the line under it (no closing mark, a lower-case word next)."""
+    lines: list[list[tuple[float, float, str] | None]] = []
+    for r in rows:
+        cells: list[list[Word]] = [[] for _ in range(len(cuts) + 1)]
+        for p in r.phrases:
+            cells[bisect.bisect_left(cuts, (p[0].x0 + p[-1].x1) / 2)].extend(p)
+        lines.append([(c[0].x0, c[-1].x1, " ".join(w.text for w in c)) if c else None for c in cells])
+    prose = 0
+    for j in range(len(cuts) + 1):
+        column = [row[j] for row in lines]
+        filled = [c for c in column if c]
+        if len(filled) < 4:
+            continue
+        width = max(c[1] for c in filled) - min(c[0] for c in filled)
+        across = sum(1 for c in filled if c[1] - c[0] >= 0.7 * width and len(c[2].split()) >= 2)
+        words = sum(len(c[2].split()) for c in filled)
+        pairs = [(a, b) for a, b in zip(column, column[1:]) if a and b]
+        going_on = sum(1 for a, b in pairs if a[2][-1] not in ".!?:;" and b[2][:1].islower())
+        if (
+            across < 0.6 * len(filled)
+            or words < 2.5 * len(filled)
+            or not pairs
+            or going_on < 0.5 * len(pairs)
+        ):
+            return False
+        prose += 1
+    return prose >= 2
+
+
 def _trim_top(run: list[int], loose: set[int], rows: list[_Row]) -> None:
     """Drop from the top of ``run`` a row of under 3 phrases that reaches outside the columns of
     its rows of 3+ (a drawing's label on the line of a caption above the table), and the
@@ -903,8 +935,8 @@ def _aligned_run(
         return None
     grid = _grid(full, cuts)
     filled = [c for row in grid for c in row if c]
-    if sorted(len(c.split()) for c in filled)[len(filled) // 2] > 4:
-        return None  # long phrases side by side: text columns, not a table
+    if sorted(len(c.split()) for c in filled)[len(filled) // 2] > 4 or _running_text(full, cuts):
+        return None  # long phrases side by side, or prose wrapped in each column: text columns
     if sum(1 for row in grid if sum(1 for c in row if c) >= 3) < 0.75 * len(grid):
         return None
     if loose or wrapped:

@@ -7,7 +7,7 @@ opens each page after the first.
 
 The steps: read each page's text lines in visual coordinates (so rotated pages read upright), drop
 running headers, footers and page numbers, find tables (from drawn rules and aligned words, bounded by
-counts, never by time: ``_pdf_tables``), order blocks (two-column aware), split
+counts, never by time: ``_pdf_tables``), order blocks (by regions, bands and columns), split
 blocks into paragraphs, list items and heading candidates, decide headings (from the outline when
 its titles are found on their pages, else from font size and weight), and emit.
 """
@@ -757,60 +757,196 @@ def _page_pieces(page: _Page, tables: list[_Table]) -> list[_Piece]:
 
 
 def _reading_order(items: list[_Item], width: float) -> list[_Item]:
-    """Top to bottom; on two-column pages, blocks spanning both columns cut the page into bands,
-    and each band reads its left column, then its right column."""
-    if len(items) < 3 or not width:
+    """Top to bottom, region by region: wide empty bands across the page (three lines' height and
+    more) part regions that may set their columns differently. In a region of columns, blocks
+    across every column (and headings set alone between two bands of columns) cut it into bands,
+    and each band reads its columns left to right, each top to bottom."""
+    regions = _regions(items)
+    page = _gutters(items, width) if len(regions) > 1 and len(items) >= 3 and width else []
+    return [it for region in regions for it in _region_order(region, width, page)]
+
+
+def _regions(items: list[_Item]) -> list[list[_Item]]:
+    """``items`` parted where no block reaches across an empty band at least three times the
+    page's usual line height (24 points at the least)."""
+    heights = sorted(ln.height for it in items for ln in it.lines)
+    if len(items) < 2 or not heights:
+        return [items]
+    gap = max(24.0, 3 * heights[len(heights) // 2])
+    out: list[list[_Item]] = []
+    reach = -math.inf
+    for it in sorted(items, key=lambda it: it.y0):
+        if not out or it.y0 - reach >= gap:
+            out.append([])
+        out[-1].append(it)
+        reach = max(reach, it.y1)
+    return out
+
+
+def _region_order(items: list[_Item], width: float, page: list[float]) -> list[_Item]:
+    """One region's order: its own columns, else the page's (a region too small to show its
+    columns, such as an index's last few entries above the next index)."""
+    if len(items) < 2 or not width:
         return _by_rows(items)
-    gutter = _gutter(items, width)
-    if gutter is None:
+    gutters = (_gutters(items, width) if len(items) >= 3 else []) or page
+    if not gutters:
         return _by_rows(items)
-    spanning = sorted((it for it in items if it.x0 < gutter - 2 and it.x1 > gutter + 2), key=lambda it: it.y0)
+    columns = len(gutters) + 1
+
+    def column(it: _Item) -> int | None:
+        """The column ``it`` lies in; None for a block across every gutter. A block across some of
+        them belongs to the first column it covers."""
+        first = bisect.bisect_left(gutters, it.x0 + 2)
+        last = bisect.bisect_left(gutters, it.x1 - 2)
+        return None if first == 0 and last == columns - 1 else first
+
+    placed = [(it, column(it)) for it in items]
+    heads = _band_headings(placed)
+    spanning = sorted((it for it, c in placed if c is None or id(it) in heads), key=lambda it: it.y0)
+    cut = {id(it) for it in spanning}
     tops = [it.y0 for it in spanning]
-    bands: list[tuple[list[_Item], list[_Item]]] = [([], []) for _ in range(len(spanning) + 1)]
-    for it in items:
-        if it.x0 < gutter - 2 and it.x1 > gutter + 2:
-            continue
-        band = bands[bisect.bisect_right(tops, it.y0)]
-        (band[0] if it.x1 <= gutter + 2 else band[1]).append(it)
+    bands = [[[] for _ in range(columns)] for _ in range(len(spanning) + 1)]
+    for it, c in placed:
+        if id(it) not in cut:
+            bands[bisect.bisect_right(tops, it.y0)][c].append(it)
     ordered: list[_Item] = []
-    for i, (left, right) in enumerate(bands):
-        ordered += _by_rows(left) + _by_rows(right)
+    for i, band in enumerate(bands):
+        for col in band:
+            ordered += _by_rows(col)
         if i < len(spanning):
             ordered.append(spanning[i])
     return ordered
 
 
-def _gutter(items: list[_Item], width: float) -> float | None:
-    """The x of the gap between two text columns, or None for a one-column (or tabular) page."""
-    weights = [max(1, it.chars) for it in items]
-    total = sum(weights)
-    best, best_cross = 0.0, None
-    for k in sorted(range(31), key=lambda k: abs(k - 15)):  # from the middle out: ties go to the centre
-        x = width * (0.35 + 0.01 * k)
-        cross = sum(w for it, w in zip(items, weights) if it.x0 < x - 2 and it.x1 > x + 2)
-        if best_cross is None or cross < best_cross:
-            best, best_cross = x, cross
-    x = best
-    left = [it for it in items if it.x1 <= x + 2]
-    right = [it for it in items if it.x0 >= x - 2]
-    left_w = sum(it.chars for it in left)
-    right_w = sum(it.chars for it in right)
-    if best_cross > 0.5 * total or left_w < 0.15 * total or right_w < 0.15 * total:
-        return None
-    if sum(len(it.lines) for it in left) < 4 or sum(len(it.lines) for it in right) < 4:
-        return None
-    # side by side, not one above the other
-    overlap = min(max(it.y1 for it in left), max(it.y1 for it in right)) - max(
-        min(it.y0 for it in left), min(it.y0 for it in right)
-    )
-    if overlap <= 0:
-        return None
-    # rows of cells that share their tops are a table or a form, which reads row by row
-    tops = sorted(it.y0 for it in right)
-    aligned = sum(1 for it in left if _near(tops, it.y0, 2))
-    if len(left) >= 4 and aligned >= 0.5 * len(left):
-        return None
-    return x
+def _gutters(items: list[_Item], width: float) -> list[float]:
+    """The x of each gap between text columns, left to right; [] for a one-column (or tabular)
+    page. A gap is where, across the middle of the page, the fewest characters' blocks cross: only
+    those set across every column. Each column holds text of its own, beside its neighbours."""
+    import numpy as np
+
+    weight = np.array([max(1, it.chars) for it in items], dtype=np.float64)
+    x0 = np.array([it.x0 for it in items])
+    x1 = np.array([it.x1 for it in items])
+    total = float(weight.sum())
+    # across the middle of the text, not its margins (where nothing crosses)
+    left, right = float(x0.min()), float(x1.max())
+    xs = left + (right - left) * (0.1 + 0.8 * np.arange(161) / 160)
+    cross = ((x0[None, :] < xs[:, None] - 2) & (x1[None, :] > xs[:, None] + 2)) @ weight
+    # a gap has text wholly on either side (not a ragged edge, where little crosses either)
+    sides = np.minimum((x1[None, :] <= xs[:, None] + 2) @ weight, (x0[None, :] >= xs[:, None] - 2) @ weight)
+    between = sides >= 0.08 * total
+    if not between.any():
+        return []
+    low = float(cross[between].min())
+    if low > 0.5 * total:
+        return []
+    runs: list[list[float]] = []
+    for x, c in zip(xs.tolist(), (between & (cross <= low + 0.03 * total)).tolist()):
+        if not c:
+            continue
+        if runs and x - runs[-1][1] < 0.006 * (right - left):
+            runs[-1][1] = x
+        else:
+            runs.append([x, x])
+    gutters = sorted((a + b) / 2 for a, b in runs)
+    mid = (left + right) / 2
+    while gutters:
+        columns = _columns(items, gutters)
+        share = 0.15 if len(gutters) == 1 else 0.08
+        widths = np.diff([left, *gutters, right])
+        weak = [
+            j
+            for j, col in enumerate(columns)
+            if sum(it.chars for it in col) < share * total
+            or sum(len(it.lines) for it in col) < 4
+            or widths[j] < 0.5 * widths.max()  # a form's column of values, a margin's notes
+        ]
+        if not weak:
+            break
+        j = min(weak, key=lambda j: sum(it.chars for it in columns[j]))
+        # a column too small to stand: drop the gap on its side nearer the centre
+        if j == 0:
+            del gutters[0]
+        elif j == len(gutters) or abs(gutters[j - 1] - mid) < abs(gutters[j] - mid):
+            del gutters[j - 1]
+        else:
+            del gutters[j]
+    if not gutters:
+        return []
+    columns = _columns(items, gutters)
+    for one, other in zip(columns, columns[1:]):
+        # side by side, not one above the other
+        if min(max(it.y1 for it in one), max(it.y1 for it in other)) <= max(
+            min(it.y0 for it in one), min(it.y0 for it in other)
+        ):
+            return []
+        # rows of short cells that share their tops are a table or a form, which reads row by row
+        # (paragraphs set on one baseline grid share some tops too)
+        tops = sorted(it.y0 for it in other)
+        cells = sum(1 for it in one if len(it.lines) <= 3 and _near(tops, it.y0, 2))
+        if len(one) >= 4 and cells >= 0.5 * len(one):
+            return []
+    return gutters
+
+
+def _columns(items: list[_Item], gutters: list[float]) -> list[list[_Item]]:
+    """The blocks that lie wholly in each column between ``gutters``."""
+    edges = [-math.inf, *gutters, math.inf]
+    return [[it for it in items if it.x0 >= lo - 2 and it.x1 <= hi + 2] for lo, hi in zip(edges, edges[1:])]
+
+
+def _band_headings(placed: list[tuple[_Item, int | None]]) -> set[int]:
+    """The ids of headings set between two bands of columns, or over them, too short to reach
+    past the column they sit in: a block of one or two lines in bold or larger type with nothing
+    beside it, where every other column starts below it, or pauses for it (text above and below,
+    after a gap wider than its own between blocks). A title block in a page's corner is read
+    before the columns under it."""
+    sizes: Counter = Counter()
+    for it, _ in placed:
+        for ln in it.lines:
+            sizes[ln.size] += ln.chars
+    if not sizes:
+        return set()
+    body = sizes.most_common(1)[0][0]
+    across = [it for it, c in placed if c is None]
+    found = set()
+    for it, c in placed:
+        if c is None or not it.lines or len(it.lines) > 2:
+            continue
+        if not all(ln.bold or ln.size >= 1.15 * body for ln in it.lines):
+            continue
+        if any(o is not it and o.y0 < it.y1 and o.y1 > it.y0 for o, _ in placed):
+            continue
+        # the band it sits in, between the blocks across every column above and below it
+        top = max((o.y1 for o in across if o.y1 <= it.y0), default=-math.inf)
+        bottom = min((o.y0 for o in across if o.y0 >= it.y1), default=math.inf)
+        by_column: dict[int, list[_Item]] = {}
+        for o, k in placed:
+            if k is not None and k != c and o.y0 >= top and o.y1 <= bottom:
+                by_column.setdefault(k, []).append(o)
+        others = list(by_column.values())
+        own = min((o.y0 for o, k in placed if k == c and o.y0 >= it.y1 and o.y1 <= bottom), default=None)
+        if (
+            not others
+            or own is None
+            or not all(_pauses(col, it, own) or all(o.y0 >= it.y1 for o in col) for col in others)
+        ):
+            continue
+        found.add(id(it))
+    return found
+
+
+def _pauses(col: list[_Item], head: _Item, own: float) -> bool:
+    """Whether ``col`` has text above and below ``head``'s row, with a gap there wider than any
+    between its other blocks, and goes on where ``head``'s own column does (at ``own``)."""
+    above = [it.y1 for it in col if it.y1 <= head.y0]
+    below = [it.y0 for it in col if it.y0 >= head.y1]
+    if not above or not below or min(below) > own + 2 * (head.y1 - head.y0) + 6:
+        return False
+    gap = min(below) - max(above)
+    ys = sorted((it.y0, it.y1) for it in col)
+    usual = max((b[0] - a[1] for a, b in zip(ys, ys[1:]) if b[0] - a[1] < gap), default=0.0)
+    return gap > usual + (head.y1 - head.y0)
 
 
 def _near(sorted_values: list[float], v: float, tol: float) -> bool:
@@ -854,6 +990,8 @@ def _split_block(item: _Item, page: int) -> list[_Piece]:
         else:
             rows.append(ln)
 
+    gaps = sorted(b.y0 - a.y1 for a, b in zip(rows, rows[1:]))
+    usual = max(0.0, gaps[len(gaps) // 2]) if len(gaps) >= 2 else None  # lines side by side overlap
     pieces: list[_Piece] = []
     pending_marker = ""
     for ln in rows:
@@ -865,7 +1003,12 @@ def _split_block(item: _Item, page: int) -> list[_Piece]:
             pending_marker = ""
         marker = _marker(ln.text)
         cur = pieces[-1] if pieces else None
-        if cur is not None and not marker and not _style_break(cur, ln):
+        if (
+            cur is not None
+            and not marker
+            and not _style_break(cur, ln)
+            and not _paragraph_gap(cur, ln, usual)
+        ):
             cur.lines.append(ln)
             continue
         pieces.append(
@@ -893,6 +1036,15 @@ def _style_break(cur: _Piece, ln: _Line) -> bool:
         return True
     # a bold heading line on top of its (plain) paragraph, grouped into one block by pymupdf
     return prev.bold and not ln.bold and all(x.bold for x in cur.lines) and len(cur.lines) <= 2
+
+
+def _paragraph_gap(cur: _Piece, ln: _Line, usual: float | None) -> bool:
+    """A sentence ended, and the next begins after more space than the block puts between its
+    lines: two paragraphs that pymupdf read as one block."""
+    prev = cur.lines[-1]
+    if usual is None or ln.y0 - prev.y1 <= usual + 0.5 * ln.height:
+        return False
+    return prev.text.rstrip("\"'”’)")[-1:] in ".!?:" and ln.text[:1].isupper()
 
 
 def _join_lines(lines: list[_Line]) -> str:
