@@ -134,6 +134,30 @@ def test_a_section_heading_over_a_smaller_bold_subheading_is_a_heading():
     assert "Label one" in texts(doc, "paragraph")
 
 
+def test_a_bold_band_in_the_style_of_the_sections_is_one_over_short_rows_too():
+    body = "<p>" + LOREM + "</p>"
+    rows = "".join(f"<p>{k} {v}</p>" for k, v in [("Voltage", "12 Volts"), ("Battery", "100 Ah")])
+    band = '<p style="font-weight:bold">{}</p>'
+    html = (
+        band.format("DRIVETRAIN")
+        + body
+        + band.format("HYDRAULICS")
+        + body
+        # under six words a row: running text alone would not say it is a section
+        + band.format("ELECTRICAL")
+        + rows
+        + body
+        + '<p style="font-weight:bold;font-size:9pt">Small print</p>'
+        + rows
+        + body
+    )
+    doc = parse(story_pdf(html, "p {font-size: 10pt}"))
+    heads = [b.text for b in doc.blocks if b.kind == "heading"]
+    assert heads == ["DRIVETRAIN", "HYDRAULICS", "ELECTRICAL"]  # a bold line in no section's style stays
+    volts = next(b for b in doc.blocks if b.text.startswith("Voltage"))
+    assert volts.heading_path == ("ELECTRICAL",)
+
+
 def test_a_title_set_above_a_side_column_is_the_title():
     from raychunk.parse.pdf import _Line, _Piece, _top_title
 
@@ -157,6 +181,9 @@ def test_a_spec_sheet_has_its_sections_and_its_title():
     assert doc.document.title == "CX57C"
     heads = [b.text for b in doc.blocks if b.kind == "heading"]
     assert {"DRIVETRAIN", "HYDRAULICS", "DIMENSIONS", "LIFT CAPACITIES"} <= set(heads)
+    # page 1's bands over rows of a label and a value, in the style of its other sections
+    first = [b.text for b in doc.blocks if b.kind == "heading" and b.pages == (1,)]
+    assert {"ENGINE", "DRIVETRAIN", "ELECTRICAL", "HYDRAULICS"} <= set(first)
     arm = next(b for b in doc.blocks if b.kind == "heading" and b.text == "5 ft 3 in (1.6 m) Arm")
     assert arm.heading_path == (
         "CX57C",

@@ -1237,6 +1237,24 @@ def _font_headings(pieces: list[_Piece]) -> None:
     candidates = {i: v for i, v in candidates.items() if (round(v[0] * 2) / 2, v[1]) not in common}
     if len(candidates) > 0.5 * max(1, len(text_pieces)):
         return
+    # a bold band in the style of two or more of the headings found is one too, over short rows
+    # ("ENGINE" over "Model Yanmar 4TNV98C" where "DRIVETRAIN" is over longer ones)
+    styles = Counter((round(s * 2) / 2, b) for s, b in candidates.values() if b)
+    for i, p in enumerate(pieces):
+        if i in candidates or p.kind not in ("paragraph", "list_item") or not _heading_shaped(p):
+            continue
+        size = max(ln.size for ln in p.lines)
+        if (
+            styles[(round(size * 2) / 2, True)] >= 2
+            and all(ln.bold for ln in p.lines)
+            and p.first_in_block
+            and len(p.lines) <= 2
+            and i + 1 < len(pieces)
+            and pieces[i + 1].page == p.page
+            and pieces[i + 1].kind in ("paragraph", "list_item")
+            and not all(ln.bold for ln in pieces[i + 1].lines)
+        ):
+            candidates[i] = (size, True)
     keys = sorted({(round(s * 2) / 2, b) for s, b in candidates.values()}, key=lambda k: (-k[0], not k[1]))
     rank = {k: min(6, i + 1) for i, k in enumerate(keys)}
     for i, (s, b) in candidates.items():
