@@ -117,8 +117,8 @@ def page_of(layout: Layout, rng: random.Random) -> tuple[bytes, list[str]]:
 
     if layout.title:
         t = "The " + _heading(rng) + " Report"
-        text((margin, y, _W - margin, y + 32), t, font="hebo", fontsize=18)
-        order.append(t)
+        if text((margin, y, _W - margin, y + 32), t, font="hebo", fontsize=18):
+            order.append(t)
         y += 40
     if layout.abstract:
         k += 1
@@ -167,8 +167,8 @@ def page_of(layout: Layout, rng: random.Random) -> tuple[bytes, list[str]]:
         mid = y + (bottom - y) * rng.uniform(0.4, 0.6)
         band(y, mid)
         h = _heading(rng)
-        text((margin, mid + 6, _W - margin, mid + 30), h, font="hebo", fontsize=13)
-        order.append(h)
+        if text((margin, mid + 6, _W - margin, mid + 30), h, font="hebo", fontsize=13):
+            order.append(h)
         band(mid + 32, bottom)
     else:
         band(y, bottom)
