@@ -14,22 +14,7 @@ from raychunk.parse import parse_document  # noqa: E402
 from raychunk.parse.pdf import _Item, _Line, _split_block  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-WORDS = [
-    "river",
-    "stone",
-    "market",
-    "signal",
-    "harbor",
-    "winter",
-    "copper",
-    "lantern",
-    "meadow",
-    "engine",
-    "valley",
-    "orbit",
-    "canvas",
-    "ledger",
-]
+WORDS = [a + b for a in ("ri", "sto", "mar", "sig", "har") for b in ("ver", "ne", "ket", "nal")]
 
 
 def _paragraph(rng: random.Random, name: str, words: int) -> str:
@@ -98,8 +83,9 @@ def test_a_heading_in_a_column_stays_in_its_column():
     pdf = pymupdf.open()
     page = pdf.new_page(width=612, height=792)
     left = _column(page, rng, 48, 297, 60, 300, [f"A{i}" for i in range(4)])
-    page.insert_textbox(pymupdf.Rect(48, 330, 297, 350), "Within Left", fontsize=11, fontname="hebo")
-    left += ["Within Left"] + _column(page, rng, 48, 297, 352, 740, [f"B{i}" for i in range(9)])
+    y = max(w[3] for w in page.get_text("words")) + 12  # a heading's usual space above it
+    page.insert_textbox(pymupdf.Rect(48, y, 297, y + 20), "Within Left", fontsize=11, fontname="hebo")
+    left += ["Within Left"] + _column(page, rng, 48, 297, y + 22, 740, [f"B{i}" for i in range(9)])
     # the right column is shorter: nothing beside the heading, but nothing goes on under it either
     right = _column(page, rng, 315, 564, 60, 320, [f"C{i}" for i in range(4)])
     got = _paragraph_texts(pdf.tobytes())

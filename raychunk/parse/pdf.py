@@ -901,13 +901,9 @@ def _band_headings(placed: list[tuple[_Item, int | None]]) -> set[int]:
     beside it, where every other column starts below it, or pauses for it (text above and below,
     after a gap wider than its own between blocks). A title block in a page's corner is read
     before the columns under it."""
-    sizes: Counter = Counter()
-    for it, _ in placed:
-        for ln in it.lines:
-            sizes[ln.size] += ln.chars
-    if not sizes:
+    body = _body_size([it for it, _ in placed])
+    if body is None:
         return set()
-    body = sizes.most_common(1)[0][0]
     across = [it for it, c in placed if c is None]
     found = set()
     for it, c in placed:
@@ -1300,8 +1296,9 @@ def _top_title(pieces: list[_Piece]) -> str:
     return squash(top.text)[:200]
 
 
-def _body_size(pieces: list[_Piece]) -> float | None:
-    """The type size most of the document's characters are set in, None when it has no lines."""
+def _body_size(pieces: list[_Piece] | list[_Item]) -> float | None:
+    """The type size most of the characters of ``pieces`` (or blocks) are set in, None when they
+    have no lines."""
     sizes: Counter = Counter()
     for p in pieces:
         for ln in p.lines:
