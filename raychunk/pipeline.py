@@ -79,6 +79,7 @@ def autoscaler_gpu_limit(path: str = BOOTSTRAP_CONFIG) -> int | None:
 
 def init_ray(cfg: RunConfig) -> str:
     """Join the cluster under ``ray job submit`` (RAY_ADDRESS set), else start a local Ray."""
+    global _ray_is_local
     import ray
 
     if ray.is_initialized():
@@ -90,6 +91,7 @@ def init_ray(cfg: RunConfig) -> str:
         # the cluster sizes itself
         ray.init(address=os.environ["RAY_ADDRESS"], log_to_driver=False, logging_level=level)
         quiet_engine()
+        _ray_is_local = False
         return f"cluster at {os.environ['RAY_ADDRESS']}"
     # address="local": always a fresh local Ray, never a leftover `ray start` cluster on this machine.
     ray.init(
@@ -101,7 +103,61 @@ def init_ray(cfg: RunConfig) -> str:
         logging_level=level,
     )
     quiet_engine()
+    size_local_ray_data()
     return "local"
+
+
+def size_local_ray_data() -> None:
+    """Ray Data on a local Ray knows its CPUs from the first task. Ray 2.60 sizes a dataset's budget
+    by what its autoscaling coordinator has reserved for it, an actor's asynchronous answer that
+    the executor reads again at most once a second: until then it reserves nothing, and a dataset
+    runs one task at a time (the first second or two of every job, most of a small one's). A local
+    Ray cannot grow, so while the coordinator has reserved nothing its budget is the whole Ray, what
+    the coordinator gives the job's one dataset once it answers; Ray's scheduler still holds each
+    task to the resources free. Only while this process's Ray is a local one (``init_ray``); a
+    cluster may grow. Private API: a Ray without it is left as it is."""
+    global _ray_is_local
+    _ray_is_local = True
+    try:
+        from ray.data._internal.cluster_autoscaler import (
+            default_cluster_autoscaler_v2,
+            rate_based_cluster_autoscaler,
+        )
+
+        kinds = [
+            rate_based_cluster_autoscaler.RateBasedClusterAutoscaler,
+            default_cluster_autoscaler_v2.DefaultClusterAutoscalerV2,
+        ]
+    except (ImportError, AttributeError) as e:
+        log.debug("Ray Data's budget left to its coordinator: %s", e)
+        return
+    for kind in kinds:
+        reserved = getattr(kind, "get_total_resources", None)
+        if reserved is not None and not getattr(reserved, "raychunk_local", False):
+            kind.get_total_resources = _whole_local_ray_until_reserved(reserved)
+
+
+_ray_is_local = False
+
+
+def _whole_local_ray_until_reserved(reserved):
+    def get_total_resources(self):
+        got = reserved(self)
+        if got.cpu or got.gpu or got.memory or not _ray_is_local:
+            return got
+        import ray
+        from ray.data._internal.execution.interfaces.execution_options import ExecutionResources
+
+        have = ray.cluster_resources()
+        return ExecutionResources(
+            cpu=have.get("CPU", 0.0),
+            gpu=have.get("GPU", 0.0),
+            object_store_memory=have.get("object_store_memory", 0.0),
+            memory=have.get("memory", 0.0),
+        )
+
+    get_total_resources.raychunk_local = True
+    return get_total_resources
 
 
 @dataclass(frozen=True)

@@ -48,3 +48,48 @@ def test_a_step_names_how_it_runs_and_is_checked():
         Step("x", fn, each="group")
     with pytest.raises(ValueError, match="needs its key"):
         Step("x", fn, key="chunk_id")
+
+
+class Reserved:
+    """What Ray Data's autoscaling coordinator has reserved for a dataset: nothing until it answers."""
+
+    def __init__(self, bundles: dict):
+        self.bundles = bundles
+
+    def get_reserved_resources(self):
+        return self.bundles
+
+
+def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answers(fresh_ray):
+    """Ray Data budgets a dataset by what its coordinator reserved, and reserves nothing until the
+    coordinator's first answer: one task at a time for the first second or more of a job. On the
+    local Ray that ``init_ray`` starts, the budget is the whole Ray until then, and the coordinator's
+    answer once it has one."""
+    from ray.data._internal.cluster_autoscaler.default_cluster_autoscaler_v2 import DefaultClusterAutoscalerV2
+    from ray.data._internal.cluster_autoscaler.rate_based_cluster_autoscaler import RateBasedClusterAutoscaler
+    from ray.data._internal.execution.interfaces.execution_options import ExecutionResources
+
+    from raychunk import pipeline
+    from raychunk.config import build_run_config, load_config
+
+    stub = type("Autoscaler", (), {})()
+    stub._autoscaling_coordinator = Reserved({})
+    # Ray's own, before any job: nothing reserved is a budget of nothing
+    assert pipeline._whole_local_ray_until_reserved(lambda self: ExecutionResources.zero())(stub).cpu == 0
+
+    cfg = build_run_config(load_config(), {"input": ["samples"], "resources.num_cpus": 2})
+    assert pipeline.init_ray(cfg) == "local"
+    for kind in (RateBasedClusterAutoscaler, DefaultClusterAutoscalerV2):
+        total = kind.get_total_resources(stub)
+        assert (total.cpu, total.gpu) == (2, 0) and total.memory > 0
+        stub._autoscaling_coordinator = Reserved({"node": {"CPU": 1.0, "memory": 2.0**30}})
+        assert kind.get_total_resources(stub).cpu == 1  # once it answers, the coordinator decides
+        stub._autoscaling_coordinator = Reserved({})
+    pipeline.init_ray(cfg)  # already up: installed once
+    assert RateBasedClusterAutoscaler.get_total_resources(stub).cpu == 2
+
+    pipeline._ray_is_local = False  # as after joining a cluster (RAY_ADDRESS): the coordinator only
+    try:
+        assert RateBasedClusterAutoscaler.get_total_resources(stub).cpu == 0
+    finally:
+        pipeline._ray_is_local = True

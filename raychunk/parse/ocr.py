@@ -98,8 +98,12 @@ def ocr_reason(pymupdf, page, chars: int, text: str, *, paints) -> str:
         if page.get_images():
             return "no text layer"
         return "no text layer; text drawn as outlines?" if paints(page) >= 20 else ""
+    # most pages list no picture under their text: asked first, as listing a page's images costs a
+    # fifth of scoring its text (0.04 against 0.22 s over the corpus's 304 text-PDF pages)
+    if not page.get_images():
+        return ""
     score = word_score(text) if chars >= 30 else 0.0
-    if score >= _POOR or not page.get_images():  # most pages: prose, or no picture under the text
+    if score >= _POOR:  # prose over a picture
         return ""
     area = abs(page.rect)
     cover = (
