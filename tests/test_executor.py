@@ -60,7 +60,7 @@ class Reserved:
         return self.bundles
 
 
-def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answers(fresh_ray):
+def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answers(fresh_ray, monkeypatch):
     """Ray Data budgets a dataset by what its coordinator reserved, and reserves nothing until the
     coordinator's first answer: one task at a time for the first second or more of a job. On the
     local Ray that ``init_ray`` starts, the budget is the whole Ray until then, and the coordinator's
@@ -74,7 +74,8 @@ def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answer
 
     stub = type("Autoscaler", (), {})()
     stub._autoscaling_coordinator = Reserved({})
-    # Ray's own, before any job: nothing reserved is a budget of nothing
+    # Ray's own, with no local Ray of init_ray's: nothing reserved is a budget of nothing
+    monkeypatch.setattr(pipeline, "_ray_is_local", False)
     assert pipeline._whole_local_ray_until_reserved(lambda self: ExecutionResources.zero())(stub).cpu == 0
 
     cfg = build_run_config(load_config(), {"input": ["samples"], "resources.num_cpus": 2})
@@ -88,8 +89,5 @@ def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answer
     pipeline.init_ray(cfg)  # already up: installed once
     assert RateBasedClusterAutoscaler.get_total_resources(stub).cpu == 2
 
-    pipeline._ray_is_local = False  # as after joining a cluster (RAY_ADDRESS): the coordinator only
-    try:
-        assert RateBasedClusterAutoscaler.get_total_resources(stub).cpu == 0
-    finally:
-        pipeline._ray_is_local = True
+    monkeypatch.setattr(pipeline, "_ray_is_local", False)  # as after joining a cluster (RAY_ADDRESS)
+    assert RateBasedClusterAutoscaler.get_total_resources(stub).cpu == 0  # the coordinator's only
