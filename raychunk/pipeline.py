@@ -79,7 +79,6 @@ def autoscaler_gpu_limit(path: str = BOOTSTRAP_CONFIG) -> int | None:
 
 def init_ray(cfg: RunConfig) -> str:
     """Join the cluster under ``ray job submit`` (RAY_ADDRESS set), else start a local Ray."""
-    global _ray_is_local
     import ray
 
     if ray.is_initialized():
@@ -91,7 +90,6 @@ def init_ray(cfg: RunConfig) -> str:
         # the cluster sizes itself
         ray.init(address=os.environ["RAY_ADDRESS"], log_to_driver=False, logging_level=level)
         quiet_engine()
-        _ray_is_local = False
         return f"cluster at {os.environ['RAY_ADDRESS']}"
     # address="local": always a fresh local Ray, never a leftover `ray start` cluster on this machine.
     ray.init(
@@ -114,10 +112,13 @@ def size_local_ray_data() -> None:
     runs one task at a time (the first second or two of every job, most of a small one's). A local
     Ray cannot grow, so while the coordinator has reserved nothing its budget is the whole Ray, what
     the coordinator gives the job's one dataset once it answers; Ray's scheduler still holds each
-    task to the resources free. Only while this process's Ray is a local one (``init_ray``); a
-    cluster may grow. Private API: a Ray without it is left as it is."""
-    global _ray_is_local
-    _ray_is_local = True
+    task to the resources free. Only for the Ray that ``init_ray`` started here (known by its GCS
+    address); a cluster may grow, and a Ray started by someone else is theirs to size. Private API:
+    a Ray without it is left as it is."""
+    import ray
+
+    global _local_ray
+    _local_ray = ray.get_runtime_context().gcs_address
     try:
         from ray.data._internal.cluster_autoscaler import (
             default_cluster_autoscaler_v2,
@@ -137,15 +138,18 @@ def size_local_ray_data() -> None:
             kind.get_total_resources = _whole_local_ray_until_reserved(reserved)
 
 
-_ray_is_local = False
+_local_ray: str | None = None  # the GCS address of the local Ray init_ray started in this process
 
 
 def _whole_local_ray_until_reserved(reserved):
     def get_total_resources(self):
-        got = reserved(self)
-        if got.cpu or got.gpu or got.memory or not _ray_is_local:
-            return got
         import ray
+
+        got = reserved(self)
+        if got.cpu or got.gpu or got.memory or not ray.is_initialized():
+            return got
+        if _local_ray is None or ray.get_runtime_context().gcs_address != _local_ray:
+            return got
         from ray.data._internal.execution.interfaces.execution_options import ExecutionResources
 
         have = ray.cluster_resources()

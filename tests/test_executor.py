@@ -60,24 +60,20 @@ class Reserved:
         return self.bundles
 
 
-def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answers(fresh_ray, monkeypatch):
+def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answers(fresh_ray):
     """Ray Data budgets a dataset by what its coordinator reserved, and reserves nothing until the
     coordinator's first answer: one task at a time for the first second or more of a job. On the
     local Ray that ``init_ray`` starts, the budget is the whole Ray until then, and the coordinator's
-    answer once it has one."""
+    answer once it has one; a Ray that ``init_ray`` did not start is left to the coordinator."""
+    import ray
     from ray.data._internal.cluster_autoscaler.default_cluster_autoscaler_v2 import DefaultClusterAutoscalerV2
     from ray.data._internal.cluster_autoscaler.rate_based_cluster_autoscaler import RateBasedClusterAutoscaler
-    from ray.data._internal.execution.interfaces.execution_options import ExecutionResources
 
     from raychunk import pipeline
     from raychunk.config import build_run_config, load_config
 
     stub = type("Autoscaler", (), {})()
     stub._autoscaling_coordinator = Reserved({})
-    # Ray's own, with no local Ray of init_ray's: nothing reserved is a budget of nothing
-    monkeypatch.setattr(pipeline, "_ray_is_local", False)
-    assert pipeline._whole_local_ray_until_reserved(lambda self: ExecutionResources.zero())(stub).cpu == 0
-
     cfg = build_run_config(load_config(), {"input": ["samples"], "resources.num_cpus": 2})
     assert pipeline.init_ray(cfg) == "local"
     for kind in (RateBasedClusterAutoscaler, DefaultClusterAutoscalerV2):
@@ -86,8 +82,10 @@ def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answer
         stub._autoscaling_coordinator = Reserved({"node": {"CPU": 1.0, "memory": 2.0**30}})
         assert kind.get_total_resources(stub).cpu == 1  # once it answers, the coordinator decides
         stub._autoscaling_coordinator = Reserved({})
-    pipeline.init_ray(cfg)  # already up: installed once
+    assert pipeline.init_ray(cfg) == "existing"  # already up: nothing installed twice
     assert RateBasedClusterAutoscaler.get_total_resources(stub).cpu == 2
 
-    monkeypatch.setattr(pipeline, "_ray_is_local", False)  # as after joining a cluster (RAY_ADDRESS)
-    assert RateBasedClusterAutoscaler.get_total_resources(stub).cpu == 0  # the coordinator's only
+    ray.shutdown()  # a Ray someone else started (a notebook's, a test's): the coordinator's only
+    ray.init(address="local", num_cpus=2, include_dashboard=False)
+    assert pipeline.init_ray(cfg) == "existing"
+    assert RateBasedClusterAutoscaler.get_total_resources(stub).cpu == 0
