@@ -152,13 +152,7 @@ def _whole_local_ray_until_reserved(reserved):
             return got
         from ray.data._internal.execution.interfaces.execution_options import ExecutionResources
 
-        have = ray.cluster_resources()
-        return ExecutionResources(
-            cpu=have.get("CPU", 0.0),
-            gpu=have.get("GPU", 0.0),
-            object_store_memory=have.get("object_store_memory", 0.0),
-            memory=have.get("memory", 0.0),
-        )
+        return ExecutionResources.from_resource_dict(ray.cluster_resources())
 
     get_total_resources.raychunk_local = True
     return get_total_resources
