@@ -89,3 +89,40 @@ def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answer
     ray.init(address="local", num_cpus=2, include_dashboard=False)
     assert pipeline.init_ray(cfg) == "existing"
     assert RateBasedClusterAutoscaler.get_total_resources(stub).cpu == 0
+
+
+def test_ray_data_looks_for_finished_tasks_often_on_the_local_ray(fresh_ray, monkeypatch):
+    """Ray Data's scheduling loop waits for its running tasks up to 0.1 s before it looks again, so
+    each task's core idled 0.1-0.2 s before the next task. On the local Ray that ``init_ray`` starts,
+    the loop's waits are FINISHED_TASKS_WAIT_S; a Ray someone else started is left as it is. The
+    waits are read off the loop itself, so a Ray that stops reading the constant fails here."""
+    import ray
+    from ray.data._internal.execution import streaming_executor_state as state
+
+    from raychunk import pipeline
+    from raychunk.config import build_run_config, load_config
+    from raychunk.plan import resolve_plan
+
+    monkeypatch.setattr(state, "WAIT_FOR_TASK_COMPLETION_TIMEOUT_S", 0.1)  # as Ray ships it
+    cfg = build_run_config(load_config(), {"input": ["samples"], "resources.num_cpus": 2})
+    ray.init(address="local", num_cpus=2, include_dashboard=False)
+    assert pipeline.init_ray(cfg) == "existing"
+    assert state.WAIT_FOR_TASK_COMPLETION_TIMEOUT_S == 0.1
+    ray.shutdown()
+
+    assert pipeline.init_ray(cfg) == "local"
+    waits = []
+
+    class Recording:
+        def __getattr__(self, name):
+            return getattr(ray, name)
+
+        def wait(self, *args, timeout=None, **kwargs):
+            waits.append(timeout)
+            return ray.wait(*args, timeout=timeout, **kwargs)
+
+    monkeypatch.setattr(state, "ray", Recording())
+    step = Step("double", lambda batch: {"id": [2 * i for i in batch["id"].to_pylist()]}, batch_size=None)
+    ds = pipeline.execute(ray.data.range(8, override_num_blocks=4), [step], resolve_plan(cfg))
+    assert sorted(r["id"] for r in ds.take_all()) == [2 * i for i in range(8)]
+    assert waits and set(waits) == {pipeline.FINISHED_TASKS_WAIT_S}
