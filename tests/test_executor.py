@@ -94,7 +94,7 @@ def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answer
 def test_ray_data_looks_for_finished_tasks_often_on_the_local_ray(fresh_ray, monkeypatch):
     """Ray Data's scheduling loop waits for its running tasks up to 0.1 s before it looks again, so
     each task's core idled 0.1-0.2 s before the next task. On the local Ray that ``init_ray`` starts,
-    the loop's waits are FINISHED_TASKS_WAIT_S; a Ray someone else started is left as it is. The
+    the loop's waits are FINISHED_TASKS_WAIT_S; a Ray someone else started first is left as it is. The
     waits are read off the loop itself, so a Ray that stops reading the constant fails here."""
     import ray
     from ray.data._internal.execution import streaming_executor_state as state
