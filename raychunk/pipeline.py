@@ -167,10 +167,10 @@ def look_for_finished_tasks_often() -> None:
     """Ray Data's scheduling loop waits for its running tasks with ``ray.wait`` of all of them and a
     0.1 s timeout, so a task that ends mid-wait is seen, and the next one started on its core, only
     when the timeout runs out; each task's core then idles 0.1-0.2 s (ray-project/ray#42377,
-    #45934). On a local Ray of a few cores that is a tenth of the CPU stage (9 tasks on 2 CPUs: gaps
-    of 0.12-0.20 s between tasks, 0.04 s at 0.02). The loop then looks up to 50 times a second, for
-    the rest of this process: about 0.3 CPU s more of the driver over a 7 s stage. Private API: a
-    Ray without it is left as it is."""
+    #45934). On a local Ray of a few cores that was 4-14% of the CPU stage's wall (9 tasks on 2
+    CPUs: gaps of 0.12-0.20 s between tasks, 0.04 s at 0.02). The loop then looks up to 50 times a
+    second, for the rest of this process: about 0.3 CPU s more of the driver over a 7 s job.
+    Private API: a Ray without it is left as it is."""
     try:
         from ray.data._internal.execution import streaming_executor_state as state
     except ImportError as e:
