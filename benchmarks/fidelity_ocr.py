@@ -27,9 +27,8 @@ from pathlib import Path
 
 from fidelity import Section, body, parse_and_chunk
 
-CORPUS = Path(os.environ.get("RAYCHUNK_CORPUS", Path(__file__).resolve().parents[3] / "shared" / "corpus"))
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus")
+# ../shared/corpus beside the checkout, as the other fidelity benchmarks find it
+CORPUS = Path(os.environ.get("RAYCHUNK_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
 # English text PDFs of the shared corpus whose first page is read in the full run (no scans, no
 # CJK, no rotated or outline-only pages: what a 200-dpi scan of an English page holds).
 CORPUS_PAGES = (

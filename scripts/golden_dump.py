@@ -33,9 +33,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("RAYCHUNK_CORPUS", ROOT.parent.parent / "shared" / "corpus"))
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus")
+CORPUS = Path(os.environ.get("RAYCHUNK_CORPUS", ROOT.parent / "shared" / "corpus"))  # beside the checkout
 # The corpus part: every document of these folders but the few slowest to parse (seconds each
 # here), so the dump takes minutes. Fixed by name: the same inputs for every checkout.
 FOLDERS = ("bad", "html", "md", "other", "pdf", "txt")

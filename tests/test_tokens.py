@@ -7,6 +7,8 @@ from raychunk.chunking import Profile, chunk_document
 from raychunk.parse import parse_document
 from raychunk.tokens import CachedCounter, WordCounter, load_counter, new_counter
 
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"  # beside the repo
+
 
 def test_embedder_tokenizer_is_the_default_and_offline():
     c = load_counter()
@@ -211,12 +213,12 @@ def test_word_piece_counts_of_plain_texts_are_the_tokenizer_s(monkeypatch):
     assert counter.plain_counts(texts) == plain and not counter._words  # counted, not kept
 
 
-@pytest.mark.skipif(not Path("/work/shared/corpus").is_dir(), reason="shared corpus not present")
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not checked out next to the repo")
 def test_word_piece_counts_of_corpus_blocks_are_the_tokenizer_s():
     """Every block of the corpus's md, html and txt pages (and the two-block joins of each page's
     first blocks), a Chinese page's among them, counts the same from its words as tokenized whole."""
     counter = new_counter("all-MiniLM-L6-v2")
-    corpus = Path("/work/shared/corpus")
+    corpus = CORPUS
     texts = []
     for folder in ("md", "html", "txt"):
         paths = sorted((corpus / folder).iterdir())
