@@ -68,12 +68,16 @@ def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answer
     import ray
     from ray.data._internal.cluster_autoscaler.default_cluster_autoscaler_v2 import DefaultClusterAutoscalerV2
     from ray.data._internal.cluster_autoscaler.rate_based_cluster_autoscaler import RateBasedClusterAutoscaler
+    from ray.data._internal.execution.interfaces.execution_options import ExecutionResources
 
     from raychunk import pipeline
     from raychunk.config import build_run_config, load_config
 
     stub = type("Autoscaler", (), {})()
     stub._autoscaling_coordinator = Reserved({})
+    # Ray's own, with no Ray up: nothing reserved is a budget of nothing
+    assert pipeline._whole_local_ray_until_reserved(lambda self: ExecutionResources.zero())(stub).cpu == 0
+
     cfg = build_run_config(load_config(), {"input": ["samples"], "resources.num_cpus": 2})
     assert pipeline.init_ray(cfg) == "local"
     for kind in (RateBasedClusterAutoscaler, DefaultClusterAutoscalerV2):
