@@ -11,6 +11,7 @@ whose memory must not swell the driver.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -38,6 +39,7 @@ __all__ = [
     "autoscaler_gpu_limit",
     "execute",
     "init_ray",
+    "no_api_server",
     "on_driver_node",
     "plan_embedding",
     "read",
@@ -92,18 +94,50 @@ def init_ray(cfg: RunConfig) -> str:
         quiet_engine()
         return f"cluster at {os.environ['RAY_ADDRESS']}"
     # address="local": always a fresh local Ray, never a leftover `ray start` cluster on this machine.
-    ray.init(
-        address="local",
-        num_cpus=cfg.resources.num_cpus,
-        num_gpus=cfg.resources.num_gpus,
-        include_dashboard=False,
-        log_to_driver=False,
-        logging_level=level,
-    )
+    with no_api_server():
+        ray.init(
+            address="local",
+            num_cpus=cfg.resources.num_cpus,
+            num_gpus=cfg.resources.num_gpus,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=level,
+        )
     quiet_engine()
     size_local_ray_data()
     look_for_finished_tasks_often()
     return "local"
+
+
+@contextlib.contextmanager
+def no_api_server():
+    """A local Ray started inside this block starts no API server. Ray 2.60's head starts one even
+    with ``include_dashboard=False`` (it then serves only Ray's usage statistics: no dashboard, job
+    or state API) and waits for it to publish its address before it starts the raylet: 1.6 of the
+    3.7 s of ``ray.init`` here. The head then runs as Ray runs one whose API server failed to start
+    (``raise_on_failure=False``). A call that asks for the dashboard, or leaves it to Ray, still gets
+    it. Private API: a
+    Ray without ``Node.start_api_server`` is left as it is."""
+    try:
+        from ray._private.node import Node
+    except ImportError as e:
+        log.debug("Ray's API server left as it is: %s", e)
+        yield
+        return
+    start = getattr(Node, "start_api_server", None)
+    if start is None:
+        yield
+        return
+
+    def start_api_server(self, *, include_dashboard, raise_on_failure):
+        if include_dashboard is not False:  # asked for, or Ray's default (None: when installed)
+            start(self, include_dashboard=include_dashboard, raise_on_failure=raise_on_failure)
+
+    Node.start_api_server = start_api_server
+    try:
+        yield
+    finally:
+        Node.start_api_server = start
 
 
 def size_local_ray_data() -> None:

@@ -130,3 +130,52 @@ def test_ray_data_looks_for_finished_tasks_often_on_the_local_ray(fresh_ray, mon
     ds = pipeline.execute(ray.data.range(8, override_num_blocks=4), [step], resolve_plan(cfg))
     assert sorted(r["id"] for r in ds.take_all()) == [2 * i for i in range(8)]
     assert waits and set(waits) == {pipeline.FINISHED_TASKS_WAIT_S}
+
+
+def test_the_local_ray_starts_without_an_api_server_and_only_that_one(fresh_ray):
+    """Ray's head starts an API server even with ``include_dashboard=False`` (it then serves only
+    usage statistics) and waits for it before it starts the raylet: 1.6 of the 3.7 s of
+    ``ray.init`` here. The local Ray that ``init_ray`` starts has none and runs a dataset; Ray's
+    own start is as Ray ships it afterwards, so a Ray started by anyone else still has its server.
+    If Ray stops starting it through ``Node.start_api_server``, the first assertion fails."""
+    import ray
+    from ray._private import ray_constants
+    from ray._private import worker as ray_worker
+    from ray._private.node import Node
+
+    from raychunk import pipeline
+    from raychunk.config import build_run_config, load_config
+    from raychunk.plan import resolve_plan
+
+    start = Node.start_api_server
+    cfg = build_run_config(load_config(), {"input": ["samples"], "resources.num_cpus": 2})
+    assert pipeline.init_ray(cfg) == "local"
+    assert ray_constants.PROCESS_TYPE_DASHBOARD not in ray_worker._global_node.all_processes
+    assert Node.start_api_server is start
+    step = Step("double", lambda batch: {"id": [2 * i for i in batch["id"].to_pylist()]}, batch_size=None)
+    ds = pipeline.execute(ray.data.range(8, override_num_blocks=4), [step], resolve_plan(cfg))
+    assert sorted(r["id"] for r in ds.take_all()) == [2 * i for i in range(8)]
+    ray.shutdown()
+
+    ray.init(address="local", num_cpus=1, include_dashboard=False)
+    assert ray_constants.PROCESS_TYPE_DASHBOARD in ray_worker._global_node.all_processes
+
+
+def test_a_ray_that_asks_for_the_dashboard_or_leaves_it_to_ray_still_gets_it(monkeypatch):
+    from ray._private.node import Node
+
+    from raychunk import pipeline
+
+    asked = []
+    monkeypatch.setattr(Node, "start_api_server", lambda self, **kw: asked.append(kw))
+    recorder = Node.start_api_server
+    with pipeline.no_api_server():
+        assert Node.start_api_server is not recorder
+        Node.start_api_server(object(), include_dashboard=False, raise_on_failure=False)
+        Node.start_api_server(object(), include_dashboard=None, raise_on_failure=False)
+        Node.start_api_server(object(), include_dashboard=True, raise_on_failure=True)
+    assert asked == [
+        {"include_dashboard": None, "raise_on_failure": False},
+        {"include_dashboard": True, "raise_on_failure": True},
+    ]
+    assert Node.start_api_server is recorder
