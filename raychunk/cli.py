@@ -192,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     from raychunk.progress import NativeNoise
 
+    ray_was_up = _ray_up()
     try:
         with NativeNoise():
             return args.func(args)
@@ -200,6 +201,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    finally:
+        if not ray_was_up and _ray_up():
+            from raychunk.pipeline import stop_local_ray
+
+            stop_local_ray()  # the Ray this command started, stopped before the interpreter's exit
+
+
+def _ray_up() -> bool:
+    ray = sys.modules.get("ray")
+    return ray is not None and ray.is_initialized()
 
 
 def add_grid_flags(p: argparse.ArgumentParser, *, sizes: str, overlaps: str, strategies: str) -> None:

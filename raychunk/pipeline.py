@@ -48,6 +48,7 @@ __all__ = [
     "read_files",
     "read_parquet",
     "start_ray",
+    "stop_local_ray",
     "task_args",
     "task_memory",
     "write",
@@ -174,6 +175,32 @@ def size_local_ray_data() -> None:
 
 
 _local_ray: str | None = None  # the GCS address of the local Ray init_ray started in this process
+
+
+def stop_local_ray() -> None:
+    """Stop the local Ray that ``init_ray`` started in this process now, not at the interpreter's
+    exit. Ray's exit hook first sleeps 0.5 s so that worker logs reach the driver (this Ray sends
+    none), then stops each of its processes with SIGTERM and up to 1 s for it to go; its autoscaler
+    monitor, which has nothing to do on a Ray about to stop, takes the whole second every time and
+    is killed outright first. A Ray someone else started, and a cluster, are left as they are.
+    Private API for the monitor: a Ray without it is only shut down."""
+    import ray
+
+    if _local_ray is None or not ray.is_initialized():
+        return
+    if ray.get_runtime_context().gcs_address != _local_ray:
+        return
+    try:
+        from ray._private import ray_constants
+        from ray._private import worker as ray_worker
+
+        node = ray_worker._global_node
+        for info in node.all_processes.get(ray_constants.PROCESS_TYPE_MONITOR, []) if node else []:
+            info.process.kill()
+            info.process.wait(timeout=10)
+    except Exception as e:  # an optimisation only: ray.shutdown stops it as Ray does
+        log.debug("Ray's monitor left to ray.shutdown: %s", e)
+    ray.shutdown()
 
 
 def _whole_local_ray_until_reserved(reserved):

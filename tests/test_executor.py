@@ -179,3 +179,56 @@ def test_a_ray_that_asks_for_the_dashboard_or_leaves_it_to_ray_still_gets_it(mon
         {"include_dashboard": True, "raise_on_failure": True},
     ]
     assert Node.start_api_server is recorder
+
+
+def test_the_local_ray_is_stopped_with_its_monitor_killed_first_and_only_that_one(fresh_ray, monkeypatch):
+    """Ray's exit hook sleeps 0.5 s, then gives each of its processes up to 1 s to go after a
+    SIGTERM, and the autoscaler monitor takes the whole second. ``stop_local_ray`` kills the monitor
+    before Ray's shutdown comes to it, and stops only the Ray that ``init_ray`` started."""
+    import ray
+    from ray._private import ray_constants
+    from ray._private.node import Node
+
+    from raychunk import pipeline
+    from raychunk.config import build_run_config, load_config
+
+    alive_when_stopped = {}
+    kill = Node._kill_process_impl
+
+    def recording(self, process_type, **kwargs):
+        infos = self.all_processes.get(process_type, [])
+        alive_when_stopped[process_type] = any(i.process.poll() is None for i in infos)
+        return kill(self, process_type, **kwargs)
+
+    monkeypatch.setattr(Node, "_kill_process_impl", recording)
+    ray.init(address="local", num_cpus=1, include_dashboard=False)
+    pipeline.stop_local_ray()  # someone else's Ray
+    assert ray.is_initialized() and alive_when_stopped == {}
+    ray.shutdown()
+    assert alive_when_stopped[ray_constants.PROCESS_TYPE_MONITOR] is True  # as Ray stops it
+
+    alive_when_stopped.clear()
+    cfg = build_run_config(load_config(), {"input": ["samples"], "resources.num_cpus": 2})
+    assert pipeline.init_ray(cfg) == "local"
+    pipeline.stop_local_ray()
+    assert not ray.is_initialized()
+    assert alive_when_stopped[ray_constants.PROCESS_TYPE_MONITOR] is False
+    assert alive_when_stopped[ray_constants.PROCESS_TYPE_RAYLET] is True  # the rest as Ray stops them
+
+
+def test_a_command_stops_the_ray_it_started_and_leaves_one_it_found(fresh_ray, tmp_path):
+    import ray
+
+    from raychunk import cli
+
+    doc = tmp_path / "in" / "note.md"
+    doc.parent.mkdir()
+    doc.write_text("# Note\n\nOne paragraph of text to chunk.\n")
+    args = ["run", "--input", str(doc.parent), "--no-embed", "--set", "resources.num_cpus=1"]
+    assert cli.main([*args, "--output", str(tmp_path / "a")]) == 0
+    assert not ray.is_initialized()
+    assert (tmp_path / "a" / "report.json").is_file()
+
+    ray.init(address="local", num_cpus=1, include_dashboard=False)
+    assert cli.main([*args, "--output", str(tmp_path / "b")]) == 0
+    assert ray.is_initialized()
