@@ -5,8 +5,8 @@ over a dataset that one of the readers here made (``read_blocks`` of a ``listing
 ``read_files`` of files listed in the driver, ``read_parquet``). Only this module calls ``map`` /
 ``flat_map`` / ``map_batches`` / ``map_groups`` and sets resources and retries: a step says how it
 runs in words (``runs_as``) and ``task_args`` turns them into Ray's. Around it: starting or joining
-Ray (``init_ray``), sizing the embedding pool (``plan_embedding``), and ``on_driver_node`` for work
-whose memory must not swell the driver.
+Ray (``init_ray``) and stopping the local one (``stop_local_ray``), sizing the embedding pool
+(``plan_embedding``), and ``on_driver_node`` for work whose memory must not swell the driver.
 """
 
 from __future__ import annotations
@@ -117,8 +117,7 @@ def no_api_server():
     or state API) and waits for it to publish its address before it starts the raylet: 1.6 of the
     3.7 s of ``ray.init`` here. The head then runs as Ray runs one whose API server failed to start
     (``raise_on_failure=False``). A call that asks for the dashboard, or leaves it to Ray, still gets
-    it. Private API: a
-    Ray without ``Node.start_api_server`` is left as it is."""
+    it. Private API: a Ray without ``Node.start_api_server`` is left as it is."""
     try:
         from ray._private.node import Node
     except ImportError as e:
