@@ -19,10 +19,12 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
-
-import pyarrow.fs as pafs
+from typing import TYPE_CHECKING
 
 from raychunk.io import InputFile, open_input
+
+if TYPE_CHECKING:
+    import pyarrow.fs as pafs
 
 __all__ = [
     "DRIVER_HASH_BYTES",
@@ -51,6 +53,8 @@ def size_candidates(files: Sequence[InputFile]) -> list[InputFile]:
 
 def fits_driver(candidates: Sequence[InputFile], fs: pafs.FileSystem) -> bool:
     """Whether the planner hashes ``candidates`` itself rather than in a pass of Ray read tasks."""
+    import pyarrow.fs as pafs
+
     most = LOCAL_HASH_FILES if isinstance(fs, pafs.LocalFileSystem) else DRIVER_HASH_FILES
     return len(candidates) <= most and sum(f.size for f in candidates) <= DRIVER_HASH_BYTES
 

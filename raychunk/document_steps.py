@@ -17,8 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from raychunk.chunking import chunk_document
 from raychunk.classify import classify
@@ -31,8 +30,10 @@ from raychunk.isolate import Limits, Sandbox, peak_rss_mb
 from raychunk.parse import ParseOptions, parse_document
 from raychunk.parse.detect import format_from_name
 from raychunk.plan import JobPlan
-from raychunk.schema import EVAL_ROWS, LOCATED_ROWS, MEASURE_ROWS, RUN_ROWS
 from raychunk.step import Step
+
+if TYPE_CHECKING:  # schema (pyarrow) is imported where a step is planned: the document process never loads it
+    import pyarrow as pa
 
 __all__ = [
     "chunk",
@@ -99,6 +100,7 @@ def locate(job: JobPlan, *, scheme: str, labelled: dict) -> Step:
     questions' passages located where the text is (``labelled``: source → ``[(index, query)]``,
     ``evaluation.partials.locate_labelled``); one small row per document comes back."""
     from raychunk.evaluation.partials import locate_labelled
+    from raychunk.schema import LOCATED_ROWS
 
     steps = [("parse", parse(job, scheme=scheme)), ("locate", partial(locate_labelled, labelled=labelled))]
     return Step(
@@ -137,11 +139,15 @@ def _tokens(job: JobPlan) -> dict:
 
 def chunk(job: JobPlan) -> LastStep:
     """The run's last step: a document row and its chunk rows, under its doc type's profile."""
+    from raychunk.schema import RUN_ROWS
+
     return LastStep(partial(chunk_rows, **_tokens(job)), RUN_ROWS)
 
 
 def measure(job: JobPlan, settings: list, *, keep_ids: bool = False) -> LastStep:
     """The price job's last step: every setting's numbers (and with ``keep_ids`` its chunk ids)."""
+    from raychunk.schema import MEASURE_ROWS
+
     return LastStep(
         partial(measure_settings, **_tokens(job), settings=settings, keep_ids=keep_ids), MEASURE_ROWS
     )
@@ -150,6 +156,8 @@ def measure(job: JobPlan, settings: list, *, keep_ids: bool = False) -> LastStep
 def for_eval(job: JobPlan, settings: list, retrieval=None) -> LastStep:
     """The eval job's last step: every setting's chunks, marked against ``retrieval``'s located
     passages (``evaluation.partials.Retrieval``)."""
+    from raychunk.schema import EVAL_ROWS
+
     last = partial(chunk_settings, **_tokens(job), settings=settings)
     if retrieval is not None:
         last = partial(last, labelled=retrieval.labelled, parent_budget=retrieval.parent_budget)

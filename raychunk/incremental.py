@@ -13,10 +13,12 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass
-
-import pyarrow.fs as pafs
+from typing import TYPE_CHECKING
 
 from raychunk.config import ConfigError
+
+if TYPE_CHECKING:
+    import pyarrow.fs as pafs
 
 __all__ = [
     "DocIndex",

@@ -8,8 +8,10 @@ import posixpath
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pyarrow.fs as pafs
+if TYPE_CHECKING:  # imported where used: the document process never loads pyarrow
+    import pyarrow.fs as pafs
 
 __all__ = [
     "InputFile",
@@ -80,6 +82,8 @@ def real_name(path: str, raw: bytes | None) -> str:
 def open_input(fs: pafs.FileSystem, path: str, raw: bytes | None = None):
     """A readable binary stream of the listed file. A local name that is not UTF-8 is opened by
     Python (pyarrow takes only UTF-8 names); an object key is UTF-8 by definition."""
+    import pyarrow.fs as pafs
+
     if raw is not None and isinstance(fs, pafs.LocalFileSystem):
         return open(os.fsdecode(raw), "rb")
     return fs.open_input_stream(real_name(path, raw))
@@ -100,6 +104,8 @@ def list_inputs(
     it (unless ``follow_symlinks``) or that is broken, and a file over ``max_file_mb``."""
     if not inputs:
         raise ValueError("no input given: pass --input PATH (a folder, file, glob or s3:// URI)")
+    import pyarrow.fs as pafs
+
     filesystems = set()
     fs: pafs.FileSystem | None = None
     scheme = ""
@@ -255,6 +261,8 @@ def _outside(link: Path, target: Path, root: Path) -> str:
 
 
 def _list_fs(fs: pafs.FileSystem, root: str, uri: str) -> dict[str, int]:
+    import pyarrow.fs as pafs
+
     info = fs.get_file_info(root)
     if info.type == pafs.FileType.File:
         return {info.path: info.size}
@@ -310,6 +318,8 @@ def identity_of(source: str, root: str) -> str:
 
 def resolve_output(output: str) -> tuple[pafs.FileSystem, str]:
     """The output folder as ``(filesystem, path)``; local paths are made absolute."""
+    import pyarrow.fs as pafs
+
     if _is_uri(output):
         return pafs.FileSystem.from_uri(output)
     return pafs.LocalFileSystem(), str(Path(output).expanduser().resolve())
