@@ -39,7 +39,7 @@ __all__ = [
     "autoscaler_gpu_limit",
     "execute",
     "init_ray",
-    "no_api_server",
+    "lean_local_ray",
     "on_driver_node",
     "plan_embedding",
     "read",
@@ -95,7 +95,7 @@ def init_ray(cfg: RunConfig) -> str:
         quiet_engine()
         return f"cluster at {os.environ['RAY_ADDRESS']}"
     # address="local": always a fresh local Ray, never a leftover `ray start` cluster on this machine.
-    with no_api_server():
+    with lean_local_ray():
         ray.init(
             address="local",
             num_cpus=cfg.resources.num_cpus,
@@ -111,33 +111,89 @@ def init_ray(cfg: RunConfig) -> str:
 
 
 @contextlib.contextmanager
-def no_api_server():
-    """A local Ray started inside this block starts no API server. Ray 2.60's head starts one even
-    with ``include_dashboard=False`` (it then serves only Ray's usage statistics: no dashboard, job
-    or state API) and waits for it to publish its address before it starts the raylet: 1.6 of the
-    3.7 s of ``ray.init`` here. The head then runs as Ray runs one whose API server failed to start
-    (``raise_on_failure=False``). A call that asks for the dashboard, or leaves it to Ray, still gets
-    it. Private API: a Ray without ``Node.start_api_server`` is left as it is."""
+def lean_local_ray():
+    """A local Ray started inside this block with ``include_dashboard=False`` starts what a Ray
+    without a dashboard uses, and ``ray.init`` returns as soon as its raylet is up. Ray 2.60, here:
+
+    - Its head starts an API server even without a dashboard (it then serves only Ray's usage
+      statistics: no dashboard, job or state API) and waits for it before it starts the raylet: 1.6
+      of the 3.7 s of ``ray.init``. Not started; the head runs as Ray runs one whose API server
+      failed to start (``raise_on_failure=False``).
+    - Before it starts the raylet, the driver imports the dashboard's web and metrics libraries
+      (aiohttp, OpenTelemetry, Prometheus, about 0.3 s) only to choose between the full dashboard
+      agent and the minimal one that Ray without ``ray[default]`` runs. The agent's web server and
+      metrics export serve a dashboard and its job API: the minimal one is started.
+    - It asks the GCS whether the raylet has registered 0.1 s after starting it, then once a second
+      (``GlobalStateAccessor::GetNode``); the raylet registers once its agents have written their
+      ports, about 1 s here, so ``ray.init`` waited until 1.1 or 2.1 s. The GCS is asked every
+      0.02 s first.
+
+    A call that asks for the dashboard, or leaves it to Ray, gets all of it. Private API: what a Ray
+    lacks of it is left as Ray does it."""
+    import ray
+
     try:
+        from ray._private import services, utils
         from ray._private.node import Node
     except ImportError as e:
-        log.debug("Ray's API server left as it is: %s", e)
+        log.debug("the local Ray starts as Ray starts it: %s", e)
         yield
         return
-    start = getattr(Node, "start_api_server", None)
-    if start is None:
-        yield
-        return
+    patched = []
+    start_api = getattr(Node, "start_api_server", None)
+    asked = {"dashboard": None}
+    if start_api is not None:
 
-    def start_api_server(self, *, include_dashboard, raise_on_failure):
-        if include_dashboard is not False:  # asked for, or Ray's default (None: when installed)
-            start(self, include_dashboard=include_dashboard, raise_on_failure=raise_on_failure)
+        def start_api_server(self, *, include_dashboard, raise_on_failure):
+            asked["dashboard"] = include_dashboard
+            if include_dashboard is not False:  # asked for, or Ray's default (None: when installed)
+                start_api(self, include_dashboard=include_dashboard, raise_on_failure=raise_on_failure)
 
-    Node.start_api_server = start_api_server
+        patched.append((Node, "start_api_server", start_api, start_api_server))
+    dependency_error = getattr(utils, "get_dashboard_dependency_error", None)
+    if dependency_error is not None:
+
+        def get_dashboard_dependency_error():
+            if asked["dashboard"] is False:
+                return ImportError("a local Ray without a dashboard: its agent is the minimal one")
+            return dependency_error()
+
+        patched.append(
+            (utils, "get_dashboard_dependency_error", dependency_error, get_dashboard_dependency_error)
+        )
+    get_node = getattr(services, "get_node", None)
+    if get_node is not None:
+
+        def get_node_when_registered(gcs_address, node_id):
+            _await_node(ray, services, gcs_address, node_id, timeout_s=10)
+            return get_node(gcs_address, node_id)
+
+        patched.append((services, "get_node", get_node, get_node_when_registered))
+    for owner, name, _, new in patched:
+        setattr(owner, name, new)
     try:
         yield
     finally:
-        Node.start_api_server = start
+        for owner, name, old, _ in patched:
+            setattr(owner, name, old)
+
+
+def _await_node(ray, services, gcs_address: str, node_id: str, *, timeout_s: float) -> None:
+    """Until the GCS lists ``node_id`` alive (the raylet has registered), asking every 0.02 s; then
+    Ray's own ``get_node`` finds it at its first look. After ``timeout_s`` (a loaded machine), or on
+    any error, Ray's own look goes on as Ray does it and reports what is wrong."""
+    state = ray._private.state.GlobalState()
+    try:
+        state._initialize_global_state(services._get_gcs_client_options(gcs_address))
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if any(n.get("NodeID") == node_id and n.get("Alive") for n in state.node_table()):
+                return
+            time.sleep(0.02)
+    except Exception as e:  # noqa: BLE001 - Ray's own get_node reports what is wrong
+        log.debug("waiting for the raylet's registration: %s", e)
+    finally:
+        state.disconnect()
 
 
 def size_local_ray_data() -> None:

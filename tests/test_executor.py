@@ -132,14 +132,29 @@ def test_ray_data_looks_for_finished_tasks_often_on_the_local_ray(fresh_ray, mon
     assert waits and set(waits) == {pipeline.FINISHED_TASKS_WAIT_S}
 
 
-def test_the_local_ray_starts_without_an_api_server_and_only_that_one(fresh_ray):
-    """Ray's head starts an API server even with ``include_dashboard=False`` (it then serves only
-    usage statistics) and waits for it before it starts the raylet: 1.6 of the 3.7 s of
-    ``ray.init`` here. The local Ray that ``init_ray`` starts has none and runs a dataset; Ray's
-    own start is as Ray ships it afterwards, so a Ray started by anyone else still has its server.
-    If Ray stops starting it through ``Node.start_api_server``, the first assertion fails."""
-    import ray
+def _agent_command(node) -> str:
+    """The command the raylet of ``node`` (a ``ray._private.node.Node``) starts its dashboard agent
+    with (the agent itself renames its process)."""
     from ray._private import ray_constants
+
+    raylet = node.all_processes[ray_constants.PROCESS_TYPE_RAYLET][0].process.pid
+    args = Path(f"/proc/{raylet}/cmdline").read_bytes().decode().split("\0")
+    return next(a for a in args if a.startswith("--dashboard_agent_command="))
+
+
+def test_the_local_ray_starts_lean_and_only_that_one(fresh_ray, monkeypatch):
+    """The local Ray that ``init_ray`` starts: no API server (Ray's head starts one even with
+    ``include_dashboard=False``, to serve only usage statistics, and waits for it before the
+    raylet), the minimal dashboard agent (no web server or metrics export, and no import of their
+    libraries in the driver to choose it), and ``ray.init`` back once the raylet has registered
+    (Ray asks 0.1 s after starting it, then once a second: Ray's own look took 1.0-2.0 s here, and
+    finds it at once now). It runs a dataset; Ray's own start is as Ray ships it afterwards, so a Ray
+    started by anyone else has its server and full agent. If Ray stops doing any of the three
+    through the functions replaced, an assertion here fails."""
+    import time
+
+    import ray
+    from ray._private import ray_constants, services, utils
     from ray._private import worker as ray_worker
     from ray._private.node import Node
 
@@ -147,38 +162,59 @@ def test_the_local_ray_starts_without_an_api_server_and_only_that_one(fresh_ray)
     from raychunk.config import build_run_config, load_config
     from raychunk.plan import resolve_plan
 
-    start = Node.start_api_server
+    looks = []
+    get_node = services.get_node
+
+    def timed(gcs_address, node_id):
+        t = time.monotonic()
+        try:
+            return get_node(gcs_address, node_id)
+        finally:
+            looks.append(time.monotonic() - t)
+
+    monkeypatch.setattr(services, "get_node", timed)
+    originals = (Node.start_api_server, utils.get_dashboard_dependency_error, services.get_node)
     cfg = build_run_config(load_config(), {"input": ["samples"], "resources.num_cpus": 2})
     assert pipeline.init_ray(cfg) == "local"
-    assert ray_constants.PROCESS_TYPE_DASHBOARD not in ray_worker._global_node.all_processes
-    assert Node.start_api_server is start
+    node = ray_worker._global_node
+    assert ray_constants.PROCESS_TYPE_DASHBOARD not in node.all_processes
+    assert "--minimal" in _agent_command(node)
+    assert looks and looks[0] < 0.5  # Ray's own look found the raylet registered
+    assert (Node.start_api_server, utils.get_dashboard_dependency_error, services.get_node) == originals
     step = Step("double", lambda batch: {"id": [2 * i for i in batch["id"].to_pylist()]}, batch_size=None)
     ds = pipeline.execute(ray.data.range(8, override_num_blocks=4), [step], resolve_plan(cfg))
     assert sorted(r["id"] for r in ds.take_all()) == [2 * i for i in range(8)]
     ray.shutdown()
 
+    looks.clear()
     ray.init(address="local", num_cpus=1, include_dashboard=False)
-    assert ray_constants.PROCESS_TYPE_DASHBOARD in ray_worker._global_node.all_processes
+    node = ray_worker._global_node
+    assert ray_constants.PROCESS_TYPE_DASHBOARD in node.all_processes
+    assert "--minimal" not in _agent_command(node)
 
 
 def test_a_ray_that_asks_for_the_dashboard_or_leaves_it_to_ray_still_gets_it(monkeypatch):
+    from ray._private import utils
     from ray._private.node import Node
 
     from raychunk import pipeline
 
     asked = []
     monkeypatch.setattr(Node, "start_api_server", lambda self, **kw: asked.append(kw))
+    monkeypatch.setattr(utils, "get_dashboard_dependency_error", lambda: None)  # ray[default] installed
     recorder = Node.start_api_server
-    with pipeline.no_api_server():
+    agents = []
+    with pipeline.lean_local_ray():
         assert Node.start_api_server is not recorder
-        Node.start_api_server(object(), include_dashboard=False, raise_on_failure=False)
-        Node.start_api_server(object(), include_dashboard=None, raise_on_failure=False)
-        Node.start_api_server(object(), include_dashboard=True, raise_on_failure=True)
+        for include_dashboard in (False, None, True):
+            Node.start_api_server(object(), include_dashboard=include_dashboard, raise_on_failure=False)
+            agents.append(utils.get_dashboard_dependency_error() is None)  # None: the full agent
     assert asked == [
         {"include_dashboard": None, "raise_on_failure": False},
-        {"include_dashboard": True, "raise_on_failure": True},
+        {"include_dashboard": True, "raise_on_failure": False},
     ]
-    assert Node.start_api_server is recorder
+    assert agents == [False, True, True]
+    assert Node.start_api_server is recorder and utils.get_dashboard_dependency_error() is None
 
 
 def test_the_local_ray_is_stopped_with_its_monitor_killed_first_and_only_that_one(fresh_ray, monkeypatch):
