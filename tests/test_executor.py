@@ -179,14 +179,13 @@ def test_the_local_ray_starts_lean_and_only_that_one(fresh_ray, monkeypatch):
     node = ray_worker._global_node
     assert ray_constants.PROCESS_TYPE_DASHBOARD not in node.all_processes
     assert "--minimal" in _agent_command(node)
-    assert looks and looks[0] < 0.5  # Ray's own look found the raylet registered
+    assert looks and looks[0] < 0.9  # found at its first look (Ray sleeps 1 s before a second one)
     assert (Node.start_api_server, utils.get_dashboard_dependency_error, services.get_node) == originals
     step = Step("double", lambda batch: {"id": [2 * i for i in batch["id"].to_pylist()]}, batch_size=None)
     ds = pipeline.execute(ray.data.range(8, override_num_blocks=4), [step], resolve_plan(cfg))
     assert sorted(r["id"] for r in ds.take_all()) == [2 * i for i in range(8)]
     ray.shutdown()
 
-    looks.clear()
     ray.init(address="local", num_cpus=1, include_dashboard=False)
     node = ray_worker._global_node
     assert ray_constants.PROCESS_TYPE_DASHBOARD in node.all_processes
