@@ -130,8 +130,6 @@ def lean_local_ray():
 
     A call that asks for the dashboard, or leaves it to Ray, gets all of it. Private API: what a Ray
     lacks of it is left as Ray does it."""
-    import ray
-
     try:
         from ray._private import services, utils
         from ray._private.node import Node
@@ -165,7 +163,7 @@ def lean_local_ray():
     if get_node is not None:
 
         def get_node_when_registered(gcs_address, node_id):
-            _await_node(ray, services, gcs_address, node_id, timeout_s=10)
+            _await_node(gcs_address, node_id, timeout_s=10)
             return get_node(gcs_address, node_id)
 
         patched.append((services, "get_node", get_node, get_node_when_registered))
@@ -178,11 +176,14 @@ def lean_local_ray():
             setattr(owner, name, old)
 
 
-def _await_node(ray, services, gcs_address: str, node_id: str, *, timeout_s: float) -> None:
+def _await_node(gcs_address: str, node_id: str, *, timeout_s: float) -> None:
     """Until the GCS lists ``node_id`` alive (the raylet has registered), asking every 0.02 s; then
     Ray's own ``get_node`` finds it at its first look. After ``timeout_s`` (a loaded machine), or on
     any error, Ray's own look goes on as Ray does it and reports what is wrong."""
-    state = ray._private.state.GlobalState()
+    from ray._private import services
+    from ray._private.state import GlobalState
+
+    state = GlobalState()
     try:
         state._initialize_global_state(services._get_gcs_client_options(gcs_address))
         deadline = time.monotonic() + timeout_s
