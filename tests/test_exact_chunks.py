@@ -194,6 +194,47 @@ def test_split_table_with_repeated_rows_counts_and_spans_each_part():
         assert all(a.char_end < b.char_start for a, b in zip(parts, parts[1:]))
 
 
+def test_a_split_pipe_table_part_spans_its_own_source_lines():
+    # Rows as people write them: padded cells, no closing pipe, cells past the header's columns
+    # (the parser drops them), a <br> in a cell, a code span with angle brackets. Each part spans
+    # from its first row's first character to its last row's last kept one, never a neighbour's pipe.
+    rows = []
+    for i in range(30):
+        kind = i % 5
+        if kind == 0:
+            rows.append(f"| r{i}   | {_words(i, 12)}   |")
+        elif kind == 1:
+            rows.append(f"| r{i} | {_words(i, 12)}")  # no closing pipe
+        elif kind == 2:
+            rows.append(f"| r{i} | {_words(i, 12)} | extra {i} | |")  # cells past the header's columns
+        elif kind == 3:
+            rows.append(f"| r{i} | {_words(i, 6)}<br>{_words(i + 1, 6)} |")
+        else:
+            rows.append(f"| r{i} | `<host>:<port>` {_words(i, 10)} |")
+    text = "# T\n\n| name | value |\n|:-----|------:|\n" + "\n".join(rows) + "\n"
+    doc = parse_document(text.encode(), "x.md")
+    starts = [text.index(r) for r in rows]
+    kept = [s + len(r.split(" | extra")[0]) + (2 if " | extra" in r else 0) for s, r in zip(starts, rows)]
+    for counter in (MINILM, CL100K):
+        # Not assert_exact: the span of a part is contiguous, so it holds the dropped cells of its rows
+        # before the last, words its body lacks.
+        parts = [c for c in chunk_document(doc, Profile(max_tokens=96), counter) if c.table_id]
+        assert len(parts) > 4
+        assert parts[0].char_start == text.index("| name")
+        for c in parts:
+            own = [i for i, r in enumerate(rows) if f"| r{i} " in body(c)]
+            assert c.char_end == kept[own[-1]], (c.table_part, text[c.char_start : c.char_end][-30:])
+            if c.table_part:
+                assert c.char_start == starts[own[0]]
+        assert all(a.char_end < b.char_start for a, b in zip(parts, parts[1:]))
+        # Without the dropped cells and the tags every part's span is tight: its words are its body's.
+        plain = text.replace(" | extra ", " ").replace(" | |", " |").replace("<br>", " ")
+        assert_exact(parse_document(plain.encode(), "y.md"), Profile(max_tokens=96), counter)
+    whole = parse_document(b"| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4\n", "w.md")
+    (c,) = chunk_document(whole, Profile(), CL100K)
+    assert (c.char_start, c.char_end) == (0, len("| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4"))
+
+
 def test_long_heading_is_cut_to_its_share_keeping_title_and_nearest():
     heading = _words(1, 120)
     doc = parse_document(

@@ -5,8 +5,9 @@ structure, records, code and fixed pack pieces through ``packing.Packer``; the
 ``unstructured_by_title`` baseline (``baselines``) states its own invariants. The packing ones hold
 these (tested with hypothesis, ``tests/test_chunking_properties.py`` and ``tests/test_exact_chunks.py``):
 - a chunk's span is exact: from the first to the last document character its body was made from
-  (mapped through rendering by ``align``; list markers, record keys, repeated table header rows and
-  the header line are context and span nothing); a split table's part spans its own rows; a span
+  (mapped through rendering by ``align``, a pipe table's rows line for line where its source is
+  one; list markers, record keys, repeated table header rows and the header line are context and
+  span nothing); a split table's part spans its own rows; a span
   is contiguous, so it claims what the parser dropped between the chunk's blocks: a few words at
   most (``Packer.bridges``, tested in ``tests/test_span_dropped_text.py``);
 - the chunks cover every non-empty block, and only declared overlap repeats text;

@@ -62,7 +62,15 @@ class Cutter:
             marker = len(t) - len(b.text) if b.kind == "list_item" else 0
             mapped, aligned = b.text if marker else t, aligned_text(b) if b.copies else None
             source = SourceMap(
-                memo, doc, mapped, b.char_start, b.char_end, markup, shift=marker, aligned=aligned
+                memo,
+                doc,
+                mapped,
+                b.char_start,
+                b.char_end,
+                markup,
+                shift=marker,
+                aligned=aligned,
+                pipe=b.kind == "table",
             )
             pieces.append(Piece(t, n, b.kind, b.pages, root=t, source=source))
         self.memo[key] = pieces
@@ -71,12 +79,14 @@ class Cutter:
     def table_rows(self, block: Block, rendered: str, rows: list[int]) -> SourceMap:
         """The source of a table part holding ``rows`` (indices into ``block.rows``); ``rendered``
         is the whole table as a pipe table."""
-        return self.source_map(rendered, block, rows=row_lines(block, rows), aligned=aligned_text(block))
+        return self.source_map(
+            rendered, block, rows=row_lines(block, rows), aligned=aligned_text(block), pipe=True
+        )
 
     def table_cells(self, block: Block, rendered: str, cells: list[tuple[int, int]]) -> SourceMap:
         """The source of a part of one table row: ``cells`` are ranges of ``rendered`` (the whole
         table as a pipe table) that the part holds as its own."""
-        return self.source_map(rendered, block, cells=cells, aligned=aligned_text(block))
+        return self.source_map(rendered, block, cells=cells, aligned=aligned_text(block), pipe=True)
 
     def sentences(self, text: str, *, with_starts: bool = False):
         """Sentence spans of ``text`` (and their starts, for bisecting), remembered per document."""

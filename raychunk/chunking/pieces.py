@@ -5,6 +5,7 @@ them under a header; how pieces join into a chunk's text."""
 from __future__ import annotations
 
 import itertools
+import re
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -85,11 +86,24 @@ class SourceMap:
         "rows",
         "cells",
         "aligned",
+        "pipe",
         "_map",
     )
 
     def __init__(
-        self, memo, text, rendered, start, end, markup, *, shift=0, rows=None, cells=None, aligned=None
+        self,
+        memo,
+        text,
+        rendered,
+        start,
+        end,
+        markup,
+        *,
+        shift=0,
+        rows=None,
+        cells=None,
+        aligned=None,
+        pipe=False,
     ):
         self.memo, self.text, self.rendered, self.start, self.end = memo, text, rendered, start, end
         self.markup, self.shift, self.rows, self.cells = markup, shift, rows, cells
@@ -97,6 +111,9 @@ class SourceMap:
         # the copies of its spanning cells blanked (same offsets), so a copy never maps to a later
         # cell of the same text.
         self.aligned = aligned
+        # A table rendered as a pipe table (``render_table``): where the source is one too, line for
+        # line, its rows map line to line (``_pipe_rows``) without aligning the two.
+        self.pipe = pipe
         self._map: Alignment | None = None
 
     def alignment(self) -> Alignment:
@@ -110,22 +127,106 @@ class SourceMap:
             held = [s for s in (self.row_spans()[i] for i in self.rows) if s[1] > s[0]]
             return (min(s for s, _ in held), max(e for _, e in held)) if held else (self.start, self.start)
         if self.cells is not None:  # a part of a table row: the span of the cells (or cut) it holds
-            where = self.alignment()
-            held = [s for s in (where.span(a, b) for a, b in self.cells) if s[1] > s[0]]
+            where, at = self._row_alignment()
+            held = [s for s in (where.span(a - at, b - at) for a, b in self.cells) if s[1] > s[0]]
             return (min(s for s, _ in held), max(e for _, e in held)) if held else (self.start, self.start)
+        if self.pipe and a == 0 and b == len(self.rendered) and (rows := self.row_spans(lines_only=True)):
+            held = [s for s in rows if s[1] > s[0]]  # a whole table: from its first row to its last
+            return (held[0][0], held[-1][1]) if held else (self.start, self.start)
         return self.alignment().span(max(0, a - self.shift), max(0, b - self.shift))
 
-    def row_spans(self) -> list[tuple[int, int]]:
-        """The source span of each row of a table, through its rendering as a pipe table."""
+    def _row_alignment(self) -> tuple[Alignment, int]:
+        """The alignment that maps this row part's cells, and where it starts in the rendering: the
+        row's own line aligned to its source line where the table's lines map line to line, else the
+        whole table's."""
+        rows = self.row_spans(lines_only=True)
+        if rows:
+            at = 0
+            for line, (start, end) in zip(self.rendered.split("\n"), rows):
+                if at <= self.cells[0][0] and self.cells[-1][1] <= at + len(line):
+                    return _alignment(self.memo, self.text, line, start, end, self.markup), at
+                at += len(line) + 1
+        return self.alignment(), 0
+
+    def row_spans(self, *, lines_only: bool = False) -> list[tuple[int, int]]:
+        """The source span of each row of a table, through its rendering as a pipe table: line for
+        line where the source is that pipe table (``_pipe_rows``), else through the alignment (not
+        with ``lines_only``: then ``[]``)."""
         key = ("rows", self.start, self.end)
-        if key not in self.memo:
-            lines, pos = [], 0
-            for line in self.rendered.split("\n"):
-                lines.append((pos, pos + len(line)))
-                pos += len(line) + 1
-            where = self.alignment()
-            self.memo[key] = [where.span(s, e) for s, e in lines]
-        return self.memo[key]
+        rows = self.memo.get(key)
+        if rows is None:
+            lines = ("pipe rows", self.start, self.end)
+            if lines not in self.memo:
+                pipe = self.pipe and self.aligned is None
+                self.memo[lines] = (
+                    _pipe_rows(self.text, self.start, self.end, self.rendered) if pipe else None
+                )
+            rows = self.memo[lines]
+            if rows is None:
+                if lines_only:
+                    return []
+                where, pos, rows = self.alignment(), 0, []
+                for line in self.rendered.split("\n"):
+                    rows.append(where.span(pos, pos + len(line)))
+                    pos += len(line) + 1
+            self.memo[key] = rows
+        return rows
+
+
+def _pipe_rows(text: str, start: int, end: int, rendered: str) -> list[tuple[int, int]] | None:
+    """Each line's source span where ``text[start:end]`` is the pipe table ``rendered`` line for
+    line, or None where it is not (an HTML table, a table in a quote or a list, a cell whose markup
+    the parser read), for the alignment to map. A source line is its rendered line where it holds
+    the same characters other than whitespace, in order, with or without its outer pipes, apart
+    from tags inside it (a ``<br>`` in a cell) and cells past the header's columns (dropped by the
+    parser: the row's span ends with its last kept cell). The rendered |---| line is the source's
+    delimiter row, whatever its colons and dashes (it spans none of a part's rows)."""
+    src = text[start:end]
+    r_lines = rendered.split("\n")
+    s_lines = src.split("\n")
+    if len(r_lines) != len(s_lines) or "\r" in src:
+        return None
+    out = []
+    pos = start
+    for r, s in zip(r_lines, s_lines):
+        a, e = len(s) - len(s.lstrip()), len(s.rstrip())
+        if not _delimiter_row(r):
+            e = _row_end(r, s, a, e)
+            if e is None:
+                return None
+        out.append((pos + a, pos + max(a, e)))
+        pos += len(s) + 1
+    return out
+
+
+def _row_end(r: str, s: str, a: int, e: int) -> int | None:
+    """Where source line ``s`` (its characters other than whitespace from ``a`` to ``e``) ends as the
+    table row rendered ``r``; None where it is not that row. The line is read as written, then (a
+    tag in a cell, which the parser read as HTML) without its tags."""
+    rn = "".join(r.split())
+    seen = ["".join(s.split())]
+    if "<" in s and s[a] != "<" and s[e - 1] != ">":  # a tag at either end is not the row's own text
+        bare = _ROW_TAG.sub(" ", s)
+        if bare.count("|") == s.count("|"):  # no pipe inside a tag: the pipes are the same ones
+            seen.append("".join(bare.split()))
+    for sn in seen:
+        core = rn if sn.startswith("|") else rn[1:]  # the source line with or without its leading pipe
+        if sn == core or sn == core[:-1]:  # ... and with or without its closing one
+            return e
+        if sn.startswith(core):  # cells past the header's columns: up to the pipe closing the last kept
+            at = -1
+            for _ in range(core.count("|")):
+                at = s.find("|", at + 1)
+            return at + 1
+    return None
+
+
+_ROW_TAG = re.compile(r"<[A-Za-z/!][^<>]*>")
+
+
+def _delimiter_row(line: str) -> bool:
+    """``render_table``'s line after the header rows: ``|---|---|``."""
+    return line.startswith("|---|") and line == "|" + "---|" * ((len(line) - 1) // 4)
 
 
 class Spans:
