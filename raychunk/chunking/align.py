@@ -85,9 +85,10 @@ def align(rendered: str, source: str, base: int, *, markup: str = "") -> Alignme
     words_of = source if both or not markup else source_text
     if markup:
         source = source_text
-    if pattern.findall(rendered) == pattern.findall(words_of):
-        # The same words (a table re-rendered, markup that parts no word): one to one.
-        return _same_words(pattern, rendered, text, words_of, source, base)
+    # The same words (a table re-rendered, markup that parts no word): one to one.
+    same = _same_words(pattern, rendered, text, words_of, source, base)
+    if same is not None:
+        return same
     rw = _tokens(rendered, both)
     sw = _tokens(words_of, both)
     runs: list[tuple[int, int, int]] = []  # (rendered start, rendered end, source start)
@@ -122,11 +123,12 @@ def _blank(m: re.Match) -> str:
 
 def _same_words(
     pattern: re.Pattern, rendered: str, text: str, words_of: str, source: str, base: int
-) -> Alignment:
+) -> Alignment | None:
     """``align`` where the two texts hold the same words in the same order: word k of one is word k
     of the other, and the punctuation between two words is matched within that gap. The runs are
     joined as they come (as ``_compact`` joins them); a gap that is the same characters in both
-    texts joins the next word to the run before it at once."""
+    texts joins the next word to the run before it at once. None as soon as a word differs, or one
+    text has words the other lacks: the two are read once, not listed first to compare them."""
     r_starts, r_ends, s_starts = array("q"), array("q"), array("q")
     cur_r = cur_e = cur_s = -1  # the run being extended: rendered start, rendered end, source start
 
@@ -153,8 +155,11 @@ def _same_words(
     tags = pattern is _TAG_OR_WORD
     words_r, words_s = pattern.finditer(rendered), pattern.finditer(words_of)
     while (mr := next(words_r, None)) is not None:
+        ms = next(words_s, None)
+        if ms is None or ms.group() != mr.group():
+            return None
         r, e = mr.span()
-        s, se = next(words_s).span()
+        s, se = ms.span()
         if first or r - prev_r != s - prev_s or text[prev_r:r] != source[prev_s:s]:
             add(_gap_marks(text, prev_r, r, source, prev_s, s, first))
             add(((r, e, s),))
@@ -178,6 +183,8 @@ def _same_words(
         cur_e = prev_r = last.end() - 1
         prev_s = se + prev_r - e
         words_r, words_s = pattern.finditer(rendered, prev_r), pattern.finditer(words_of, prev_s)
+    if next(words_s, None) is not None:
+        return None
     add(_gap_marks(text, prev_r, len(text), source, prev_s, len(source), first))
     if cur_e >= 0:
         r_starts.append(cur_r)

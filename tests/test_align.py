@@ -1,0 +1,40 @@
+"""``align``: where each word of a rendering comes from in its source, known answers. The words of the
+two texts are read once, in step, and the one-to-one mapping is left as soon as they differ, so the
+answers below hold where they differ early, late (past a long stretch of the same characters) or
+only at the end."""
+
+from raychunk.chunking.align import align
+
+PROSE = " ".join(f"word{i} and more" for i in range(40))  # well over the stretch the aligner skips
+
+
+def _span(rendered: str, source: str, part: str, *, markup: str = "", base: int = 0) -> str:
+    a = rendered.index(part)
+    s, e = align(rendered, source, base, markup=markup).span(a, a + len(part))
+    return source[s - base : e - base]
+
+
+def test_html_words_map_through_tags_and_entities():
+    source = "<p id='r'>Refunds are <b>paid</b> within ten days &amp; more.</p>"
+    rendered = "Refunds are paid within ten days & more."
+    assert _span(rendered, source, "paid", markup="source") == "paid"
+    assert _span(rendered, source, "within ten days", markup="source") == "within ten days"
+    whole = align(rendered, source, 100, markup="source").span(0, len(rendered))
+    assert whole == (100 + source.index("Refunds"), 100 + source.index("more.") + len("more."))
+
+
+def test_a_word_only_the_source_has_after_a_long_same_stretch():
+    rendered = PROSE + " zeta closes it."
+    source = PROSE + " extra zeta closes it."
+    assert _span(rendered, source, "zeta closes") == "zeta closes"
+    assert _span(rendered, source, "word39") == "word39"
+
+
+def test_a_word_only_the_source_has_at_the_start_or_the_end():
+    assert _span("b c d", "a b c d", "b c") == "b c"
+    assert _span("b c d e", "a b c d", "c d") == "c d"  # as many words, one apart
+    assert _span("a b c", "a x c", "b") == ""  # a word of the rendering's own spans nothing
+    assert _span("a b c", "a b c d", "c") == "c"
+    rendered = "| r1 | one |\n| r2 | two |"
+    source = "| r1 | one | dropped |\n| r2 | two |"
+    assert _span(rendered, source, "r2 | two", markup="both") == "r2 | two"
