@@ -23,6 +23,27 @@ def test_html_words_map_through_tags_and_entities():
     assert whole == (100 + source.index("Refunds"), 100 + source.index("more.") + len("more."))
 
 
+def test_html_runs_cross_tags_only_where_the_source_has_them():
+    # Long stretches of the same text between tags are matched whole, then cut at each tag.
+    source = (
+        "<div><p class='x'>" + PROSE + " <b>bold</b> AT&amp;T<br>next&nbsp;word <a href='u'>link"
+        "</a>.</p><!-- note --></div>"
+    )
+    rendered = PROSE + " bold AT&T next word link."
+    expected = {
+        "word0 and more": "word0 and more",
+        "word39 and more bold": "word39 and more <b>bold",
+        "bold": "bold",
+        "AT": "AT",
+        "T next": "T<br>next",
+        "word link.": "word <a href='u'>link</a>.",
+    }
+    for part, held in expected.items():
+        assert _span(rendered, source, part, markup="source", base=7) == held
+    s, e = align(rendered, source, 7, markup="source").span(0, len(rendered))
+    assert (s - 7, e - 7) == (source.index("word0"), source.index("</a>.") + 5)
+
+
 def test_a_word_only_the_source_has_after_a_long_same_stretch():
     rendered = PROSE + " zeta closes it."
     source = PROSE + " extra zeta closes it."

@@ -76,6 +76,13 @@ def align(rendered: str, source: str, base: int, *, markup: str = "") -> Alignme
     text = rendered
     if "\x08" in source:
         source = _OVERSTRIKE.sub("  ", source)  # nroff's char-backspace pairs, which the parser drops
+    if markup == "source":
+        # HTML: its text with the tags cut out reads as the rendering does for long stretches, which
+        # are then matched whole, not word by word; the runs are lifted back onto the source.
+        bare, pieces = _without_tags(source)
+        if not pieces:
+            return align(rendered, bare, base)
+        return _lifted(align(rendered, bare, 0), pieces, base)
     both = markup == "both"
     pattern = _TAG_OR_WORD if both else _WORD
     if markup:  # tags blanked out, offsets kept: what is inside them is never the text
@@ -103,6 +110,55 @@ def align(rendered: str, source: str, base: int, *, markup: str = "") -> Alignme
             r, prev_s = r + len(word), s + len(word)
         prev_r = r
     return _compact(runs, rendered, base)
+
+
+def _without_tags(source: str) -> tuple[str, list[tuple[int, int, int]]]:
+    """``source`` without its tags, comments and entities, and where each of its pieces of text lies
+    in both: ``(offset in the result, offset in source, length)``; no pieces where there was no tag.
+    A space stands where tags parted two characters other than whitespace, so the words are those
+    of the source with its tags blanked out."""
+    out: list[str] = []
+    pieces: list[tuple[int, int, int]] = []
+    at = pos = 0
+
+    def keep(start: int, end: int) -> None:
+        nonlocal at
+        after_tags = pieces and pieces[-1][1] + pieces[-1][2] < start
+        if after_tags and not out[-1][-1].isspace() and not source[start].isspace():
+            out.append(" ")
+            at += 1
+        pieces.append((at, start, end - start))
+        out.append(source[start:end])
+        at += end - start
+
+    for m in _TAG.finditer(source):
+        if m.start() > pos:
+            keep(pos, m.start())
+        pos = m.end()
+    if pos == 0:
+        return source, []
+    if pos < len(source):
+        keep(pos, len(source))
+    return "".join(out), pieces
+
+
+def _lifted(inner: Alignment, pieces: list[tuple[int, int, int]], base: int) -> Alignment:
+    """``inner``, an alignment to the text ``_without_tags`` made, onto the source it was made from:
+    each run cut where it crosses from one piece of text to the next."""
+    r_starts, r_ends, s_starts = array("q"), array("q"), array("q")
+    at = [p[0] for p in pieces]
+    for r, e, s in zip(inner.r_starts, inner.r_ends, inner.s_starts):
+        end = s + e - r
+        k = max(0, bisect.bisect_right(at, s) - 1)
+        while k < len(pieces) and pieces[k][0] < end:
+            b, src, n = pieces[k]
+            lo, hi = max(s, b), min(end, b + n)
+            if lo < hi:
+                r_starts.append(r + lo - s)
+                r_ends.append(r + hi - s)
+                s_starts.append(base + src + lo - b)
+            k += 1
+    return Alignment(r_starts, r_ends, s_starts, base)
 
 
 def _common(a: str, i: int, b: str, j: int) -> int:
