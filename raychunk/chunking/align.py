@@ -69,8 +69,9 @@ def identity(text: str, base: int) -> Alignment:
 
 def align(rendered: str, source: str, base: int, *, markup: str = "") -> Alignment:
     """Match ``rendered`` to ``source`` (the document text from ``base``), in order. ``markup``:
-    ``"source"`` when the source is html and the rendering its text, ``"both"`` when both may hold
-    html (markdown): a tag or an entity is one token, never words, and only matches itself."""
+    ``"source"`` when the source is html and the rendering its text (the tags are cut out of the
+    source, ``_without_tags``), ``"both"`` when both may hold html (markdown): a tag or an entity is
+    one token, never words, and only matches itself."""
     if rendered == source:
         return identity(rendered, base)
     text = rendered
@@ -85,13 +86,10 @@ def align(rendered: str, source: str, base: int, *, markup: str = "") -> Alignme
         return _lifted(align(rendered, bare, 0), pieces, base)
     both = markup == "both"
     pattern = _TAG_OR_WORD if both else _WORD
-    if markup:  # tags blanked out, offsets kept: what is inside them is never the text
-        source_text = _TAG.sub(_blank, source)
-        if both:
-            text = _TAG.sub(_blank, rendered)
-    words_of = source if both or not markup else source_text
-    if markup:
-        source = source_text
+    words_of = source
+    if both:  # tags blanked out, offsets kept: what is inside them is never the text
+        text = _TAG.sub(_blank, rendered)
+        source = _TAG.sub(_blank, source)
     # The same words (a table re-rendered, markup that parts no word): one to one.
     same = _same_words(pattern, rendered, text, words_of, source, base)
     if same is not None:
