@@ -130,7 +130,7 @@ class SourceMap:
             where, at = self._row_alignment()
             held = [s for s in (where.span(a - at, b - at) for a, b in self.cells) if s[1] > s[0]]
             return (min(s for s, _ in held), max(e for _, e in held)) if held else (self.start, self.start)
-        if self.pipe and a == 0 and b == len(self.rendered) and (rows := self.row_spans(lines_only=True)):
+        if self.pipe and a == 0 and b == len(self.rendered) and (rows := self._lines()):
             held = [s for s in rows if s[1] > s[0]]  # a whole table: from its first row to its last
             return (held[0][0], held[-1][1]) if held else (self.start, self.start)
         return self.alignment().span(max(0, a - self.shift), max(0, b - self.shift))
@@ -139,8 +139,7 @@ class SourceMap:
         """The alignment that maps this row part's cells, and where it starts in the rendering: the
         row's own line aligned to its source line where the table's lines map line to line, else the
         whole table's."""
-        rows = self.row_spans(lines_only=True)
-        if rows:
+        if rows := self._lines():
             at = 0
             for line, (start, end) in zip(self.rendered.split("\n"), rows):
                 if at <= self.cells[0][0] and self.cells[-1][1] <= at + len(line):
@@ -148,29 +147,29 @@ class SourceMap:
                 at += len(line) + 1
         return self.alignment(), 0
 
-    def row_spans(self, *, lines_only: bool = False) -> list[tuple[int, int]]:
+    def _lines(self) -> list[tuple[int, int]] | None:
+        """Each line's source span where the source is this pipe table line for line
+        (``_pipe_rows``), else None; found once per table and document."""
+        key = ("pipe rows", self.start, self.end)
+        if key not in self.memo:
+            pipe = self.pipe and self.aligned is None
+            self.memo[key] = _pipe_rows(self.text, self.start, self.end, self.rendered) if pipe else None
+        return self.memo[key]
+
+    def row_spans(self) -> list[tuple[int, int]]:
         """The source span of each row of a table, through its rendering as a pipe table: line for
-        line where the source is that pipe table (``_pipe_rows``), else through the alignment (not
-        with ``lines_only``: then ``[]``)."""
+        line where the source is that pipe table, else through the alignment."""
+        rows = self._lines()
+        if rows is not None:
+            return rows
         key = ("rows", self.start, self.end)
-        rows = self.memo.get(key)
-        if rows is None:
-            lines = ("pipe rows", self.start, self.end)
-            if lines not in self.memo:
-                pipe = self.pipe and self.aligned is None
-                self.memo[lines] = (
-                    _pipe_rows(self.text, self.start, self.end, self.rendered) if pipe else None
-                )
-            rows = self.memo[lines]
-            if rows is None:
-                if lines_only:
-                    return []
-                where, pos, rows = self.alignment(), 0, []
-                for line in self.rendered.split("\n"):
-                    rows.append(where.span(pos, pos + len(line)))
-                    pos += len(line) + 1
+        if key not in self.memo:
+            where, pos, rows = self.alignment(), 0, []
+            for line in self.rendered.split("\n"):
+                rows.append(where.span(pos, pos + len(line)))
+                pos += len(line) + 1
             self.memo[key] = rows
-        return rows
+        return self.memo[key]
 
 
 def _pipe_rows(text: str, start: int, end: int, rendered: str) -> list[tuple[int, int]] | None:
