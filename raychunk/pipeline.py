@@ -106,7 +106,7 @@ def init_ray(cfg: RunConfig) -> str:
         )
     quiet_engine()
     size_local_ray_data()
-    look_for_finished_tasks_often()
+    wake_on_finished_tasks()
     return "local"
 
 
@@ -276,27 +276,45 @@ def _whole_local_ray_until_reserved(reserved):
     return get_total_resources
 
 
-# How long Ray Data's scheduling loop waits for finished tasks before it looks again (Ray: 0.1 s).
-FINISHED_TASKS_WAIT_S = 0.02
-
-
-def look_for_finished_tasks_often() -> None:
+def wake_on_finished_tasks() -> None:
     """Ray Data's scheduling loop waits for its running tasks with ``ray.wait`` of all of them and a
     0.1 s timeout, so a task that ends mid-wait is seen, and the next one started on its core, only
     when the timeout runs out; each task's core then idles 0.1-0.2 s (ray-project/ray#42377,
-    #45934). On a local Ray of a few cores that was 4-14% of the CPU stage's wall (9 tasks on 2
-    CPUs: gaps of 0.12-0.20 s between tasks, 0.04 s at 0.02). The loop then looks up to 50 times a
-    second, for the rest of this process: about 0.3 CPU s more of the driver over a 7 s job.
-    Private API: a Ray without it is left as it is."""
+    #45934). On a local Ray the loop's wait returns as soon as one task has output or has ended
+    (``WakeOnFirst``): no gap, and no polling (a 0.02 s timeout closed the gaps too, but cost the
+    driver 0.3 CPU s of a 5 s CPU stage, taken from the tasks once every core runs one). Private
+    API: a Ray without it is left as it is."""
     try:
         from ray.data._internal.execution import streaming_executor_state as state
     except ImportError as e:
         log.debug("Ray Data's scheduling loop left as it is: %s", e)
         return
-    if isinstance(getattr(state, "WAIT_FOR_TASK_COMPLETION_TIMEOUT_S", None), float):
-        state.WAIT_FOR_TASK_COMPLETION_TIMEOUT_S = min(
-            state.WAIT_FOR_TASK_COMPLETION_TIMEOUT_S, FINISHED_TASKS_WAIT_S
-        )
+    loop_ray = getattr(state, "ray", None)
+    if loop_ray is not None and hasattr(loop_ray, "wait") and not isinstance(loop_ray, WakeOnFirst):
+        state.ray = WakeOnFirst(loop_ray)
+
+
+class WakeOnFirst:
+    """``ray`` as the scheduling loop sees it, but a wait for all of several refs with a timeout
+    returns the ready ones once the first is ready, not when all are or the timeout has run out."""
+
+    def __init__(self, ray):
+        self.ray = ray
+
+    def __getattr__(self, name):
+        return getattr(self.ray, name)
+
+    def wait(self, refs, *, num_returns=1, timeout=None, fetch_local=True):
+        wait = self.ray.wait
+        if num_returns <= 1 or not timeout:
+            return wait(refs, num_returns=num_returns, timeout=timeout, fetch_local=fetch_local)
+        ready, rest = wait(refs, num_returns=num_returns, timeout=0, fetch_local=fetch_local)
+        if ready:
+            return ready, rest
+        first, _ = wait(refs, num_returns=1, timeout=timeout, fetch_local=fetch_local)
+        if not first:
+            return [], list(refs)
+        return wait(refs, num_returns=num_returns, timeout=0, fetch_local=fetch_local)
 
 
 @dataclass(frozen=True)

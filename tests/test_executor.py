@@ -95,11 +95,14 @@ def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answer
     assert RateBasedClusterAutoscaler.get_total_resources(stub).cpu == 0
 
 
-def test_ray_data_looks_for_finished_tasks_often_on_the_local_ray(fresh_ray, monkeypatch):
-    """Ray Data's scheduling loop waits for its running tasks up to 0.1 s before it looks again, so
-    each task's core idled 0.1-0.2 s before the next task. On the local Ray that ``init_ray`` starts,
-    the loop's waits are FINISHED_TASKS_WAIT_S; a Ray someone else started first is left as it is. The
-    waits are read off the loop itself, so a Ray that stops reading the constant fails here."""
+def test_ray_data_wakes_when_a_task_finishes_on_the_local_ray(fresh_ray, monkeypatch):
+    """Ray Data's scheduling loop waits for all its running tasks up to 0.1 s before it looks again,
+    so each task's core idled 0.1-0.2 s before the next task. On the local Ray that ``init_ray``
+    starts, the loop's wait returns as soon as one task is ready; a Ray someone else started first is
+    left as it is. The wait is the one the loop itself calls, so a Ray whose loop stops calling it
+    fails here."""
+    import time
+
     import ray
     from ray.data._internal.execution import streaming_executor_state as state
 
@@ -107,29 +110,48 @@ def test_ray_data_looks_for_finished_tasks_often_on_the_local_ray(fresh_ray, mon
     from raychunk.config import build_run_config, load_config
     from raychunk.plan import resolve_plan
 
-    monkeypatch.setattr(state, "WAIT_FOR_TASK_COMPLETION_TIMEOUT_S", 0.1)  # as Ray ships it
+    monkeypatch.setattr(state, "ray", ray)  # as Ray ships it; put back after the test
     cfg = build_run_config(load_config(), {"input": ["samples"], "resources.num_cpus": 2})
     ray.init(address="local", num_cpus=2, include_dashboard=False)
     assert pipeline.init_ray(cfg) == "existing"
-    assert state.WAIT_FOR_TASK_COMPLETION_TIMEOUT_S == 0.1
+    assert state.ray is ray
     ray.shutdown()
 
     assert pipeline.init_ray(cfg) == "local"
-    waits = []
+    assert isinstance(state.ray, pipeline.WakeOnFirst)
 
-    class Recording:
-        def __getattr__(self, name):
-            return getattr(ray, name)
+    @ray.remote(num_cpus=0)
+    def quick():
+        return 1
 
-        def wait(self, *args, timeout=None, **kwargs):
-            waits.append(timeout)
-            return ray.wait(*args, timeout=timeout, **kwargs)
+    @ray.remote(num_cpus=0)
+    def slow():
+        time.sleep(120)
 
-    monkeypatch.setattr(state, "ray", Recording())
+    fast, late = quick.remote(), slow.remote()
+    ray.get(fast)
+    t = time.perf_counter()
+    ready, rest = state.ray.wait([late, fast], num_returns=2, timeout=60, fetch_local=False)
+    assert (ready, rest) == ([fast], [late])
+    assert time.perf_counter() - t < 30  # Ray's own wait would have taken the whole 60 s
+    other = slow.remote()
+    ready, rest = state.ray.wait([late, other], num_returns=2, timeout=0.3, fetch_local=False)
+    assert (ready, sorted(rest, key=lambda r: r.hex())) == ([], sorted([late, other], key=lambda r: r.hex()))
+    for ref in (late, other):
+        ray.cancel(ref, force=True)
+
+    calls = []
+    loop_wait = state.ray.ray.wait
+
+    def recording(refs, **kwargs):
+        calls.append(kwargs.get("num_returns"))
+        return loop_wait(refs, **kwargs)
+
+    monkeypatch.setattr(state.ray.ray, "wait", recording)
     step = Step("double", lambda batch: {"id": [2 * i for i in batch["id"].to_pylist()]}, batch_size=None)
     ds = pipeline.execute(ray.data.range(8, override_num_blocks=4), [step], resolve_plan(cfg))
     assert sorted(r["id"] for r in ds.take_all()) == [2 * i for i in range(8)]
-    assert waits and set(waits) == {pipeline.FINISHED_TASKS_WAIT_S}
+    assert 1 in calls  # the loop went through the wake-on-first wait
 
 
 def _agent_command(node) -> str:
