@@ -121,37 +121,37 @@ def test_ray_data_wakes_when_a_task_finishes_on_the_local_ray(fresh_ray, monkeyp
     assert isinstance(state.ray, pipeline.WakeOnFirst)
 
     @ray.remote(num_cpus=0)
-    def quick():
-        return 1
+    def pause(seconds):
+        time.sleep(seconds)
+        return seconds
 
-    @ray.remote(num_cpus=0)
-    def slow():
-        time.sleep(120)
-
-    fast, late = quick.remote(), slow.remote()
-    ray.get(fast)
+    late = pause.remote(120)
+    done = pause.remote(0)
+    ray.get(done)
     t = time.perf_counter()
-    ready, rest = state.ray.wait([late, fast], num_returns=2, timeout=60, fetch_local=False)
-    assert (ready, rest) == ([fast], [late])
-    assert time.perf_counter() - t < 30  # Ray's own wait would have taken the whole 60 s
-    other = slow.remote()
+    assert state.ray.wait([late, done], num_returns=2, timeout=60, fetch_local=False) == ([done], [late])
+    soon = pause.remote(0.5)  # ends while the loop waits
+    assert state.ray.wait([late, soon], num_returns=2, timeout=60, fetch_local=False) == ([soon], [late])
+    assert time.perf_counter() - t < 30  # Ray's own wait would have taken the whole 60 s, twice
+    other = pause.remote(120)
     ready, rest = state.ray.wait([late, other], num_returns=2, timeout=0.3, fetch_local=False)
-    assert (ready, sorted(rest, key=lambda r: r.hex())) == ([], sorted([late, other], key=lambda r: r.hex()))
+    assert ready == [] and sorted(rest, key=lambda r: r.hex()) == sorted([late, other], key=lambda r: r.hex())
     for ref in (late, other):
         ray.cancel(ref, force=True)
 
-    calls = []
-    loop_wait = state.ray.ray.wait
+    waits = []
+    wake_on_first = pipeline.WakeOnFirst.wait
 
-    def recording(refs, **kwargs):
-        calls.append(kwargs.get("num_returns"))
-        return loop_wait(refs, **kwargs)
+    def recording(self, refs, **kwargs):
+        waits.append((len(refs), kwargs.get("num_returns"), kwargs.get("timeout")))
+        return wake_on_first(self, refs, **kwargs)
 
-    monkeypatch.setattr(state.ray.ray, "wait", recording)
+    monkeypatch.setattr(pipeline.WakeOnFirst, "wait", recording)
     step = Step("double", lambda batch: {"id": [2 * i for i in batch["id"].to_pylist()]}, batch_size=None)
     ds = pipeline.execute(ray.data.range(8, override_num_blocks=4), [step], resolve_plan(cfg))
     assert sorted(r["id"] for r in ds.take_all()) == [2 * i for i in range(8)]
-    assert 1 in calls  # the loop went through the wake-on-first wait
+    # the loop's wait for all its running tasks, with Ray's timeout, went through WakeOnFirst
+    assert any(n == len_ and timeout for len_, n, timeout in waits)
 
 
 def _agent_command(node) -> str:
