@@ -1,6 +1,6 @@
 """Does the CPU stage use every core, and what does Ray cost over a plain loop?
 
-    python benchmarks/cpu_stage.py [INPUT ...] [--reps R]
+    python benchmarks/cpu_stage.py [INPUT ...] [--reps R] [--against CHECKOUT]
     (default: ../shared/corpus/{md,html,txt}, else samples/)
 
 Side by side, interleaved, median of R repetitions, on the same files and the same steps
@@ -9,7 +9,13 @@ Side by side, interleaved, median of R repetitions, on the same files and the sa
 - plain loop: the stage functions called in one process (1 core), or in a 2-process pool (2 cores),
   no Ray, no document isolation;
 - raychunk: ``raychunk run --no-embed --num-cpus N`` in a fresh process, its CPU stage's wall time
-  from Ray Data's stats, with Ray's start-up reported apart.
+  from Ray Data's stats, with Ray's start-up reported apart, and the driver process's own CPU time
+  (what it takes from the tasks once every core runs one).
+
+``--against DIR`` (another checkout of raychunk, e.g. a worktree of ``main``): its ``raychunk run``
+too, from that tree's code (``PYTHONPATH``), in the same rounds; the order of the two trees
+alternates from round to round, and each round's scaling is printed for both, so a change's effect on
+the scaling is read against the noise between rounds.
 
 Targets (issue 12): 2 CPUs at least 1.7x 1 CPU; the stage within 15% of the plain loop at equal cores.
 Issue 28: the stage's own scaling (1 CPU over 2) at least 0.95x the plain loop's, and a projection
@@ -78,13 +84,28 @@ def amdahl(one: float, two: float, cores: int) -> tuple[float, float]:
     return serial, serial + (one - serial) / cores
 
 
-def raychunk_run(inputs: list[str], cpus: int) -> dict:
+# `raychunk run` in this interpreter, then the process's own CPU seconds on stderr (children apart)
+_DRIVER = """
+import resource, sys
+sys.argv = ["raychunk", *sys.argv[1:]]
+try:
+    from raychunk.cli import main
+    main()
+finally:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    print("driver-cpu-s", r.ru_utime + r.ru_stime, file=sys.stderr)
+"""
+
+
+def raychunk_run(inputs: list[str], cpus: int, tree: Path = ROOT) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree))
     with tempfile.TemporaryDirectory() as out:
-        cmd = [str(ROOT / ".venv" / "bin" / "raychunk"), "run", "--input", *inputs, "--output", out]
+        cmd = [sys.executable, "-c", _DRIVER, "run", "--input", *inputs, "--output", out]
         cmd += ["--overwrite", "--no-embed", "--num-cpus", str(cpus)]
-        subprocess.run(cmd, check=True, capture_output=True)
+        done = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=tree, env=env)
         report = json.loads((Path(out) / "report.json").read_text())
     (stage,) = [s for s in report["stages"] if "(isolated)" in s["stage"]]
+    driver = [float(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("driver-cpu-s ")]
     return {
         "stage": stage["seconds"],
         "task": stage["task_seconds"],
@@ -92,6 +113,7 @@ def raychunk_run(inputs: list[str], cpus: int) -> dict:
         "wall": report["throughput"]["wall_seconds"],
         "ray": report["throughput"]["ray_start_seconds"],
         "chunks": report["chunks"],
+        "driver": driver[-1] if driver else float("nan"),
     }
 
 
@@ -99,11 +121,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("inputs", nargs="*")
     ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--against", type=Path, help="another checkout of raychunk, run in the same rounds")
     args = ap.parse_args()
+    if args.against is not None and not (args.against / "raychunk" / "cli.py").exists():
+        ap.error(f"--against {args.against}: not a checkout of raychunk (no raychunk/cli.py)")
     shared = ROOT.parent / "shared" / "corpus"
     inputs = args.inputs or (
         [str(shared / d) for d in ("md", "html", "txt")] if shared.exists() else [str(ROOT / "samples")]
     )
+    inputs = [str(Path(i).resolve()) for i in inputs]  # the runs' working folder is their tree
     from raychunk.io import list_inputs, readable
 
     _, _, files = list_inputs(inputs)
@@ -112,11 +138,15 @@ def main() -> int:
     counts = [1, 2] if cores >= 2 else [1]
     loop: dict[int, list[float]] = {n: [] for n in counts}
     ray: dict[int, list[dict]] = {n: [] for n in counts}
+    against: dict[int, list[dict]] = {n: [] for n in counts}
     raychunk_run(inputs, 1)  # warm-up: page cache, first imports
-    for _ in range(args.reps):
+    for rep in range(args.reps):
         for n in counts:
             loop[n].append(plain_loop(inputs, paths, n))
-            ray[n].append(raychunk_run(inputs, n))
+        trees = [(ROOT, ray)] + ([(args.against.resolve(), against)] if args.against else [])
+        for tree, runs in trees if rep % 2 == 0 else trees[::-1]:
+            for n in counts:
+                runs[n].append(raychunk_run(inputs, n, tree))
 
     med = lambda xs: statistics.median(xs)  # noqa: E731
     mb = sum(f.size for f in files) / 1e6
@@ -128,6 +158,7 @@ def main() -> int:
         ("raychunk CPU stage task time, s", [med([r["task"] for r in ray[n]]) for n in counts]),
         ("raychunk run wall, s", [med([r["wall"] for r in ray[n]]) for n in counts]),
         ("  of which Ray start-up, s", [med([r["ray"] for r in ray[n]]) for n in counts]),
+        ("raychunk driver CPU, s", [med([r["driver"] for r in ray[n]]) for n in counts]),
         (
             "stage / plain loop (target <= 1.15)",
             [med([r["stage"] for r in ray[n]]) / med(loop[n]) for n in counts],
@@ -153,8 +184,24 @@ def main() -> int:
                 f"{name}: {serial:.2f} s serial of {t1:.2f} s; projected on {PROJECT_CORES} cores "
                 f"{t16:.2f} s ({t1 / t16:.1f}x 1 CPU)"
             )
-    chunks = {r["chunks"] for n in counts for r in ray[n]}
-    print(f"chunks: {sorted(chunks)} (one value: the same output at every core count)")
+    if args.against and len(counts) == 2:
+        print(
+            f"side by side, {args.reps} rounds, the order of the trees alternating (--against {args.against}):"
+        )
+        for name, runs in (("this checkout", ray), ("--against", against)):
+            one, two = (med([r["stage"] for r in runs[n]]) for n in counts)
+            per_round = [
+                (runs[1][i]["stage"] / runs[2][i]["stage"]) / (loop[1][i] / loop[2][i])
+                for i in range(args.reps)
+            ]
+            print(
+                f"  {name:14} CPU stage {one:.2f} / {two:.2f} s ({one / two:.2f}x), scaling over the loop's "
+                f"{(one / two) / (med(loop[1]) / med(loop[2])):.2f} (rounds: "
+                f"{', '.join(f'{x:.2f}' for x in per_round)}); driver CPU at 2 CPUs "
+                f"{med([r['driver'] for r in runs[2]]):.2f} s; task time at 2 CPUs {med([r['task'] for r in runs[2]]):.2f} s"
+            )
+    chunks = {r["chunks"] for n in counts for r in ray[n]} | {r["chunks"] for n in counts for r in against[n]}
+    print(f"chunks: {sorted(chunks)} (one value: the same output at every core count and tree)")
     for n in counts:
         ratio = med([r["stage"] for r in ray[n]]) / med(loop[n])
         record(
