@@ -198,15 +198,16 @@ def _await_node(gcs_address: str, node_id: str, *, timeout_s: float) -> None:
 
 
 def size_local_ray_data() -> None:
-    """Ray Data on a local Ray knows its CPUs from the first task. Ray 2.60 sizes a dataset's budget
-    by what its autoscaling coordinator has reserved for it, an actor's asynchronous answer that
-    the executor reads again at most once a second: until then it reserves nothing, and a dataset
-    runs one task at a time (the first second or two of every job, most of a small one's). A local
-    Ray cannot grow, so while the coordinator has reserved nothing its budget is the whole Ray, what
-    the coordinator gives the job's one dataset once it answers; Ray's scheduler still holds each
-    task to the resources free. Only for the Ray that ``init_ray`` started here (known by its GCS
-    address); a cluster may grow, and a Ray started by someone else is theirs to size. Private API:
-    a Ray without it is left as it is."""
+    """Ray Data budgets a dataset by what its autoscaling coordinator has reserved for it: an actor,
+    asked without waiting, whose answer the executor reads again at most once a second. Until it
+    answers a dataset runs one task at a time (the first second or two of every job, most of a
+    small one's), and the actor is a Ray worker process of its own (about 1 CPU s of a small job's 2
+    cores, at its start). A local Ray cannot grow, and for a lone dataset the actor reserves all of
+    it; so on the local Ray that ``init_ray`` started (known by its GCS address) the coordinator is
+    ``WholeLocalRay``, in the driver, which reserves the whole Ray from the first ask. Ray's
+    scheduler still holds each task to the resources free. A cluster may grow, and a Ray started by
+    someone else is theirs to size: both keep Ray's coordinator. Private API: a Ray without it is
+    left as it is."""
     import ray
 
     global _local_ray
@@ -216,21 +217,59 @@ def size_local_ray_data() -> None:
             default_cluster_autoscaler_v2,
             rate_based_cluster_autoscaler,
         )
-
-        kinds = [
-            rate_based_cluster_autoscaler.RateBasedClusterAutoscaler,
-            default_cluster_autoscaler_v2.DefaultClusterAutoscalerV2,
-        ]
-    except (ImportError, AttributeError) as e:
+    except ImportError as e:
         log.debug("Ray Data's budget left to its coordinator: %s", e)
         return
-    for kind in kinds:
-        reserved = getattr(kind, "get_total_resources", None)
-        if reserved is not None and not getattr(reserved, "raychunk_local", False):
-            kind.get_total_resources = _whole_local_ray_until_reserved(reserved)
+    for module in (rate_based_cluster_autoscaler, default_cluster_autoscaler_v2):
+        coordinator = getattr(module, "DefaultAutoscalingCoordinator", None)
+        if coordinator is not None and not getattr(coordinator, "raychunk_local", False):
+            module.DefaultAutoscalingCoordinator = _whole_local_ray_or(coordinator)
 
 
 _local_ray: str | None = None  # the GCS address of the local Ray init_ray started in this process
+
+
+def on_local_ray() -> bool:
+    """Whether this process is connected to the local Ray that ``init_ray`` started in it."""
+    import ray
+
+    return (
+        _local_ray is not None
+        and ray.is_initialized()
+        and ray.get_runtime_context().gcs_address == _local_ray
+    )
+
+
+class WholeLocalRay:
+    """Ray Data's autoscaling coordinator for a dataset on the local Ray: it reserves the whole Ray
+    (its CPUs, GPUs, memory and object store) from the first ask, which is what Ray's coordinator
+    actor reserves for a lone dataset once it answers. Requests change nothing: the Ray cannot grow."""
+
+    KINDS = ("CPU", "GPU", "memory", "object_store_memory")
+
+    def __init__(self, resources: dict[str, float]):
+        self.reserved = {"local": {k: v for k, v in resources.items() if k in self.KINDS and v}}
+
+    def request_resources(self, resources, expire_after_s, request_remaining=None, **kwargs) -> None:
+        pass
+
+    def cancel_request(self) -> None:
+        pass
+
+    def get_reserved_resources(self) -> dict[str, dict[str, float]]:
+        return {node: dict(r) for node, r in self.reserved.items()}
+
+
+def _whole_local_ray_or(coordinator):
+    def local_or_ray_coordinator(*args, **kwargs):
+        if on_local_ray():
+            import ray
+
+            return WholeLocalRay(ray.cluster_resources())
+        return coordinator(*args, **kwargs)
+
+    local_or_ray_coordinator.raychunk_local = True
+    return local_or_ray_coordinator
 
 
 def stop_local_ray() -> None:
@@ -242,9 +281,7 @@ def stop_local_ray() -> None:
     Private API for the monitor: a Ray without it is only shut down."""
     import ray
 
-    if _local_ray is None or not ray.is_initialized():
-        return
-    if ray.get_runtime_context().gcs_address != _local_ray:
+    if not on_local_ray():
         return
     try:
         from ray._private import ray_constants
@@ -257,23 +294,6 @@ def stop_local_ray() -> None:
     except Exception as e:  # an optimisation only: ray.shutdown stops it as Ray does
         log.debug("Ray's monitor left to ray.shutdown: %s", e)
     ray.shutdown()
-
-
-def _whole_local_ray_until_reserved(reserved):
-    def get_total_resources(self):
-        import ray
-
-        got = reserved(self)
-        if got.cpu or got.gpu or got.memory or not ray.is_initialized():
-            return got
-        if _local_ray is None or ray.get_runtime_context().gcs_address != _local_ray:
-            return got
-        from ray.data._internal.execution.interfaces.execution_options import ExecutionResources
-
-        return ExecutionResources.from_resource_dict(ray.cluster_resources())
-
-    get_total_resources.raychunk_local = True
-    return get_total_resources
 
 
 def wake_on_finished_tasks() -> None:
@@ -346,8 +366,9 @@ def warm_ray_data(actor_pool: bool = True) -> None:
     pool, its actor location tracker: cluster-wide, found by name) asked for now, without waiting,
     so that their worker processes start while the corpus is listed and planned. Else the first
     dataset starts them one after another and runs one task at a time until the coordinator first
-    answers: 2-3 s of a small run on a local Ray. Ray Data asks the tracker only where actors run,
-    so a job without embedding never needs it. A Ray without them is left as it is."""
+    answers: 2-3 s of a small run. Ray Data asks the tracker only where actors run, so a job
+    without embedding never needs it, and on the local Ray the coordinator is the driver's own
+    (``size_local_ray_data``). A Ray without them is left as it is."""
     try:
         from ray.data._internal.cluster_autoscaler.default_autoscaling_coordinator import (
             get_or_create_autoscaling_coordinator,
@@ -358,7 +379,8 @@ def warm_ray_data(actor_pool: bool = True) -> None:
         from ray.data._internal.stats import get_or_create_stats_actor
 
         get_or_create_stats_actor()
-        get_or_create_autoscaling_coordinator()
+        if not on_local_ray():
+            get_or_create_autoscaling_coordinator()
         if actor_pool:
             get_or_create_actor_location_tracker()
     except Exception as e:  # an optimisation only: Ray Data creates them itself when it needs them

@@ -50,49 +50,66 @@ def test_a_step_names_how_it_runs_and_is_checked():
         Step("x", fn, key="chunk_id")
 
 
-class Reserved:
-    """What Ray Data's autoscaling coordinator has reserved for a dataset: nothing until it answers."""
-
-    def __init__(self, bundles: dict):
-        self.bundles = bundles
-
-    def get_reserved_resources(self):
-        return self.bundles
-
-
-def test_a_local_ray_gives_ray_data_its_whole_size_before_the_coordinator_answers(fresh_ray):
-    """Ray Data budgets a dataset by what its coordinator reserved, and reserves nothing until the
-    coordinator's first answer: one task at a time for the first second or more of a job. On the
-    local Ray that ``init_ray`` starts, the budget is the whole Ray until then, and the coordinator's
-    answer once it has one; a Ray that ``init_ray`` did not start is left to the coordinator."""
+def test_a_local_ray_gives_ray_data_its_whole_size_without_a_coordinator_actor(fresh_ray):
+    """Ray Data budgets a dataset by what its autoscaling coordinator actor has reserved, nothing
+    until that actor's first answer: one task at a time for the first second or more of a job, and
+    a worker process of its own. On the local Ray that ``init_ray`` starts, the coordinator is the
+    driver's own and reserves the whole Ray from the first ask; a Ray that ``init_ray`` did not start
+    keeps Ray's coordinator actor."""
     import ray
-    from ray.data._internal.cluster_autoscaler.default_cluster_autoscaler_v2 import DefaultClusterAutoscalerV2
+    from ray.data._internal.cluster_autoscaler import (
+        default_cluster_autoscaler_v2,
+        rate_based_cluster_autoscaler,
+    )
+    from ray.data._internal.cluster_autoscaler.default_autoscaling_coordinator import (
+        DefaultAutoscalingCoordinator,
+    )
     from ray.data._internal.cluster_autoscaler.rate_based_cluster_autoscaler import RateBasedClusterAutoscaler
-    from ray.data._internal.execution.interfaces.execution_options import ExecutionResources
 
     from raychunk import pipeline
     from raychunk.config import build_run_config, load_config
 
-    stub = type("Autoscaler", (), {})()
-    stub._autoscaling_coordinator = Reserved({})
-    # Ray's own, with no Ray up: nothing reserved is a budget of nothing
-    assert pipeline._whole_local_ray_until_reserved(lambda self: ExecutionResources.zero())(stub).cpu == 0
+    def coordinator_actors():
+        named = {a["name"] for a in ray.util.list_named_actors(all_namespaces=True)}
+        return {n for n in named if "autoscaling" in n.lower() or "coordinator" in n.lower()}
 
-    cfg = build_run_config(load_config(), {"input": ["samples"], "resources.num_cpus": 2})
-    assert pipeline.init_ray(cfg) == "local"
-    for kind in (RateBasedClusterAutoscaler, DefaultClusterAutoscalerV2):
-        total = kind.get_total_resources(stub)
-        assert (total.cpu, total.gpu) == (2, 0) and total.memory > 0
-        stub._autoscaling_coordinator = Reserved({"node": {"CPU": 1.0, "memory": 2.0**30}})
-        assert kind.get_total_resources(stub).cpu == 1  # once it answers, the coordinator decides
-        stub._autoscaling_coordinator = Reserved({})
-    assert pipeline.init_ray(cfg) == "existing"  # already up: nothing installed twice
-    assert RateBasedClusterAutoscaler.get_total_resources(stub).cpu == 2
+    budgets = []
+    seen = RateBasedClusterAutoscaler.get_total_resources
 
-    ray.shutdown()  # a Ray someone else started (a notebook's, a test's): the coordinator's only
-    ray.init(address="local", num_cpus=2, include_dashboard=False)
-    assert pipeline.init_ray(cfg) == "existing"
-    assert RateBasedClusterAutoscaler.get_total_resources(stub).cpu == 0
+    def recording(self):
+        budgets.append(seen(self))
+        return budgets[-1]
+
+    RateBasedClusterAutoscaler.get_total_resources = recording
+    try:
+        cfg = build_run_config(load_config(), {"input": ["samples"], "resources.num_cpus": 2})
+        assert pipeline.init_ray(cfg) == "local"
+        pipeline.warm_ray_data()
+        for module in (rate_based_cluster_autoscaler, default_cluster_autoscaler_v2):
+            made = module.DefaultAutoscalingCoordinator(requester_id="data-test")
+            assert isinstance(made, pipeline.WholeLocalRay)
+            (reserved,) = made.get_reserved_resources().values()
+            assert reserved["CPU"] == 2 and reserved["memory"] > 0 and "GPU" not in reserved
+        assert sorted(ray.data.range(8, override_num_blocks=4).map_batches(lambda b: b).take_all(), key=str)
+        assert budgets and all(b.cpu == 2 for b in budgets)  # the whole Ray from the executor's first look
+        assert not coordinator_actors()
+
+        assert pipeline.init_ray(cfg) == "existing"  # already up: nothing installed twice
+        wrapped = rate_based_cluster_autoscaler.DefaultAutoscalingCoordinator
+        pipeline.size_local_ray_data()
+        assert rate_based_cluster_autoscaler.DefaultAutoscalingCoordinator is wrapped
+
+        ray.shutdown()  # a Ray someone else started (a notebook's, a test's): Ray's coordinator
+        ray.init(address="local", num_cpus=2, include_dashboard=False)
+        assert pipeline.init_ray(cfg) == "existing"
+        made = rate_based_cluster_autoscaler.DefaultAutoscalingCoordinator(requester_id="data-test")
+        assert isinstance(made, DefaultAutoscalingCoordinator)
+        budgets.clear()
+        assert ray.data.range(8, override_num_blocks=4).map_batches(lambda b: b).take_all()
+        assert budgets[0].cpu in (0, None)  # nothing reserved until Ray's actor answers
+        assert coordinator_actors()
+    finally:
+        RateBasedClusterAutoscaler.get_total_resources = seen
 
 
 def test_ray_data_wakes_when_a_task_finishes_on_the_local_ray(fresh_ray, monkeypatch):

@@ -225,3 +225,23 @@ def test_native_noise_filters_file_descriptor_2_of_a_real_process():
         timeout=60,
     )
     assert verbose.stdout.split() == [b"0", b"False"] and NOTE.rstrip() in verbose.stderr
+
+
+def test_the_counter_actor_sums_without_loading_pyarrow(fresh_ray):
+    """Ray registers Arrow's serializers, importing pyarrow, in every worker at its first call with
+    arguments; the counter's first comes mid-job, beside the documents' parse, and it sums ints."""
+    import ray
+
+    from raychunk.progress import read_counter, start_counter
+
+    ray.init(num_cpus=1, include_dashboard=False)
+    counter = start_counter()
+    counter.add.remote("chunk", {"documents": 2, "bytes": 10, "failures": [("bad.pdf", "timeout")]})
+    counter.add.remote("embed", {"documents": 1, "chunks": 5})
+    totals, failures = read_counter(counter)()
+    assert totals["chunk"]["documents"] == 2 and totals["chunk"]["bytes"] == 10
+    assert totals["embed"] == {"documents": 1, "bytes": 0, "chunks": 5, "reused": 0, "failed": 0}
+    assert failures == [("bad.pdf", "timeout")]
+    pid = ray.get(counter.__ray_call__.remote(lambda self: os.getpid()))
+    assert pid != os.getpid()
+    assert "libarrow" not in Path(f"/proc/{pid}/maps").read_text()
