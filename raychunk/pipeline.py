@@ -217,13 +217,16 @@ def size_local_ray_data() -> None:
             default_cluster_autoscaler_v2,
             rate_based_cluster_autoscaler,
         )
+        from ray.data._internal.cluster_autoscaler.base_autoscaling_coordinator import (
+            STANDARD_RESOURCE_TYPES,
+        )
     except ImportError as e:
         log.debug("Ray Data's budget left to its coordinator: %s", e)
         return
     for module in (rate_based_cluster_autoscaler, default_cluster_autoscaler_v2):
         coordinator = getattr(module, "DefaultAutoscalingCoordinator", None)
         if coordinator is not None and not getattr(coordinator, "raychunk_local", False):
-            module.DefaultAutoscalingCoordinator = _whole_local_ray_or(coordinator)
+            module.DefaultAutoscalingCoordinator = _whole_local_ray_or(coordinator, STANDARD_RESOURCE_TYPES)
 
 
 _local_ray: str | None = None  # the GCS address of the local Ray init_ray started in this process
@@ -242,13 +245,12 @@ def on_local_ray() -> bool:
 
 class WholeLocalRay:
     """Ray Data's autoscaling coordinator for a dataset on the local Ray: it reserves the whole Ray
-    (its CPUs, GPUs, memory and object store) from the first ask, which is what Ray's coordinator
-    actor reserves for a lone dataset once it answers. Requests change nothing: the Ray cannot grow."""
+    (the resource kinds that Ray Data asks for: CPUs, GPUs, memory and object store) from the first
+    ask, which is what Ray's coordinator actor reserves for a lone dataset once it answers. Requests
+    change nothing: the Ray cannot grow."""
 
-    KINDS = ("CPU", "GPU", "memory", "object_store_memory")
-
-    def __init__(self, resources: dict[str, float]):
-        self.reserved = {"local": {k: v for k, v in resources.items() if k in self.KINDS and v}}
+    def __init__(self, resources: dict[str, float], kinds):
+        self.reserved = {"local": {k: v for k, v in resources.items() if k in kinds and v}}
 
     def request_resources(self, resources, expire_after_s, request_remaining=None, **kwargs) -> None:
         pass
@@ -257,15 +259,15 @@ class WholeLocalRay:
         pass
 
     def get_reserved_resources(self) -> dict[str, dict[str, float]]:
-        return {node: dict(r) for node, r in self.reserved.items()}
+        return self.reserved  # read, never changed, by the executor (as Ray's cached answer is)
 
 
-def _whole_local_ray_or(coordinator):
+def _whole_local_ray_or(coordinator, kinds):
     def local_or_ray_coordinator(*args, **kwargs):
         if on_local_ray():
             import ray
 
-            return WholeLocalRay(ray.cluster_resources())
+            return WholeLocalRay(ray.cluster_resources(), kinds)
         return coordinator(*args, **kwargs)
 
     local_or_ray_coordinator.raychunk_local = True

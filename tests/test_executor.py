@@ -90,7 +90,8 @@ def test_a_local_ray_gives_ray_data_its_whole_size_without_a_coordinator_actor(f
             assert isinstance(made, pipeline.WholeLocalRay)
             (reserved,) = made.get_reserved_resources().values()
             assert reserved["CPU"] == 2 and reserved["memory"] > 0 and "GPU" not in reserved
-        assert sorted(ray.data.range(8, override_num_blocks=4).map_batches(lambda b: b).take_all(), key=str)
+        rows = ray.data.range(8, override_num_blocks=4).map_batches(lambda b: b).take_all()
+        assert sorted(r["id"] for r in rows) == list(range(8))
         assert budgets and all(b.cpu == 2 for b in budgets)  # the whole Ray from the executor's first look
         assert not coordinator_actors()
 
@@ -105,7 +106,8 @@ def test_a_local_ray_gives_ray_data_its_whole_size_without_a_coordinator_actor(f
         made = rate_based_cluster_autoscaler.DefaultAutoscalingCoordinator(requester_id="data-test")
         assert isinstance(made, DefaultAutoscalingCoordinator)
         budgets.clear()
-        assert ray.data.range(8, override_num_blocks=4).map_batches(lambda b: b).take_all()
+        rows = ray.data.range(8, override_num_blocks=4).map_batches(lambda b: b).take_all()
+        assert sorted(r["id"] for r in rows) == list(range(8))
         assert budgets[0].cpu in (0, None)  # nothing reserved until Ray's actor answers
         assert coordinator_actors()
     finally:
