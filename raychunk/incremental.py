@@ -174,22 +174,26 @@ def check_reuse(previous: dict, current: dict, *, force: bool, uri: str = "") ->
 def unchanged_documents(prev: Previous) -> tuple[DocIndex, DocIndex]:
     """The previous output's ``ok`` documents as two ``DocIndex``: by bytes and format (``known``:
     where their old rows are), and by bytes, format and identity (``unchanged``: what need not be
-    parsed again, its chunk ids being the same). Read a batch at a time (four short columns, 32
+    parsed again, its chunk ids being the same). Read a batch at a time (three short columns, 32
     bytes a document kept)."""
     import pyarrow.parquet as pq
 
     from raychunk.io import identity_of
+    from raychunk.parse.detect import format_from_name
 
     known, unchanged = [], []
     root = prev.root
     for path in prev.files("documents"):
         with prev.fs.open_input_file(path) as f:
             for batch in pq.ParquetFile(f).iter_batches(
-                batch_size=65536, columns=["doc_id", "source", "format", "status"]
+                batch_size=65536, columns=["doc_id", "source", "status"]
             ):
                 d = batch.to_pydict()
-                for i, source, fmt, s in zip(d["doc_id"], d["source"], d["format"], d["status"]):
+                for i, source, s in zip(d["doc_id"], d["source"], d["status"]):
                     if s == "ok":
+                        # the format the name gives, as the lookups have it (the parse may have
+                        # found another: an extension-less README is text)
+                        fmt = format_from_name(source) or "unknown"
                         known.append(doc_key(i, fmt))
                         unchanged.append(doc_key(i, fmt, identity_of(source, root)))
     return DocIndex(known), DocIndex(unchanged)

@@ -80,13 +80,15 @@ def real_name(path: str, raw: bytes | None) -> str:
 
 
 def open_input(fs: pafs.FileSystem, path: str, raw: bytes | None = None):
-    """A readable binary stream of the listed file. A local name that is not UTF-8 is opened by
-    Python (pyarrow takes only UTF-8 names); an object key is UTF-8 by definition."""
+    """A readable binary stream of the listed file's bytes as stored: a compressed file (``.gz``,
+    ``.zst``, ...) is not decompressed here but by the parse, within its limits. A local name that
+    is not UTF-8 is opened by Python (pyarrow takes only UTF-8 names); an object key is UTF-8 by
+    definition."""
     import pyarrow.fs as pafs
 
     if raw is not None and isinstance(fs, pafs.LocalFileSystem):
         return open(os.fsdecode(raw), "rb")
-    return fs.open_input_stream(real_name(path, raw))
+    return fs.open_input_stream(real_name(path, raw), compression=None)
 
 
 def _is_uri(s: str) -> bool:

@@ -43,7 +43,8 @@ class Limits:
 
     ``doc_timeout_s`` and ``doc_memory_mb`` bound parse + classify + chunk of one document (resident
     memory of the process doing it); ``max_file_mb`` refuses a file before it is read;
-    ``max_unzipped_mb`` refuses a zip package (docx, pptx, xlsx, epub, odt) whose parts declare more;
+    ``max_unzipped_mb`` refuses a zip package (docx, pptx, xlsx, epub, odt) whose parts declare more,
+    and a compressed file (gzip, bzip2, xz, zstd, lz4) that decompresses to more;
     ``crash_attempts`` is how many times a document may kill its worker before it is given up;
     ``task_retries`` / ``actor_restarts`` are Ray's retries of a task or embed actor lost with its
     worker or node; ``follow_symlinks`` reads symlinks that lead out of an input folder."""

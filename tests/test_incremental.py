@@ -9,6 +9,7 @@ max_tokens changed is refused without --force-reuse, and with it equals a full r
 """
 
 import dataclasses
+import gzip
 import json
 import os
 import shutil
@@ -95,6 +96,11 @@ def runs(tmp_path_factory):
     resized.write_text(yaml.safe_dump(shipped))
     inputs = tmp / "corpus"  # changed in place after the first run: sources keep their paths
     shutil.copytree(SAMPLES, inputs, ignore=shutil.ignore_patterns(*OFFICE))
+    # Two files whose name says less than their bytes: both must be reused unparsed when unchanged.
+    (inputs / "NOTICE").write_text("Acme Cloud is a trademark.\n\nThe samples are made up for the tests.\n")
+    (inputs / "runbook.md.gz").write_bytes(
+        gzip.compress(b"# Runbook\n\n## Restarts\n\nDrain the node first, then restart its agent.\n", mtime=0)
+    )
     opts = {"chunk.doc_types": str(doc_types)}
     if ray.is_initialized():
         ray.shutdown()

@@ -15,6 +15,7 @@ How the S3 settings reach everything that opens the bucket:
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import socket
@@ -258,7 +259,13 @@ def test_s3_keys_with_control_characters_or_escapes_each_end_as_one_row(s3_serve
         "odd/pct%ff.txt": b"a key with a percent sign\n",
         "odd/caf\u00e9 \u2014 ok.txt": b"a key in plain unicode\n",
     }
-    for key, data in {**keys, "odd/cr\rx.txt": b"carriage return\n"}.items():
+    # Compressed objects are read as stored and decompressed by the parse within its limits (pyarrow's
+    # S3 stream would decompress them by their name, the bomb whole, in the read task).
+    compressed = {
+        "odd/runbook.md.gz": gzip.compress(b"# Runbook\n\n## Restarts\n\nDrain the node first.\n"),
+        "odd/bomb.txt.gz": gzip.compress(bytes(40 << 20)),
+    }
+    for key, data in {**keys, **compressed, "odd/cr\rx.txt": b"carriage return\n"}.items():
         s3.put_object(Bucket=BUCKET, Key=key, Body=data)
     cfg = build_run_config(
         {},
@@ -267,14 +274,26 @@ def test_s3_keys_with_control_characters_or_escapes_each_end_as_one_row(s3_serve
             "output": f"s3://{BUCKET}/odd-index",
             "embedder.enabled": False,
             "resources.num_cpus": 2,
+            "limits.max_unzipped_mb": 8,
         },
     )
     run(cfg)
     fs, root = pafs.FileSystem.from_uri(f"s3://{BUCKET}/odd-index")
     docs = {d["source"]: d for d in pq.read_table(f"{root}/documents", filesystem=fs).to_pylist()}
     cr = f"s3://{BUCKET}/odd/cr\\nx.txt"
-    assert sorted(docs) == sorted([cr, *(f"s3://{BUCKET}/{shown(k)}" for k in keys)])
+    assert sorted(docs) == sorted([cr, *(f"s3://{BUCKET}/{shown(k)}" for k in [*keys, *compressed])])
     assert docs.pop(cr)["reason"].startswith("could not read the file")
+    runbook, bomb = (docs.pop(f"s3://{BUCKET}/{k}") for k in compressed)
+    assert (runbook["status"], runbook["format"], runbook["bytes"]) == (
+        "ok",
+        "markdown",
+        len(compressed["odd/runbook.md.gz"]),
+    )
+    assert (bomb["status"], bomb["bytes"]) == ("failed", len(compressed["odd/bomb.txt.gz"]))
+    assert (
+        bomb["reason"]
+        == "gzip-compressed data that decompresses to more than 8.0 MB, over limits.max_unzipped_mb=8"
+    )
     assert {d["status"] for d in docs.values()} == {"ok"}
     chunks = pq.read_table(f"{root}/chunks", filesystem=fs).to_pylist()
     text = {c["source"]: c["text"] for c in chunks}
@@ -282,3 +301,7 @@ def test_s3_keys_with_control_characters_or_escapes_each_end_as_one_row(s3_serve
         assert data.decode().strip().split("\n")[-1] in text[f"s3://{BUCKET}/{shown(key)}"]
     assert docs[f"s3://{BUCKET}/odd/tab\\tkey.md"]["source_bytes"] == f"{BUCKET}/odd/tab\tkey.md".encode()
     assert docs[f"s3://{BUCKET}/odd/caf\u00e9 \u2014 ok.txt"]["source_bytes"] is None
+    runbook_chunks = [c for c in chunks if c["source"].endswith("runbook.md.gz")]
+    assert [(c["heading_path"], c["text"]) for c in runbook_chunks] == [
+        (["Runbook", "Restarts"], "Runbook > Restarts\n\nDrain the node first.")
+    ]

@@ -1,6 +1,5 @@
 """Every bad input gets a document record with a status and a one-line reason; nothing raises."""
 
-import gzip
 import logging
 import os
 from pathlib import Path
@@ -48,8 +47,17 @@ def test_binary_threshold_counts_control_characters_but_not_layout_ones():
     assert not _looks_binary("x" * 8192 + "\x00" * 8192)  # only the first 8,192 characters are looked at
 
 
-def test_gzip_behind_text_extension():
-    check(parse_document(gzip.compress(b"hello world" * 100), "data.txt"), "unsupported", "gzip")
+def test_a_tar_archive_compressed_or_not_is_unsupported():
+    import io
+    import tarfile
+
+    for mode, name in (("w", "docs.tar"), ("w:gz", "docs.tar.gz"), ("w:gz", "docs.tgz")):
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode=mode) as tar:
+            member = tarfile.TarInfo("a.md")
+            member.size = 7
+            tar.addfile(member, io.BytesIO(b"# Title"))
+        check(parse_document(buf.getvalue(), name), "unsupported", "archive")
 
 
 def test_unknown_extension_binary():

@@ -15,6 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from raychunk.document import Document, ParsedDocument, content_hash
+from raychunk.parse.compressed import (
+    BOMB_FLOOR_BYTES,
+    CorruptData,
+    TooLarge,
+    compression_of,
+    decompress,
+    inner_name,
+)
 from raychunk.parse.detect import BinaryContent, decode_text, format_from_name, sniff_content
 from raychunk.parse.office_formats import FORMATS as OFFICE_FORMATS
 
@@ -33,7 +41,8 @@ class ParseOptions:
     by time, so a page gives the same tables under any load.
     A zip package (docx, pptx, xlsx, epub, odt) whose parts would decompress to more than
     ``max_unzipped_mb`` (``limits.max_unzipped_mb`` in a job), or to more than ``max_unzip_ratio``
-    times its size (and more than ``office.ZIP_BOMB_FLOOR_BYTES``), is refused before it is opened.
+    times its size (and more than ``compressed.BOMB_FLOOR_BYTES``), is refused before it is opened; a
+    file compressed whole (gzip, bzip2, xz, zstd, lz4) is decompressed no further than those limits.
     Time and memory are bounded outside the parser, by the process running it (``raychunk.isolate``).
 
     ``ocr``: ``auto`` reads PDF pages (and images) without a usable text layer with ``ocr_engine``
@@ -71,6 +80,10 @@ _DESCRIBE = {
     "odt": "an OpenDocument text",
     "ole": "a legacy Office (OLE) file",
     "gzip": "gzip-compressed data",
+    "bzip2": "bzip2-compressed data",
+    "xz": "xz-compressed data",
+    "zstd": "zstd-compressed data",
+    "lz4": "lz4-compressed data",
     "image": "an image",
     "archive": "an archive",
     "zip": "a zip archive",
@@ -120,10 +133,16 @@ def parse_document(data: bytes, source: str, *, options: ParseOptions = ParseOpt
     base = Document(content_hash(data), source, by_name or "unknown", "ok", bytes=len(data))
     if not data:
         return ParsedDocument(dataclasses.replace(base, status="empty", reason="zero-byte file"))
+    name = source
+    if (kind := compression_of(data)) is not None:
+        data, status, reason = _decompressed(data, kind, options)
+        if status:
+            return ParsedDocument(dataclasses.replace(base, status=status, reason=_one_line(reason)))
+        name = inner_name(source)
     try:
-        return _dispatch(data, source, by_name, base, options)
+        return _dispatch(data, source, name, by_name, base, options)
     except BinaryContent as e:
-        return _failed(base, f"{e} (behind a {_ext(source)} extension)" if by_name else str(e))
+        return _failed(base, f"{e} (behind a {_ext(name)} extension)" if by_name else str(e))
     except ImportError as e:
         if e.name and "pip install" not in str(e):
             return _failed(base, f"missing dependency: the Python module {e.name} is not installed")
@@ -136,13 +155,46 @@ def parse_document(data: bytes, source: str, *, options: ParseOptions = ParseOpt
         return _crashed(base, base.format, source)
 
 
-def _dispatch(data: bytes, source: str, by_name: str | None, base: Document, options: ParseOptions):
+def _decompressed(data: bytes, kind: str, options: ParseOptions) -> tuple[bytes, str, str]:
+    """``(content, "", "")`` of a file compressed whole, else ``(b"", status, reason)``. Never more
+    than a zip package may unpack to: ``max_unzipped_mb``, and past ``BOMB_FLOOR_BYTES`` no more
+    than ``max_unzip_ratio`` times the file's size."""
+    cap = int(options.max_unzipped_mb * 2**20)
+    limit = min(cap, max(BOMB_FLOOR_BYTES, int(options.max_unzip_ratio * len(data))))
+    what = _DESCRIBE[kind]
+    try:
+        content = decompress(data, kind, limit)
+    except TooLarge:
+        why = (
+            f"over limits.max_unzipped_mb={options.max_unzipped_mb:g}"
+            if limit == cap
+            else f"over {options.max_unzip_ratio:g} times its {_mb(len(data))} MB: refusing a likely decompression bomb"
+        )
+        return b"", "failed", f"{what} that decompresses to more than {_mb(limit)} MB, {why}"
+    except CorruptData as e:
+        return b"", "failed", f"{what} that cannot be decompressed: {e}"
+    if not content:
+        return b"", "empty", f"{what} of zero bytes"
+    if (again := compression_of(content)) is not None:
+        return b"", "unsupported", f"{what} holding {_DESCRIBE[again]} again: decompress it first"
+    return content, "", ""
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:,.1f}"
+
+
+def _dispatch(
+    data: bytes, source: str, name: str, by_name: str | None, base: Document, options: ParseOptions
+):
+    """Parse ``data`` as its content and ``name`` say; ``source`` is where it came from (a compressed
+    file's ``name`` is its own without the compression suffix)."""
     by_content = sniff_content(data)
     if by_content is not None:
         fmt = _reconcile(by_name, by_content)
         if fmt is None:
-            what, ext = _DESCRIBE.get(by_content, by_content), _ext(source)
-            if by_name is None or by_name == "text" and by_content in ("gzip", "image", "archive", "zip"):
+            what, ext = _DESCRIBE.get(by_content, by_content), _ext(name)
+            if by_name is None or by_name == "text" and by_content in ("image", "archive", "zip"):
                 why = (
                     f"content is {what}, not a supported document"
                     if by_name is None
@@ -157,12 +209,12 @@ def _dispatch(data: bytes, source: str, by_name: str | None, base: Document, opt
             looks = _text_kind(data)
             return _failed(
                 base,
-                f"content is {looks}, not {_DESCRIBE.get(by_name, by_name)} as the {_ext(source)} extension says",
+                f"content is {looks}, not {_DESCRIBE.get(by_name, by_name)} as the {_ext(name)} extension says",
             )
         fmt = by_name or _text_format_of(data)
         if fmt is None:
             return _unsupported(
-                base, f"unknown extension {_ext(source) or '(none)'} and content that is not text"
+                base, f"unknown extension {_ext(name) or '(none)'} and content that is not text"
             )
     if fmt != base.format:
         base = dataclasses.replace(base, format=fmt)

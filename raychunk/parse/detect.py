@@ -8,6 +8,8 @@ import re
 import zipfile
 from pathlib import PurePosixPath
 
+from raychunk.parse.compressed import inner_name
+
 __all__ = ["BinaryContent", "decode_text", "format_from_name", "sniff_content", "TEXT_FORMATS"]
 
 EXTENSIONS = {
@@ -84,7 +86,8 @@ class BinaryContent(ValueError):
 
 
 def format_from_name(name: str) -> str | None:
-    return EXTENSIONS.get(PurePosixPath(name).suffix.lower())
+    """The format a file's name gives it; a compressed file's is its content's (``a.md.gz``: markdown)."""
+    return EXTENSIONS.get(PurePosixPath(inner_name(name)).suffix.lower())
 
 
 def sniff_content(data: bytes) -> str | None:
@@ -96,13 +99,11 @@ def sniff_content(data: bytes) -> str | None:
         return _sniff_zip(data)
     if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
         return "ole"  # doc, xls, ppt, msg: told apart by extension
-    if head.startswith(b"\x1f\x8b"):
-        return "gzip"
     if head.startswith((b"\x89PNG", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"II*\x00", b"MM\x00*")):
         return "image"
     if head.startswith(b"{\\rtf"):
         return "rtf"
-    if head.startswith((b"7z\xbc\xaf", b"Rar!", b"BZh")):
+    if head.startswith((b"7z\xbc\xaf", b"Rar!")) or head[257:262] == b"ustar":
         return "archive"
     return None
 

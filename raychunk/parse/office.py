@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 from raychunk._unstructured import prepare_unstructured
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
+from raychunk.parse.compressed import BOMB_FLOOR_BYTES
 from raychunk.parse.detect import decode_text
 from raychunk.parse.office_formats import FORMATS, OfficeFormat
 from raychunk.render import render_table, squash
@@ -60,10 +61,10 @@ log = logging.getLogger(__name__)
 
 _DROPPED = {"Header", "Footer", "PageNumber", "Image"}
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-# A package is refused as a zip bomb when its parts would decompress to more than this and to more than
-# ParseOptions.max_unzip_ratio times its size. zipfile reads no more than a part's declared size, so the
-# central directory's sizes bound what opening the package can cost.
-ZIP_BOMB_FLOOR_BYTES = 100 * 1024 * 1024
+# A package is refused as a zip bomb when its parts would decompress to more than BOMB_FLOOR_BYTES and to
+# more than ParseOptions.max_unzip_ratio times its size. zipfile reads no more than a part's declared
+# size, so the central directory's sizes bound what opening the package can cost.
+ZIP_BOMB_FLOOR_BYTES = BOMB_FLOOR_BYTES
 # lxml's and ElementTree's parse errors (both SyntaxErrors): a package part that is not XML.
 _XML_ERRORS = {"XMLSyntaxError", "ParseError"}
 # Titles that editors put in docProps by default; the first heading says more.
