@@ -44,8 +44,23 @@ def list_corpus(job: JobPlan) -> InputPlanner | DriverPlanner:
     inputs = job.config.input
     small = small_local_inputs(inputs, follow_symlinks=limits.follow_symlinks)
     planner = DriverPlanner() if small else InputPlanner()
-    planner.list(inputs, follow_symlinks=limits.follow_symlinks, max_file_mb=limits.max_file_mb)
+    planner.list(
+        inputs,
+        follow_symlinks=limits.follow_symlinks,
+        max_file_mb=limits.max_file_mb,
+        exclude=_output_excluded(job),
+    )
     return planner
+
+
+def _output_excluded(job: JobPlan) -> tuple[str, ...]:
+    """The job's output folder and a previous run's: never inputs, even inside an input folder (an
+    index written into the corpus it indexes would be read as documents by the next run). A folder
+    any raychunk job wrote holds ``io.OUTPUT_MARK`` and is left out wherever it is; these two are
+    named here too for outputs written before the mark."""
+    config = job.config
+    incremental = getattr(config, "incremental", None)
+    return tuple(filter(None, [getattr(config, "output", None), getattr(incremental, "previous", None)]))
 
 
 def small_local_inputs(inputs, most: int | None = None, *, follow_symlinks: bool = False) -> bool:
@@ -86,8 +101,10 @@ class DriverPlanner:
     def __init__(self):
         self._planner = ListingPlanner()
 
-    def list(self, inputs, *, follow_symlinks: bool = False, max_file_mb=None) -> dict:
-        listed = self._planner.list(list(inputs), follow_symlinks, max_file_mb)
+    def list(
+        self, inputs, *, follow_symlinks: bool = False, max_file_mb=None, exclude: tuple[str, ...] = ()
+    ) -> dict:
+        listed = self._planner.list(list(inputs), follow_symlinks, max_file_mb, exclude)
         if "error" in listed:
             kind, message = listed["error"]
             raise (FileNotFoundError if kind == "FileNotFoundError" else ValueError)(message)
@@ -118,7 +135,10 @@ def list_files(job: JobPlan):
 
     limits = job.limits
     fs, scheme, files = list_inputs(
-        job.config.input, follow_symlinks=limits.follow_symlinks, max_file_mb=limits.max_file_mb
+        job.config.input,
+        follow_symlinks=limits.follow_symlinks,
+        max_file_mb=limits.max_file_mb,
+        exclude=_output_excluded(job),
     )
     return fs, scheme, readable(files)
 

@@ -18,6 +18,9 @@ __all__ = [
     "identity_of",
     "input_root",
     "list_inputs",
+    "MARK_TEXT",
+    "OUTPUT_MARK",
+    "mark_output",
     "open_input",
     "readable",
     "real_name",
@@ -96,11 +99,17 @@ def _is_uri(s: str) -> bool:
 
 
 def list_inputs(
-    inputs: tuple[str, ...] | list[str], *, follow_symlinks: bool = False, max_file_mb: float | None = None
+    inputs: tuple[str, ...] | list[str],
+    *,
+    follow_symlinks: bool = False,
+    max_file_mb: float | None = None,
+    exclude: tuple[str, ...] = (),
 ) -> tuple[pafs.FileSystem, str, list[InputFile]]:
     """Every file named by the inputs (folders walked recursively, dotfiles skipped, globs expanded),
     sorted, each once, with its size from the listing. All inputs must share one filesystem.
     Returns ``(filesystem, scheme, files)``; ``scheme`` (e.g. ``s3://``) rebuilds full URIs.
+    ``exclude``: the job's output folders (paths or URIs: its output, a previous run's), whose files
+    (shards, reports, staging) are never inputs, though they may lie inside an input folder.
 
     Some files are listed but ``refused`` (never read): inside a folder, a symlink that leads out of
     it (unless ``follow_symlinks``) or that is broken, and a file over ``max_file_mb``."""
@@ -127,8 +136,15 @@ def list_inputs(
             )
         fs, scheme = fs_i, scheme_i
         files.update(found)
+    for folder in exclude:
+        _leave_out(files, fs, folder)
     if not files:
         raise ValueError(f"no input files found in {', '.join(inputs)}")
+    if all(map(_is_output_row, files.values())):
+        raise ValueError(
+            f"no input files found in {', '.join(inputs)}: only raychunk's own output folders "
+            f"({', '.join(sorted(map(shown, files)))}), which are never inputs"
+        )
     listed, seen = [], set()
     for p in sorted(files, key=shown):
         size, refused = files[p] if isinstance(files[p], tuple) else (files[p], None)
@@ -144,6 +160,49 @@ def list_inputs(
         seen.add(name)
         listed.append(InputFile(name, size, refused and (refused[0], shown(refused[1])), raw))
     return fs, scheme, listed
+
+
+OUTPUT_MARK = ".raychunk-output"
+MARK_TEXT = "raychunk wrote this folder: its files are never read as inputs by raychunk.\n"
+_OUTPUT_ROW = "a raychunk output folder"
+
+
+def mark_output(fs: pafs.FileSystem, folder: str) -> None:
+    """Mark a folder a job writes (``OUTPUT_MARK``), so that a later listing of a folder holding it
+    leaves its files out: an index written into the corpus it indexes is not a document."""
+    with fs.open_output_stream(f"{folder.rstrip('/')}/{OUTPUT_MARK}") as f:
+        f.write(MARK_TEXT.encode())
+
+
+def _output_row(files: int | None, whose: str = "") -> tuple[int, tuple[str, str]]:
+    count = (
+        "its files are"
+        if files is None
+        else f"its {files:,} file is"
+        if files == 1
+        else f"its {files:,} files are"
+    )
+    return (0, ("skipped", f"{_OUTPUT_ROW}{whose}: {count} not read as inputs"))
+
+
+def _is_output_row(value) -> bool:
+    return isinstance(value, tuple) and value[1][1].startswith(_OUTPUT_ROW)
+
+
+def _leave_out(files: dict, fs: pafs.FileSystem, folder: str) -> None:
+    """Drop the listed files inside ``folder`` (a path or URI on ``fs``'s kind of filesystem; none
+    when it is on another) and list the folder instead, as one ``skipped`` row."""
+    folder_fs, root = resolve_output(folder)
+    if type(folder_fs) is not type(fs):
+        return
+    prefix = root.rstrip("/") + "/"
+    inside = [p for p in files if p == root or p.startswith(prefix)]
+    n = sum(not _is_output_row(files[p]) for p in inside)
+    if not n:  # nothing there, or the listing found the folder's mark and left it out already
+        return
+    for p in inside:
+        del files[p]
+    files[root] = _output_row(n, " (this job's output, or a previous run's)")
 
 
 def _hidden(rel: str) -> bool:
@@ -208,6 +267,10 @@ def _walk(root: Path, follow_symlinks: bool) -> dict[str, int | tuple]:
         if base != root and _hidden(str(base.relative_to(root))):
             dirs[:] = []
             continue
+        if base != root and OUTPUT_MARK in names:
+            dirs[:] = []
+            found[str(base)] = _output_row(None)
+            continue
         for d in list(dirs):
             q = base / d
             if not q.is_symlink():
@@ -270,11 +333,22 @@ def _list_fs(fs: pafs.FileSystem, root: str, uri: str) -> dict[str, int]:
         return {info.path: info.size}
     if info.type == pafs.FileType.Directory:
         infos = fs.get_file_info(pafs.FileSelector(root, recursive=True))
-        return {
+        found = {
             i.path: i.size
             for i in infos
             if i.type == pafs.FileType.File and not _hidden(i.path[len(root) :].lstrip("/"))
         }
+        marked = {
+            i.path[: -len(OUTPUT_MARK) - 1]
+            for i in infos
+            if i.path.endswith("/" + OUTPUT_MARK) and i.path[: -len(OUTPUT_MARK) - 1] != root.rstrip("/")
+        }
+        for folder in sorted(marked):
+            prefix = folder + "/"
+            for p in [p for p in found if p.startswith(prefix)]:
+                del found[p]
+            found[folder] = _output_row(None)
+        return found
     raise FileNotFoundError(f"no such object or prefix: {uri}")
 
 

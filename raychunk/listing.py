@@ -75,11 +75,13 @@ class ListingPlanner:
     def __init__(self):
         self._listing = None
 
-    def list(self, inputs, follow_symlinks: bool, max_file_mb) -> dict:
+    def list(self, inputs, follow_symlinks: bool, max_file_mb, exclude: tuple[str, ...] = ()) -> dict:
         from raychunk.io import list_inputs
 
         try:
-            fs, scheme, files = list_inputs(inputs, follow_symlinks=follow_symlinks, max_file_mb=max_file_mb)
+            fs, scheme, files = list_inputs(
+                inputs, follow_symlinks=follow_symlinks, max_file_mb=max_file_mb, exclude=exclude
+            )
         except (ValueError, OSError) as e:  # the user's input: raised again in the driver, as it is
             return {"error": (type(e).__name__, str(e))}
         self._listing = (fs, scheme, files)
@@ -129,12 +131,15 @@ class InputPlanner:
         )
         self._listed: dict | None = None
 
-    def list(self, inputs, *, follow_symlinks: bool = False, max_file_mb=None) -> dict:
-        """``{"fs", "scheme", "files", "bytes"}`` of everything the inputs name; a missing input or
-        an empty folder raises here, as ``io.list_inputs`` words it."""
+    def list(
+        self, inputs, *, follow_symlinks: bool = False, max_file_mb=None, exclude: tuple[str, ...] = ()
+    ) -> dict:
+        """``{"fs", "scheme", "files", "bytes"}`` of everything the inputs name but the ``exclude``
+        folder (the job's output); a missing input or an empty folder raises here, as
+        ``io.list_inputs`` words it."""
         import ray
 
-        listed = ray.get(self._actor.list.remote(list(inputs), follow_symlinks, max_file_mb))
+        listed = ray.get(self._actor.list.remote(list(inputs), follow_symlinks, max_file_mb, exclude))
         if "error" in listed:
             kind, message = listed["error"]
             raise (FileNotFoundError if kind == "FileNotFoundError" else ValueError)(message)

@@ -27,6 +27,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from raychunk.config import ConfigError
+from raychunk.io import mark_output
 from raychunk.schema import DOCUMENT_SCHEMA, documents_table
 
 __all__ = [
@@ -144,6 +145,7 @@ def open_staging(fs: pafs.FileSystem, out: str, fingerprint: dict, *, resume: bo
         )
     path = staging_folder(out)
     fs.create_dir(path, recursive=True)
+    mark_output(fs, out)
     write_text(fs, f"{path}/run.json", json.dumps(fingerprint, sort_keys=True))
     return Staging(path, attempt, False)
 

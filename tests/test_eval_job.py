@@ -60,7 +60,7 @@ def test_eval_on_the_sample_corpus(tmp_path, fresh_ray, monkeypatch):
     monkeypatch.setattr("raychunk.jobs.eval.prepare_eval", lambda *a, **k: inputs)
     report = run_eval(cfg, settings, queries, k=5, parent_budget=512, output=tmp_path / "eval")
     out = tmp_path / "eval"
-    assert {p.name for p in out.iterdir()} == {"report.json", "report.md", "plot.png"}
+    assert {p.name for p in out.iterdir()} == {".raychunk-output", "report.json", "report.md", "plot.png"}
     saved = json.loads((out / "report.json").read_text())
     assert saved["recommendation"] == report["recommendation"] == first["recommendation"]
     assert saved["questions"] == len(queries) and saved["documents"] == 12 and saved["k"] == 5

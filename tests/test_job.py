@@ -225,3 +225,71 @@ def test_links_out_of_the_input_folder_and_oversized_files_are_rows_not_reads(tm
     assert "secret.txt" not in docs
     chunks = pq.read_table(tmp_path / "out" / "chunks", columns=["text"]).column("text").to_pylist()
     assert not any("Not part of the corpus" in t for t in chunks)
+
+
+def test_outputs_inside_the_input_folder_are_never_read_as_documents(tmp_path, fresh_ray):
+    """``--input docs --output docs/index``, run twice, then a price and a second output beside it:
+    each output folder (its shards, reports, chart, staging) is one ``skipped`` row, never documents;
+    an output written before the mark existed is left out by name (the job's own and ``--previous``,
+    as ``corpus.list_corpus`` names them)."""
+    from raychunk.io import OUTPUT_MARK, list_inputs
+    from raychunk.jobs.price import PriceOptions, price
+    from raychunk.jobs.run import run
+    from raychunk.pricing import Setting
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\n## Install\n\nRun the installer.\n")
+    (docs / "faq.txt").write_text("Q: Is it free?\nA: Yes.\n")
+    index = docs / "index"
+
+    def rows(out):
+        return {r["source"]: r for r in pq.read_table(out / "documents").to_pylist()}
+
+    def cfg(out, **kw):
+        return config(tmp_path, input=[str(docs)], output=str(out), **{"embedder.enabled": False, **kw})
+
+    run(cfg(index))
+    assert (index / OUTPUT_MARK).exists()
+    first = rows(index)
+    assert sorted(Path(s).name for s in first) == ["faq.txt", "guide.md", "index"]
+    assert first[str(index)]["status"] == "skipped"  # its staging folder existed while it was listed
+    assert first[str(index)]["reason"] == "a raychunk output folder: its files are not read as inputs"
+    run(cfg(index, **{"output_files.overwrite": True}))  # its shards and reports are there now
+    status = lambda rs: {s: (r["status"], r["reason"], r["chunks"]) for s, r in rs.items()}  # noqa: E731
+    assert status(rows(index)) == status(first)
+    price(
+        cfg(tmp_path / "unused"),
+        [Setting("per-type profile")],
+        PriceOptions(output=str(docs / "price"), dim=384, measure_throughput=False, chart=True),
+    )
+    assert (docs / "price" / "chart.png").exists()  # an image, which OCR would read as a page
+    run(cfg(docs / "second"))
+    second = rows(docs / "second")
+    assert {Path(s).name: r["status"] for s, r in second.items()} == {
+        "faq.txt": "ok",
+        "guide.md": "ok",
+        "index": "skipped",
+        "price": "skipped",
+        "second": "skipped",
+    }
+    texts = pq.read_table(docs / "second" / "chunks", columns=["text"]).column("text").to_pylist()
+    assert len(texts) == 2 and not any("raychunk run" in t or "chunks" in t for t in texts)
+
+    # Written before the mark: left out by name when it is the job's output or its --previous.
+    (index / OUTPUT_MARK).unlink()
+    _, _, files = list_inputs([str(docs)], exclude=(str(index),))
+    left = {Path(f.path).name: f.refused for f in files}
+    assert left["index"] == (
+        "skipped",
+        "a raychunk output folder (this job's output, or a previous run's): its 4 files are not read as inputs",
+    )
+    assert not any(f.path.startswith(str(index) + "/") for f in files)
+    _, _, files = list_inputs([str(docs)])  # not named: its files are listed as any others
+    assert any(f.path.endswith("index/report.json") for f in files)
+    (docs / "guide.md").unlink()
+    (docs / "faq.txt").unlink()
+    with pytest.raises(ValueError, match="only raychunk's own output folders"):
+        list_inputs([str(docs)], exclude=(str(index),))
+    _, _, files = list_inputs([str(docs / "price")])  # an output named as the input itself is read
+    assert sorted(Path(f.path).name for f in files) == ["chart.png", "report.csv", "report.json", "report.md"]

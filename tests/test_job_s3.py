@@ -192,7 +192,7 @@ def test_an_interrupted_s3_run_resumes_and_publishes_over_the_old_output(s3_serv
     listing = s3_server["client"].list_objects_v2(Bucket=BUCKET, Prefix="again/")["Contents"]
     keys = sorted(o["Key"] for o in listing if not o["Key"].endswith("/"))  # pyarrow's folder markers
     listed = sorted(f"again/{p}" for p in (*report["files"]["chunks"], *report["files"]["documents"]))
-    assert keys == sorted([*listed, "again/report.json", "again/report.md"])
+    assert keys == sorted([*listed, "again/.raychunk-output", "again/report.json", "again/report.md"])
 
 
 def test_an_incremental_run_updates_an_s3_output_in_place(s3_server, local_ray):
@@ -240,7 +240,7 @@ def test_an_incremental_run_updates_an_s3_output_in_place(s3_server, local_ray):
     listing = s3.list_objects_v2(Bucket=BUCKET, Prefix="live/")["Contents"]
     keys = sorted(o["Key"] for o in listing if not o["Key"].endswith("/"))
     listed = sorted(f"live/{p}" for files in report["files"].values() for p in files)
-    assert keys == sorted([*listed, "live/report.json", "live/report.md"])
+    assert keys == sorted([*listed, "live/.raychunk-output", "live/report.json", "live/report.md"])
 
 
 def test_s3_keys_with_control_characters_or_escapes_each_end_as_one_row(s3_server, local_ray):
@@ -265,7 +265,9 @@ def test_s3_keys_with_control_characters_or_escapes_each_end_as_one_row(s3_serve
         "odd/runbook.md.gz": gzip.compress(b"# Runbook\n\n## Restarts\n\nDrain the node first.\n"),
         "odd/bomb.txt.gz": gzip.compress(bytes(40 << 20)),
     }
-    for key, data in {**keys, **compressed, "odd/cr\rx.txt": b"carriage return\n"}.items():
+    # A raychunk output inside the input prefix (it holds the mark): one skipped row, not documents.
+    index = {"odd/index/.raychunk-output": b"raychunk wrote this\n", "odd/index/report.md": b"# report\n"}
+    for key, data in {**keys, **compressed, **index, "odd/cr\rx.txt": b"carriage return\n"}.items():
         s3.put_object(Bucket=BUCKET, Key=key, Body=data)
     cfg = build_run_config(
         {},
@@ -281,8 +283,15 @@ def test_s3_keys_with_control_characters_or_escapes_each_end_as_one_row(s3_serve
     fs, root = pafs.FileSystem.from_uri(f"s3://{BUCKET}/odd-index")
     docs = {d["source"]: d for d in pq.read_table(f"{root}/documents", filesystem=fs).to_pylist()}
     cr = f"s3://{BUCKET}/odd/cr\\nx.txt"
-    assert sorted(docs) == sorted([cr, *(f"s3://{BUCKET}/{shown(k)}" for k in [*keys, *compressed])])
+    assert sorted(docs) == sorted(
+        [cr, f"s3://{BUCKET}/odd/index", *(f"s3://{BUCKET}/{shown(k)}" for k in [*keys, *compressed])]
+    )
     assert docs.pop(cr)["reason"].startswith("could not read the file")
+    skipped = docs.pop(f"s3://{BUCKET}/odd/index")
+    assert (skipped["status"], skipped["reason"]) == (
+        "skipped",
+        "a raychunk output folder: its files are not read as inputs",
+    )
     runbook, bomb = (docs.pop(f"s3://{BUCKET}/{k}") for k in compressed)
     assert (runbook["status"], runbook["format"], runbook["bytes"]) == (
         "ok",

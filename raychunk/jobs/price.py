@@ -14,7 +14,7 @@ from pathlib import Path
 from raychunk.config import RunConfig
 from raychunk.corpus import duplicates_of, list_corpus, plan_corpus
 from raychunk.document_steps import documents, measure
-from raychunk.io import resolve_output
+from raychunk.io import mark_output, resolve_output
 from raychunk.merge import COUNT, compare_settings, comparison_totals
 from raychunk.peers import require_peers
 from raychunk.pipeline import execute, init_ray, read_blocks
@@ -237,6 +237,7 @@ def cluster_projection(
 def _write(report: PriceReport, opts: PriceOptions) -> list[str]:
     out_fs, out_dir = resolve_output(opts.output)
     out_fs.create_dir(out_dir, recursive=True)
+    mark_output(out_fs, out_dir)
     with tempfile.TemporaryDirectory() as tmp:
         local = Path(tmp)
         (local / "report.json").write_text(json.dumps(report.as_json(), indent=2, ensure_ascii=False))

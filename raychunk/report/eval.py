@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from raychunk.io import MARK_TEXT, OUTPUT_MARK
 from raychunk.render import signed
 from raychunk.report.eval_record import (
     EvalReport,
@@ -406,6 +407,7 @@ def write_eval(report: EvalReport, output: str | Path, *, plot: bool = True) -> 
     """report.json (the record's ``as_json()``), report.md and plot.png under ``output``."""
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
+    (out / OUTPUT_MARK).write_text(MARK_TEXT)
     (out / "report.json").write_text(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     (out / "report.md").write_text(render_eval_markdown(report))
     names = ["report.json", "report.md"]
