@@ -177,6 +177,17 @@ def test_full_export_then_the_delta_equals_the_new_output(outputs, tmp_path):
     assert [h["chunk_id"] for h in from_table] == [h["chunk_id"] for h in from_parquet]
     assert np.allclose([h["score"] for h in from_table], [h["score"] for h in from_parquet], atol=1e-5)
 
+    # The vector store kept beside the documents is not read as documents by the next run.
+    from raychunk.io import list_inputs
+
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    _, _, files = list_inputs([str(tmp_path)])
+    rows = {f.path: f.refused for f in files if not f.path.endswith("notes.md")}
+    assert rows == {
+        str(p): ("skipped", "a raychunk output folder: its files are not read as inputs")
+        for p in (db, rebuilt)
+    }
+
 
 class Interrupted(Exception):
     pass

@@ -94,9 +94,11 @@ class LanceDBTable:
             return None
 
     def write_state(self, state: dict) -> None:
+        from raychunk.io import mark_output
         from raychunk.publish import write_report
 
         self.fs.create_dir(self.path, recursive=True)
+        mark_output(self.fs, self.path)  # a vector store is no input: a listing around it skips it
         write_report(self.fs, self.path, self._state_path.rsplit("/", 1)[-1], json.dumps(state, indent=2))
 
     def vector_settings(self) -> dict:
