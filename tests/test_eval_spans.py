@@ -244,3 +244,29 @@ def test_when_no_setting_passes_nothing_is_recommended(tmp_path):
     assert "Recommendation: none" in render_eval_text(typed)
     assert "**None.**" in render_eval_markdown(typed)
     assert len(write_eval(typed, tmp_path)) == 3  # the plot draws without a recommendation
+
+
+def test_chunks_of_a_log_with_terminal_escapes_hold_their_spans():
+    """The span check drops what the parsers' clean_text drops, terminal escapes included."""
+    from raychunk.chunking import Profile, chunk_document
+    from raychunk.parse import parse_document
+    from raychunk.tokens import load_counter
+
+    lines = [
+        f"2024-05-{i % 28 + 1:02d} \x1b[3{i % 8}mstep {i}\x1b[0m ran the \x1b[1mtests\x1b[m again"
+        for i in range(300)
+    ]
+    parsed = parse_document("\n".join(lines).encode(), "ci.log")
+    chunks = chunk_document(
+        parsed, Profile(strategy="structure", max_tokens=64), counter=load_counter("words")
+    )
+    assert len(chunks) > 5
+    for c in chunks:
+        assert "\x1b" not in c.text and "[0m" not in c.text
+        assert (
+            check_chunk(
+                parsed.text,
+                {"text": c.text, "header": c.header, "char_start": c.char_start, "char_end": c.char_end},
+            )
+            is None
+        )

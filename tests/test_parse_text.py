@@ -162,3 +162,37 @@ def test_speaker_turns_become_paragraphs():
         ("paragraph", "Priya: Thanks."),
     ]
     assert_spans_match(doc)
+
+
+def test_terminal_escapes_in_a_captured_log_are_dropped_whole():
+    """CI and terminal logs hold colour and cursor sequences; their bytes after ESC (``[31m``) would
+    otherwise stay in the text a retriever embeds. The spans still cover the raw lines."""
+    src = (
+        "2024-05-01 \x1b[32mINFO\x1b[0m build started\n"
+        "2024-05-01 \x1b[1;31mERROR\x1b[m cache miss for \x1b]8;;https://ci/x\x1b\\job 7\x1b]8;;\x1b\\\n"
+        "\x1b]0;runner title\x07\x1b(B\x1b[mdone\x1b[2K\n"
+    )
+    doc = parse(src, "build.log")
+    assert doc.text == src  # the document text is the file's, which the spans index
+    assert [b.text for b in doc.blocks] == [
+        "2024-05-01 INFO build started\n2024-05-01 ERROR cache miss for job 7\ndone"
+    ]
+    assert_spans_match(doc)
+    assert clean_text("keep [31m as written, \x1b=\x1b7 gone") == "keep [31m as written,  gone"
+
+
+def test_classic_mac_line_ends_are_lines():
+    src = "Title\r=====\r\rFirst line\rsecond line\r\rNext paragraph.\r"
+    doc = parse(src)
+    assert kinds(doc) == [
+        ("heading", "Title"),
+        ("paragraph", "First line\nsecond line"),
+        ("paragraph", "Next paragraph."),
+    ]
+    assert len(doc.text) == len(src) and doc.text == src.replace("\r", "\n")  # one for one: offsets kept
+    assert_spans_match(doc)
+    md = parse_document(b"# Guide\r\r## Install\r\rRun it.\r- one\r- two\r", "guide.md")
+    assert [(b.kind, b.text, b.heading_path) for b in md.blocks][-2:] == [
+        ("list_item", "one", ("Guide", "Install")),
+        ("list_item", "two", ("Guide", "Install")),
+    ]

@@ -277,6 +277,8 @@ def _text_kind(data: bytes) -> str:
 def _parse_text_format(parser_name: str):
     def run(data: bytes, base: Document, options: ParseOptions) -> ParsedDocument:
         text, encoding = decode_text(data, html=base.format == "html")
+        if "\r" in text and "\n" not in text:  # classic Mac OS line ends: one for one, offsets kept
+            text = text.replace("\r", "\n")
         base = dataclasses.replace(base, encoding=encoding)
         if not text.strip():
             return ParsedDocument(dataclasses.replace(base, status="empty", reason="only whitespace"), text)
