@@ -117,7 +117,7 @@ def classify(parsed: ParsedDocument, thresholds: dict, overrides: list[dict] | t
     t = thresholds
     if f.format == "code":
         return Classification("code", "source code file", f)
-    if f.format in ("csv", "tsv", "jsonl"):
+    if f.format in ("csv", "tsv", "json", "jsonl"):
         return Classification("records", f"{f.format} rows are records", f)
     if f.format in ("pptx", "ppt"):
         return Classification("slides", "presentation file", f)

@@ -83,3 +83,82 @@ def test_python_syntax_error_falls_back():
     doc = parse_document(b"print 'py2'\n\ndef f():\n    pass\n", "old.py")
     assert doc.document.status == "ok"
     assert len(doc.blocks) >= 1
+
+
+def test_a_json_array_is_one_record_per_element_with_its_span():
+    src = (
+        '[\n  {"title": "Reset a password", "steps": ["open settings", "click reset"], "owner": null},\n'
+        '  {"title": "Caf\\u00e9 hours", "open": 8},\n  "a loose note",\n  42\n]\n'
+    )
+    doc = parse_document(src.encode(), "faq.json")
+    assert (doc.document.status, doc.document.format, doc.document.title) == ("ok", "json", "")
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("record", 'title: Reset a password\nsteps: ["open settings", "click reset"]'),
+        ("record", "title: Café hours\nopen: 8"),
+        ("record", "a loose note"),
+        ("record", "42"),
+    ]
+    assert doc.blocks[0].rows == (
+        ("title", "steps", "owner"),
+        ("Reset a password", '["open settings", "click reset"]', ""),
+    )
+    spans = [doc.text[b.char_start : b.char_end] for b in doc.blocks]
+    assert spans[1] == '{"title": "Caf\\u00e9 hours", "open": 8}' and spans[2:] == ['"a loose note"', "42"]
+    from raychunk.classify import classify
+    from raychunk.config import load_doc_types
+
+    types = load_doc_types(None)
+    assert classify(doc, types.thresholds, types.overrides).doc_type == "records"
+
+
+def test_a_json_object_is_a_record_per_member_and_a_list_of_objects_a_section():
+    """The shape of an API export: counts and links around the list; the list's key is the heading
+    its records sit under, and the members after it are back at the top."""
+    src = (
+        '{"count": 2, "caf\\u00e9s": [{"id": 1, "name": "Blue"}, {"id": 2, "name": "Red"}],\n'
+        ' "next": null, "schema": {"id": "int"}, "tags": [], "note": "end"}'
+    )
+    doc = parse_document(src.encode(), "export.json")
+    got = [(b.kind, b.text, b.heading_path) for b in doc.blocks]
+    assert got == [
+        ("record", "count: 2", ()),
+        ("heading", "cafés", ()),
+        ("record", "id: 1\nname: Blue", ("cafés",)),
+        ("record", "id: 2\nname: Red", ("cafés",)),
+        ("record", 'schema: {"id": "int"}', ()),
+        ("record", "tags: []", ()),
+        ("record", "note: end", ()),
+    ]
+    heading = doc.blocks[1]
+    assert doc.text[heading.char_start : heading.char_end] == "caf\\u00e9s"
+    assert doc.text[doc.blocks[4].char_start : doc.blocks[4].char_end] == '"schema": {"id": "int"}'
+
+
+def test_invalid_json_is_read_as_text_and_says_so():
+    doc = parse_document(b'{"a": 1,,}\n\nThe rest of the file is prose.\n', "broken.json")
+    d = doc.document
+    assert (d.status, d.format) == ("ok", "text")
+    assert (
+        d.reason
+        == "not valid JSON (Expecting property name enclosed in double quotes at line 1): read as plain text"
+    )
+    assert [b.text for b in doc.blocks] == ['{"a": 1,,}', "The rest of the file is prose."]
+    assert_spans_match(doc)
+    assert parse_document(b"[]", "none.json").document.status == "empty"
+
+
+def test_json_chunks_hold_their_spans():
+    import json
+
+    from raychunk.chunking import Profile, chunk_document
+    from raychunk.evaluation.spans import check_chunk
+    from raychunk.tokens import load_counter
+
+    items = [{"id": i, "body": "word " * (i % 90), "meta": {"n": i}} for i in range(120)]
+    doc = parse_document(json.dumps({"total": 120, "items": items}, indent=2).encode(), "items.json")
+    for profile in (Profile(strategy="structure", max_tokens=64), Profile(strategy="fixed", max_tokens=64)):
+        chunks = chunk_document(doc, profile, counter=load_counter("words"))
+        assert len(chunks) > 40
+        for c in chunks:
+            row = {"text": c.text, "header": c.header, "char_start": c.char_start, "char_end": c.char_end}
+            assert check_chunk(doc.text, row) is None, (c.text[:80], check_chunk(doc.text, row))

@@ -66,6 +66,11 @@ class BlockStream:
         self._open.append((level, text))
         return block
 
+    def leave(self, level: int = 1) -> None:
+        """Close every open heading of ``level`` or deeper: what follows sits above them."""
+        while self._open and self._open[-1][0] >= level:
+            self._open.pop()
+
     def add(self, kind: BlockKind, text: str, start: int, end: int, **kw) -> Block | None:
         if kind != "page_break" and not text.strip() and not kw.get("rows"):
             return None

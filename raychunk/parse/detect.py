@@ -26,6 +26,7 @@ EXTENSIONS = {
     ".log": "text",
     ".csv": "csv",
     ".tsv": "tsv",
+    ".json": "json",
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
     ".py": "code",
@@ -72,7 +73,9 @@ EXTENSIONS = {
     ".tiff": "image",
     ".gif": "image",
 }
-TEXT_FORMATS = frozenset({"markdown", "html", "text", "csv", "tsv", "jsonl", "code", "rst", "org", "eml"})
+TEXT_FORMATS = frozenset(
+    {"markdown", "html", "text", "csv", "tsv", "json", "jsonl", "code", "rst", "org", "eml"}
+)
 # Containers a sniff can name; a text format has no magic number.
 _ZIP_KINDS = {"word/": "docx", "ppt/": "pptx", "xl/": "xlsx"}
 _MIMETYPES = {

@@ -10,7 +10,7 @@ from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, clean_text, finish
 from raychunk.render import squash
 
-__all__ = ["parse_csv", "parse_jsonl"]
+__all__ = ["parse_csv", "parse_json", "parse_jsonl"]
 
 
 def _lines(text: str):
@@ -111,6 +111,89 @@ def parse_jsonl(text: str, base: Document) -> ParsedDocument:
             out.add("record", _scalar(value), start, end)
     reason = f"{invalid} lines are not valid JSON and were kept as text" if invalid else ""
     return finish(base, text, out.blocks, reason=reason)
+
+
+_WS = " \t\r\n"
+_DECODER = json.JSONDecoder()
+
+
+def parse_json(text: str, base: Document) -> ParsedDocument:
+    """A JSON file as records, with the spans of their values in the text. An array: one record per
+    element (an object's members as ``key: value`` lines, as a JSON Lines row). An object: a record
+    per member, except that a member holding an array of objects (the ``{"items": [...]}`` of an API
+    export) becomes a heading (its key) over one record per element. A file that is not valid JSON is
+    read as plain text, the reason saying so."""
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        from raychunk.parse.text import parse_text
+
+        parsed = parse_text(text, dataclasses.replace(base, format="text"))
+        why = f"not valid JSON ({e.msg} at line {e.lineno}): read as plain text"
+        return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=why))
+    out = BlockStream()
+    start = _skip(text, 0)
+    if isinstance(value, list):
+        for s, e in _elements(text, start):
+            _record(out, text, s, e)
+    elif isinstance(value, dict):
+        for key, ks, ke, vs, ve in _members(text, start):
+            member = _DECODER.raw_decode(text, vs)[0]
+            if isinstance(member, list) and member and all(isinstance(m, dict) for m in member):
+                out.heading(clean_text(key), 1, ks + 1, ke - 1)
+                for s, e in _elements(text, vs):
+                    _record(out, text, s, e)
+                out.leave(1)
+            else:
+                cell = _scalar(member)
+                if cell:
+                    out.add("record", f"{key}: {cell}", ks, ve, rows=((str(key),), (cell,)), header_rows=1)
+    else:
+        out.add("record", _scalar(value), start, start + len(text[start:].rstrip()))
+    return finish(base, text, out.blocks, title=base.title)  # a key is no title: the file's name stands
+
+
+def _record(out: BlockStream, text: str, start: int, end: int) -> None:
+    value = _DECODER.raw_decode(text, start)[0]
+    if isinstance(value, dict):
+        keys = tuple(str(k) for k in value)
+        cells = tuple(_scalar(v) for v in value.values())
+        body = "\n".join(f"{k}: {v}" for k, v in zip(keys, cells) if v)
+        out.add("record", body, start, end, rows=(keys, cells), header_rows=1)
+    else:
+        out.add("record", _scalar(value), start, end)
+
+
+def _skip(text: str, i: int) -> int:
+    n = len(text)
+    while i < n and text[i] in _WS:
+        i += 1
+    return i
+
+
+def _elements(text: str, i: int):
+    """``(start, end)`` of each element of the array that opens at ``text[i]``."""
+    i = _skip(text, i + 1)
+    while text[i] != "]":
+        end = _DECODER.raw_decode(text, i)[1]
+        yield i, end
+        i = _skip(text, end)
+        if text[i] == ",":
+            i = _skip(text, i + 1)
+
+
+def _members(text: str, i: int):
+    """``(key, key start, key end, value start, value end)`` of each member of the object at
+    ``text[i]`` (the key's span holds its quotes)."""
+    i = _skip(text, i + 1)
+    while text[i] != "}":
+        key, after = _DECODER.raw_decode(text, i)
+        vs = _skip(text, _skip(text, after) + 1)  # past the colon
+        ve = _DECODER.raw_decode(text, vs)[1]
+        yield key, i, after, vs, ve
+        i = _skip(text, ve)
+        if text[i] == ",":
+            i = _skip(text, i + 1)
 
 
 def _scalar(v) -> str:

@@ -47,7 +47,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _ENDS = 8  # words at each end of a piece, when only its ends are found
-_AS_WRITTEN = frozenset({"markdown", "text", "rst", "org", "code", "csv", "tsv", "jsonl"})
+_AS_WRITTEN = frozenset({"markdown", "text", "rst", "org", "code", "csv", "tsv", "json", "jsonl"})
 
 
 @dataclass(frozen=True, slots=True)
