@@ -137,7 +137,7 @@ def list_inputs(
         fs, scheme = fs_i, scheme_i
         files.update(found)
     for folder in exclude:
-        _leave_out(files, fs, folder)
+        _leave_out(files, fs, folder, [_item_root(item) for item in inputs])
     if not files:
         raise ValueError(f"no input files found in {', '.join(inputs)}")
     if all(map(_is_output_row, files.values())):
@@ -189,13 +189,16 @@ def _is_output_row(value) -> bool:
     return isinstance(value, tuple) and value[1][1].startswith(_OUTPUT_ROW)
 
 
-def _leave_out(files: dict, fs: pafs.FileSystem, folder: str) -> None:
+def _leave_out(files: dict, fs: pafs.FileSystem, folder: str, input_roots: list[str]) -> None:
     """Drop the listed files inside ``folder`` (a path or URI on ``fs``'s kind of filesystem; none
-    when it is on another) and list the folder instead, as one ``skipped`` row."""
+    when it is on another) and list the folder instead, as one ``skipped`` row; not when an input
+    lies in it (``--output .`` over ``--input docs``: the inputs are the inputs)."""
     folder_fs, root = resolve_output(folder)
     if type(folder_fs) is not type(fs):
         return
     prefix = root.rstrip("/") + "/"
+    if any(r == root or r.startswith(prefix) for r in input_roots):
+        return
     inside = [p for p in files if p == root or p.startswith(prefix)]
     n = sum(not _is_output_row(files[p]) for p in inside)
     if not n:  # nothing there, or the listing found the folder's mark and left it out already
@@ -203,6 +206,18 @@ def _leave_out(files: dict, fs: pafs.FileSystem, folder: str) -> None:
     for p in inside:
         del files[p]
     files[root] = _output_row(n, " (this job's output, or a previous run's)")
+
+
+def _item_root(item: str) -> str:
+    """Where an input names its files, as the listing's paths are written: a URI's path, a local
+    path resolved (a glob's folder before its first wildcard)."""
+    if _is_uri(item):
+        import pyarrow.fs as pafs
+
+        return pafs.FileSystem.from_uri(item)[1].rstrip("/")
+    parts = Path(os.path.expanduser(item)).parts
+    fixed = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts))
+    return str(Path(*parts[:fixed]).resolve()) if fixed else os.getcwd()
 
 
 def _hidden(rel: str) -> bool:

@@ -293,3 +293,22 @@ def test_outputs_inside_the_input_folder_are_never_read_as_documents(tmp_path, f
         list_inputs([str(docs)], exclude=(str(index),))
     _, _, files = list_inputs([str(docs / "price")])  # an output named as the input itself is read
     assert sorted(Path(f.path).name for f in files) == ["chart.png", "report.csv", "report.json", "report.md"]
+
+
+def test_an_output_folder_that_holds_the_inputs_leaves_them_listed(tmp_path, monkeypatch):
+    """``--output .`` over ``--input docs``: the output folder holds the input, not the other way
+    round, so nothing is left out (its old reports beside the input folder are not in it)."""
+    from raychunk.io import list_inputs
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nText.\n")
+    (tmp_path / "report.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    for inputs, exclude in ((["docs"], "."), ([str(tmp_path / "docs" / "*.md")], str(tmp_path))):
+        _, _, files = list_inputs(inputs, exclude=(exclude,))
+        assert [(Path(f.path).name, f.refused) for f in files] == [("a.md", None)]
+    _, _, files = list_inputs(["."], exclude=("docs",))  # an input holding the output: left out
+    assert [(Path(f.path).name, f.refused and f.refused[0]) for f in files] == [
+        ("docs", "skipped"),
+        ("report.json", None),
+    ]
