@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import re
 
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, clean_text, finish
@@ -134,15 +135,14 @@ def parse_json(text: str, base: Document) -> ParsedDocument:
     out = BlockStream()
     start = _skip(text, 0)
     if isinstance(value, list):
-        for s, e in _elements(text, start):
-            _record(out, text, s, e)
+        for element, s, e in zip(value, *_elements(text, start)):
+            _record(out, element, s, e)
     elif isinstance(value, dict):
-        for key, ks, ke, vs, ve in _members(text, start):
-            member = _DECODER.raw_decode(text, vs)[0]
+        for member, (key, ks, ke, vs, ve) in zip(value.values(), _members(text, start)):
             if isinstance(member, list) and member and all(isinstance(m, dict) for m in member):
                 out.heading(clean_text(key), 1, ks + 1, ke - 1)
-                for s, e in _elements(text, vs):
-                    _record(out, text, s, e)
+                for element, s, e in zip(member, *_elements(text, vs)):
+                    _record(out, element, s, e)
                 out.leave(1)
             else:
                 cell = _scalar(member)
@@ -153,8 +153,7 @@ def parse_json(text: str, base: Document) -> ParsedDocument:
     return finish(base, text, out.blocks, title=base.title)  # a key is no title: the file's name stands
 
 
-def _record(out: BlockStream, text: str, start: int, end: int) -> None:
-    value = _DECODER.raw_decode(text, start)[0]
+def _record(out: BlockStream, value, start: int, end: int) -> None:
     if isinstance(value, dict):
         keys = tuple(str(k) for k in value)
         cells = tuple(_scalar(v) for v in value.values())
@@ -164,6 +163,26 @@ def _record(out: BlockStream, text: str, start: int, end: int) -> None:
         out.add("record", _scalar(value), start, end)
 
 
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _value_end(text: str, i: int) -> int:
+    """Where the JSON value starting at ``text[i]`` ends, in a text ``json.loads`` accepted: past
+    its closing bracket (strings skipped whole), or a scalar's own end."""
+    if text[i] not in "[{":
+        return _DECODER.raw_decode(text, i)[1]
+    depth = 0
+    for m in _STRING_OR_BRACKET.finditer(text, i):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+            if not depth:
+                return m.end()
+    raise ValueError("unbalanced JSON")  # json.loads accepted it: not reached
+
+
 def _skip(text: str, i: int) -> int:
     n = len(text)
     while i < n and text[i] in _WS:
@@ -171,15 +190,20 @@ def _skip(text: str, i: int) -> int:
     return i
 
 
-def _elements(text: str, i: int):
-    """``(start, end)`` of each element of the array that opens at ``text[i]``."""
+def _elements(text: str, i: int) -> tuple[list[int], list[int]]:
+    """Where each element of the array that opens at ``text[i]`` starts, and where it ends: the
+    values themselves come from the one ``json.loads``; an element's end is found by scanning it
+    (``_value_end``), not by decoding it again."""
+    starts, ends = [], []
     i = _skip(text, i + 1)
     while text[i] != "]":
-        end = _DECODER.raw_decode(text, i)[1]
-        yield i, end
+        end = _value_end(text, i)
+        starts.append(i)
+        ends.append(end)
         i = _skip(text, end)
         if text[i] == ",":
             i = _skip(text, i + 1)
+    return starts, ends
 
 
 def _members(text: str, i: int):
@@ -189,7 +213,7 @@ def _members(text: str, i: int):
     while text[i] != "}":
         key, after = _DECODER.raw_decode(text, i)
         vs = _skip(text, _skip(text, after) + 1)  # past the colon
-        ve = _DECODER.raw_decode(text, vs)[1]
+        ve = _value_end(text, vs)
         yield key, i, after, vs, ve
         i = _skip(text, ve)
         if text[i] == ",":
