@@ -58,9 +58,7 @@ def _output_excluded(job: JobPlan) -> tuple[str, ...]:
     index written into the corpus it indexes would be read as documents by the next run). A folder
     any raychunk job wrote holds ``io.OUTPUT_MARK`` and is left out wherever it is; these two are
     named here too for outputs written before the mark."""
-    config = job.config
-    incremental = getattr(config, "incremental", None)
-    return tuple(filter(None, [getattr(config, "output", None), getattr(incremental, "previous", None)]))
+    return tuple(filter(None, [job.config.output, job.config.incremental.previous]))
 
 
 def small_local_inputs(inputs, most: int | None = None, *, follow_symlinks: bool = False) -> bool:

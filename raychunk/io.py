@@ -209,12 +209,10 @@ def _leave_out(files: dict, fs: pafs.FileSystem, folder: str, input_roots: list[
 
 
 def _item_root(item: str) -> str:
-    """Where an input names its files, as the listing's paths are written: a URI's path, a local
-    path resolved (a glob's folder before its first wildcard)."""
+    """Where an input names its files, as the listing's paths are written: a URI's path (bucket
+    and key, no scheme or query), a local path resolved (a glob's folder before its first wildcard)."""
     if _is_uri(item):
-        import pyarrow.fs as pafs
-
-        return pafs.FileSystem.from_uri(item)[1].rstrip("/")
+        return item.split("://", 1)[1].split("?", 1)[0].rstrip("/") or "/"
     parts = Path(os.path.expanduser(item)).parts
     fixed = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts))
     return str(Path(*parts[:fixed]).resolve()) if fixed else os.getcwd()
@@ -378,13 +376,8 @@ def input_root(inputs: tuple[str, ...] | list[str]) -> str:
     scheme, roots = "", []
     for item in inputs:
         if _is_uri(item):
-            scheme, rest = item.split("://", 1)
-            scheme += "://"
-            roots.append(rest.split("?", 1)[0].rstrip("/") or "/")
-            continue
-        parts = Path(os.path.expanduser(item)).parts
-        fixed = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts))
-        roots.append(str(Path(*parts[:fixed]).resolve()) if fixed else os.getcwd())
+            scheme = item.split("://", 1)[0] + "://"
+        roots.append(_item_root(item))
     if not roots:
         return ""
     root = roots[0] if len(roots) == 1 else posixpath.commonpath(roots)

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["render_table", "signed", "squash", "trimmed"]
+__all__ = ["TERMINAL_ESCAPE", "render_table", "signed", "squash", "trimmed"]
 
+# A terminal's escape sequences, as a captured log holds them (colours, cursor moves, titles): CSI
+# (``ESC [ 31 m``), OSC (``ESC ] ... BEL``), character-set ones (``ESC ( B``, from ``tput sgr0``) and
+# two-character ones, whole, not only their ESC.
+TERMINAL_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[ -/]+[0-~]|[0-~])")
 _SPACES = re.compile(r"\s+")
 
 

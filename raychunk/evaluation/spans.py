@@ -31,7 +31,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-from raychunk.render import squash
+from raychunk.render import TERMINAL_ESCAPE, squash
 
 __all__ = ["SKIP_FLOOR", "SKIP_SHARE", "BadSpan", "SpanCheck", "check_chunk", "check_spans", "words"]
 
@@ -83,10 +83,8 @@ _INLINE = frozenset(
         "wbr",
     ]
 )
-# what the parsers' clean_text drops (raychunk.parse._common: terminal escapes, overstrikes, controls)
-_CONTROL = re.compile(
-    r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[ -/]+[0-~]|[0-~])|.\x08|[\x00-\x08\x0b\x0e-\x1f\x7f]"
-)
+# what the parsers' clean_text drops (raychunk.parse._common): terminal escapes, overstrikes, controls
+_CONTROL = re.compile(rf"{TERMINAL_ESCAPE.pattern}|.\x08|[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _JOIN = 6  # a body word may be this many span words run together (a tag or control byte inside it)
 _PIPE_RULE = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")
 _RECORD_KEY = re.compile(r"^[^\n:]{1,100}: ?", re.M)

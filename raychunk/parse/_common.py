@@ -6,13 +6,9 @@ import dataclasses
 import re
 
 from raychunk.document import Block, BlockKind, Document, ParsedDocument
-from raychunk.render import squash
+from raychunk.render import TERMINAL_ESCAPE, squash
 
 _OVERSTRIKE = re.compile(r".\x08")
-# A terminal's escape sequences, as a captured log holds them (colours, cursor moves, titles): CSI
-# (``ESC [ 31 m``), OSC (``ESC ] ... BEL``), character-set ones (``ESC ( B``, from ``tput sgr0``) and
-# two-character ones, whole, not only their ESC.
-ANSI_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[ -/]+[0-~]|[0-~])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 # "== Title ==" or WikiText's spaced "= = Title = =": a title that neither starts nor ends with "=".
 _WIKI_HEADING = re.compile(r"[ \t]*(=(?:[ \t]*=)*)[ \t]*([^=\s](?:.*?[^=\s])?)[ \t]*(=(?:[ \t]*=)*)[ \t\r]*")
@@ -24,7 +20,7 @@ def clean_text(s: str) -> str:
     if "\x08" in s:
         s = _OVERSTRIKE.sub("", s)
     if "\x1b" in s:
-        s = ANSI_ESCAPE.sub("", s)
+        s = TERMINAL_ESCAPE.sub("", s)
     return _CONTROL.sub("", s)
 
 

@@ -103,13 +103,7 @@ def parse_jsonl(text: str, base: Document) -> ParsedDocument:
             invalid += 1
             out.add("record", clean_text(stripped), start, end)
             continue
-        if isinstance(value, dict):
-            keys = tuple(str(k) for k in value)
-            cells = tuple(_scalar(v) for v in value.values())
-            body = "\n".join(f"{k}: {v}" for k, v in zip(keys, cells) if v)
-            out.add("record", body, start, end, rows=(keys, cells), header_rows=1)
-        else:
-            out.add("record", _scalar(value), start, end)
+        _record(out, value, start, end)
     reason = f"{invalid} lines are not valid JSON and were kept as text" if invalid else ""
     return finish(base, text, out.blocks, reason=reason)
 
@@ -154,6 +148,8 @@ def parse_json(text: str, base: Document) -> ParsedDocument:
 
 
 def _record(out: BlockStream, value, start: int, end: int) -> None:
+    """One JSON value as a record: an object's members as ``key: value`` lines (named cells), any
+    other value as its text."""
     if isinstance(value, dict):
         keys = tuple(str(k) for k in value)
         cells = tuple(_scalar(v) for v in value.values())
