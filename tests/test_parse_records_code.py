@@ -140,7 +140,7 @@ def test_invalid_json_is_read_as_text_and_says_so():
     assert (d.status, d.format) == ("ok", "text")
     assert (
         d.reason
-        == "not valid JSON (Expecting property name enclosed in double quotes at line 1): read as plain text"
+        == "not valid JSON (Expecting property name enclosed in double quotes: line 1 column 9): read as plain text"
     )
     assert [b.text for b in doc.blocks] == ['{"a": 1,,}', "The rest of the file is prose."]
     assert_spans_match(doc)

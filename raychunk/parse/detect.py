@@ -29,6 +29,7 @@ EXTENSIONS = {
     ".json": "json",
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
+    ".ipynb": "notebook",
     ".py": "code",
     ".pyi": "code",
     ".js": "code",
@@ -74,7 +75,7 @@ EXTENSIONS = {
     ".gif": "image",
 }
 TEXT_FORMATS = frozenset(
-    {"markdown", "html", "text", "csv", "tsv", "json", "jsonl", "code", "rst", "org", "eml"}
+    {"markdown", "html", "text", "csv", "tsv", "json", "jsonl", "notebook", "code", "rst", "org", "eml"}
 )
 # Containers a sniff can name; a text format has no magic number.
 _ZIP_KINDS = {"word/": "docx", "ppt/": "pptx", "xl/": "xlsx"}

@@ -124,7 +124,7 @@ def parse_json(text: str, base: Document) -> ParsedDocument:
         from raychunk.parse.text import parse_text
 
         parsed = parse_text(text, dataclasses.replace(base, format="text"))
-        why = f"not valid JSON ({e.msg} at line {e.lineno}): read as plain text"
+        why = f"not valid JSON ({e.msg}: line {e.lineno} column {e.colno}): read as plain text"
         return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=why))
     out = BlockStream()
     start = _skip(text, 0)
