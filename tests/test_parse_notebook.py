@@ -96,7 +96,7 @@ def test_the_same_notebook_without_outputs_reads_the_same_less_them():
 
 
 def test_streams_show_what_a_terminal_leaves_and_errors_their_message():
-    bar = "\r  0%|          | 0/3\r 33%|###       | 1/3\r100%|##########| 3/3\n"
+    bar = "\r  0%|          | 0/3\r 33%|###       | 1/3\r100%|##########| 3/3\n"  # redrawn with \\r
     out = [
         {"output_type": "stream", "name": "stderr", "text": bar},
         {"output_type": "stream", "name": "stdout", "text": ["epoch 1 loss 0.5\r\n", "epoch 2 loss 0.3\r\n"]},
@@ -135,16 +135,93 @@ def test_an_open_fence_or_an_inline_image_stays_inside_its_cell():
     assert PNG[:40] not in doc.text
 
 
-def test_a_long_output_is_cut_at_a_line_end_and_counted():
+def test_a_long_output_keeps_its_head_and_its_last_lines_and_counts_the_rest():
     from raychunk.parse.notebook import OUTPUT_LIMIT
 
-    lines = [f"row {i:05d} value {i * 7}" for i in range(2000)]
-    doc = parse_document(_nb([_code("df", {"output_type": "stream", "text": "\n".join(lines)})]), "big.ipynb")
+    lines = [f"row {i:05d} value {i * 7}" for i in range(2000)] + ["Total run time: 6.20 seconds"]
+    doc = parse_document(
+        _nb([_code("fit()", {"output_type": "stream", "text": "\n".join(lines)})]), "big.ipynb"
+    )
     (out,) = [b.text for b in doc.blocks if b.language == "output"]
     kept = out.split("\n")
-    assert len(out) <= OUTPUT_LIMIT + 40 and kept[0] == lines[0]
-    assert kept[-1] == f"… ({2000 - (len(kept) - 1)} more lines)"
-    assert kept[-2] in lines  # cut between lines, never inside one
+    gap = [i for i, line in enumerate(kept) if line.startswith("… (")]
+    assert len(gap) == 1 and len(out) <= OUTPUT_LIMIT + 40
+    head, tail = kept[: gap[0]], kept[gap[0] + 1 :]
+    assert head == lines[: len(head)] and tail == lines[-len(tail) :]  # whole lines, in order
+    assert kept[gap[0]] == f"… ({len(lines) - len(head) - len(tail)} lines left out)"
+    assert kept[-1] == "Total run time: 6.20 seconds" and len(head) > 2 * len(tail) > 0
+
+
+def test_what_a_run_leaves_on_screen_not_its_frames_escapes_or_reprs():
+    """The shapes of real notebooks' outputs (Ray's and tqdm's progress bars, pip's coloured notices,
+    a stream flushed in pieces, a status table shown only as HTML, the same result shown twice)."""
+    table = "<style>td {color: red}</style>\n<table>\n<tr><th>Trial</th><th>status</th></tr>\n\n<tr><td>fit_1</td><td>TERMINATED</td></tr>\n</table>"
+    cells = [
+        _md("# Run"),
+        _code(
+            "trainer.fit()",
+            {
+                "output_type": "stream",
+                "name": "stderr",
+                "text": "Running: 0.0/10.0 CPU 0/14 [00:01<?, ?it/s]\n\n   \n",
+            },
+            {
+                "output_type": "stream",
+                "name": "stderr",
+                "text": "Map: 100%|\u2588\u2588| 2/2 [03:21<00:00, 100.61s/it]\n",
+            },
+            {
+                "output_type": "stream",
+                "name": "stdout",
+                "text": "\x1b[1m[\x1b[0m\x1b[34;49mnotice\x1b[0m] upgrade pip\x1b[A\n",
+            },
+            {"output_type": "stream", "name": "stdout", "text": "PREDICTED LABELS\n"},
+            {
+                "output_type": "display_data",
+                "metadata": {},
+                "data": {"text/html": table, "text/plain": "<IPython.core.display.HTML object>"},
+            },
+            {"output_type": "stream", "name": "stdout", "text": "Total run time: 6.20 seconds\n"},
+        ),
+        _code(
+            "ds.take(2)",
+            {"output_type": "execute_result", "data": {"text/plain": "[{'score': 1}, {'score': 2}]"}},
+        ),
+        _code(
+            "ds.take(2)  # again",
+            {"output_type": "execute_result", "data": {"text/plain": "[{'score': 1}, {'score': 2}]"}},
+        ),
+    ]
+    doc = parse_document(_nb(cells), "run.ipynb")
+    assert "\x1b" not in doc.text and "it/s" not in doc.text and "s/it" not in doc.text
+    assert "IPython" not in doc.text and "color: red" not in doc.text
+    outputs = [b.text for b in doc.blocks if b.language == "output"]
+    assert outputs == [
+        "[notice] upgrade pip\nPREDICTED LABELS",  # one stdout stream, flushed twice
+        "Total run time: 6.20 seconds",
+        "[{'score': 1}, {'score': 2}]",  # once, though two cells show it
+    ]
+    (status,) = [b for b in doc.blocks if b.kind == "table"]
+    assert status.rows == (("Trial", "status"), ("fit_1", "TERMINATED"))
+
+
+def test_jupyter_book_remove_tags_keep_what_the_author_hid_out():
+    def tagged(cell, *tags):
+        return dict(cell, metadata={"tags": list(tags)})
+
+    cells = [
+        tagged(_code("# flake8: noqa\nimport warnings"), "remove-cell"),
+        _md("# Guide"),
+        tagged(_code("setup_secret()", {"output_type": "stream", "text": "configured\n"}), "remove-input"),
+        tagged(_code("train()", {"output_type": "stream", "text": "noise\n"}), "remove-output"),
+        tagged(_md("Internal note."), "remove-cell"),
+    ]
+    doc = parse_document(_nb(cells), "book.ipynb")
+    assert [(b.kind, b.language, b.text) for b in doc.blocks] == [
+        ("heading", None, "Guide"),
+        ("code", "output", "configured"),
+        ("code", "python", "train()"),
+    ]
 
 
 def test_nbformat_3_worksheets_heading_cells_and_flat_outputs():

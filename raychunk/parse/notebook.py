@@ -19,13 +19,20 @@ import json
 import re
 
 from raychunk.document import Document, ParsedDocument
+from raychunk.render import TERMINAL_ESCAPE
 
 __all__ = ["notebook_markdown", "parse_notebook"]
 
-OUTPUT_LIMIT = 4000  # characters of one output kept; the rest is cut at a line end and counted
+OUTPUT_LIMIT = 4000  # characters of one output kept: its head and last lines, the count between
 _DATA_URI = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=\s]{16,}")
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.M)
 _TICKS = re.compile(r"`{3,}")
+# A tqdm-style bar's timing ("[00:01<00:03, 2.51it/s]", "[03:21<00:00, 100.61s/it]"): the line is
+# a progress bar's frame, which says nothing once the run is over.
+_PROGRESS = re.compile(r"\[\d+:\d\d(?::\d\d)?<[^\]]*(?:it/s|s/it|\?)[^\]]*\]")
+_REPR = re.compile(r"<[\w.]+ (?:object|at 0x[0-9a-fA-F]+)[^<>\n]*>")  # <IPython.core.display.HTML object>
+_BLANK_LINES = re.compile(r"\n\s*\n")
+_SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b.*?</\1\s*>", re.I | re.S)
 
 
 def parse_notebook(text: str, base: Document) -> ParsedDocument:
@@ -70,11 +77,17 @@ def notebook_markdown(cells: list, language: str) -> str:
     <BLANKLINE>
     """
     parts: list[str] = []
+    seen: set[str] = set()  # outputs already written: the same result shown again adds nothing
     for cell in cells:
         if not isinstance(cell, dict):
             continue
         kind = cell.get("cell_type")
+        tags = _tags(cell)
+        if "remove-cell" in tags:
+            continue
         source = _joined(cell.get("input") if "input" in cell and kind == "code" else cell.get("source"))
+        if "remove-input" in tags:
+            source = ""
         if kind == "markdown":
             source = _closed(_DATA_URI.sub("data:…", source))
         elif kind == "heading":  # nbformat 3
@@ -86,12 +99,39 @@ def notebook_markdown(cells: list, language: str) -> str:
             source = _fenced(source, "") if source.strip() else ""
         if source.strip():
             parts.append(source.strip("\n"))
-        if kind == "code":
-            for out in cell.get("outputs") or ():
-                shown = _output_text(out)
-                if shown.strip():
-                    parts.append(_fenced(shown, "output"))
+        if kind == "code" and "remove-output" not in tags:
+            for shown, html in _outputs(cell.get("outputs")):
+                if shown not in seen:
+                    seen.add(shown)
+                    parts.append(shown if html else _fenced(shown, "output"))
     return "\n\n".join(parts) + ("\n" if parts else "")
+
+
+def _tags(cell: dict) -> frozenset:
+    """Jupyter Book's cell tags: ``remove-cell``, ``remove-input`` and ``remove-output`` say what
+    the author keeps from readers."""
+    meta = cell.get("metadata")
+    tags = meta.get("tags") if isinstance(meta, dict) else None
+    return frozenset(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else frozenset()
+
+
+def _outputs(outputs) -> list[tuple[str, bool]]:
+    """The text of a code cell's outputs, each cleaned and cut; a stream written in several
+    pieces (one per flush) is one output, as Jupyter shows it. An HTML table is returned as its
+    HTML, which the Markdown parse reads as a table."""
+    shown: list[tuple[str, bool]] = []
+    stream = None  # the name of the stream the last output continued
+    for out in outputs if isinstance(outputs, list) else ():
+        if not isinstance(out, dict):
+            continue
+        text, html = _output_text(out)
+        name = out.get("name") if out.get("output_type") == "stream" else None
+        if name is not None and name == stream and shown:
+            shown[-1] = (shown[-1][0] + text, False)
+        else:
+            shown.append((text, html))
+        stream = name
+    return [(t, html) for t, html in ((x if html else _cleaned(x), html) for x, html in shown) if t.strip()]
 
 
 def _cells(nb) -> list | None:
@@ -120,38 +160,60 @@ def _joined(source) -> str:
     return source if isinstance(source, str) else ""
 
 
-def _output_text(out) -> str:
-    if not isinstance(out, dict):
-        return ""
+def _output_text(out: dict) -> tuple[str, bool]:
+    """An output's text, and whether it is HTML (a table shown only as HTML)."""
     kind = out.get("output_type")
     if kind == "stream":
-        return _terminal(_joined(out.get("text")))
+        return _joined(out.get("text")), False
     if kind == "error":
-        return f"{out.get('ename', '')}: {out.get('evalue', '')}".strip(": ")
+        return f"{out.get('ename', '')}: {out.get('evalue', '')}".strip(": "), False
     if kind in ("execute_result", "display_data", "pyout", "display"):
         data = out.get("data") if isinstance(out.get("data"), dict) else out  # nbformat 3: flat
         if any(str(k).startswith("image/") or k in ("png", "jpeg", "svg") for k in data):
-            return ""  # a chart: its text/plain is the object's repr (<Figure size 640x480 ...>)
+            return "", False  # a chart: its text/plain is the object's repr (<Figure size 640x480 ...>)
         for mime in ("text/markdown", "text/plain", "text"):
-            if mime in data:
-                return _joined(data[mime])
-    return ""
+            if mime in data and not _REPR.fullmatch(text := _joined(data[mime]).strip()):
+                return text, False
+        html = _joined(data.get("text/html", ""))
+        if "<table" in html.lower():  # a table shown only as HTML (a status table, a styled frame)
+            return _BLANK_LINES.sub("\n", _SCRIPT_OR_STYLE.sub("", html)).strip(), True
+    return "", False
 
 
-def _terminal(text: str) -> str:
-    """What a terminal shows of a stream: each line's text after its last carriage return."""
-    if "\r" not in text:
-        return text
-    return "\n".join(line.rstrip("\r").rsplit("\r", 1)[-1] for line in text.split("\n"))
+def _cleaned(text: str) -> str:
+    """An output as a reader is left with it: terminal escapes gone, each line as its last ``\r``
+    redraw left it, progress-bar lines and trailing spaces dropped, blank runs one line, and past
+    ``OUTPUT_LIMIT`` its head and its last lines (where a run's summary is) with the count between."""
+    if "\x1b" in text:
+        text = TERMINAL_ESCAPE.sub("", text)
+    lines = []
+    for line in text.split("\n"):
+        line = line.rstrip("\r").rsplit("\r", 1)[-1].rstrip()
+        if _PROGRESS.search(line) or not line and (not lines or not lines[-1]):
+            continue
+        lines.append(line)
+    while lines and not lines[-1]:
+        lines.pop()
+    if sum(len(x) + 1 for x in lines) <= OUTPUT_LIMIT:
+        return "\n".join(lines)
+    head, tail, size = [], [], 0
+    for line in lines:  # two thirds of the limit from the top ...
+        if size + len(line) + 1 > OUTPUT_LIMIT * 2 // 3 and head:
+            break
+        head.append(line[:OUTPUT_LIMIT])
+        size += len(line) + 1
+    for line in reversed(lines[len(head) :]):  # ... and the last third from the bottom
+        if size + len(line) + 1 > OUTPUT_LIMIT and tail:
+            break
+        tail.append(line[: OUTPUT_LIMIT // 3])
+        size += len(line) + 1
+    left = len(lines) - len(head) - len(tail)
+    gap = [f"… ({left} line{'s' if left != 1 else ''} left out)"] if left else []
+    return "\n".join(head + gap + tail[::-1])
 
 
 def _fenced(body: str, info: str) -> str:
     body = body.strip("\n")
-    if len(body) > OUTPUT_LIMIT and info == "output":
-        cut = body.rfind("\n", 0, OUTPUT_LIMIT)
-        cut = cut if cut > 0 else OUTPUT_LIMIT
-        more = body.count("\n", cut) or 1
-        body = body[:cut] + f"\n… ({more} more line{'s' if more != 1 else ''})"
     ticks = max((len(m.group()) for m in _TICKS.finditer(body)), default=2)
     fence = "`" * max(3, ticks + 1)
     return f"{fence}{info}\n{body}\n{fence}"
