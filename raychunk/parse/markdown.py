@@ -255,7 +255,7 @@ def _parse_markdown(text: str, base: Document) -> ParsedDocument:
                 item["parts"].append(body)
                 item["start"] = start if item["start"] is None else item["start"]
                 item["end"] = end
-            else:
+            elif not _MYST_TARGET.fullmatch(body):
                 add_term()
                 if items:  # a quote or other container inside the item: the item's text so far comes first
                     flush_item()
@@ -265,9 +265,19 @@ def _parse_markdown(text: str, base: Document) -> ParsedDocument:
         elif kind in ("fence", "code_block"):
             if items:
                 flush_item()
-            start, end = _code_span(tok, text, off, line_span)
-            language = (tok.info.split() or [None])[0] if kind == "fence" else None
-            out.add("code", clean_text(tok.content.rstrip("\n")), start, end, language=language)
+            directive = _DIRECTIVE.fullmatch(tok.info.strip()) if kind == "fence" else None
+            if directive is not None and directive.group(1).lower() in _MYST_SKIPPED:
+                pass
+            elif directive is not None and directive.group(1).lower() in _MYST_CONTAINERS:
+                _add_directive(out, tok, directive, text, off, base, line_span)
+            else:
+                start, end = _code_span(tok, text, off, line_span)
+                language = (tok.info.split() or [None])[0] if kind == "fence" else None
+                content = tok.content
+                if directive is not None and directive.group(1).lower() in _MYST_CODE:
+                    language = (directive.group(2).split() or [None])[0]
+                    start, content = _after_options(text, start, end)
+                out.add("code", clean_text(content.rstrip("\n")), start, end, language=language)
         elif kind == "html_block":
             _add_html_block(out, tok, text, off, line_span, flush_item if items else None)
         elif kind == "table_open":
@@ -310,6 +320,71 @@ def _parse_markdown(text: str, base: Document) -> ParsedDocument:
 # A heading's attribute list (``Install { #install }``, ``Usage {: .x }``: Python-Markdown's
 # attr_list, used by MkDocs sites) names an anchor, not a topic.
 _ATTRIBUTES = re.compile(r"[ \t]*\{:?[ \t]*[#.][^{}\n]*\}[ \t]*$", re.MULTILINE)
+
+
+# MyST (Jupyter Book, Sphinx's myst-parser): a fence whose info is ``{name} argument`` is a
+# directive. Admonitions, tabs, cards and the like hold Markdown, read as the document's own blocks
+# (their argument, a title, first); code directives hold code in the argument's language; a table of
+# contents is navigation. Their ``:option: value`` lines are settings, not text. Any other
+# directive stays a code block as written. A ``(label)=`` line is a cross-reference target.
+_DIRECTIVE = re.compile(r"\{([A-Za-z][\w:.-]*)\}[ \t]*(.*)")
+_MYST_CONTAINERS = frozenset(
+    "admonition attention caution danger error hint important note seealso tip warning todo "  # noqa: SIM905
+    "versionadded versionchanged deprecated dropdown tab-set tab-item tabbed card grid grid-item "
+    "grid-item-card div container sidebar topic margin epigraph pull-quote highlights figure table "
+    "glossary rubric".split()
+)
+_MYST_UNTITLED = frozenset({"figure", "grid", "grid-item", "tab-set", "div", "container"})  # paths, sizes
+_MYST_CODE = frozenset({"code-block", "code", "code-cell", "sourcecode", "ipython"})
+_MYST_SKIPPED = frozenset({"toctree", "contents", "tableofcontents", "image", "include", "literalinclude"})
+_MYST_OPTION = re.compile(r"[ \t]*:[\w-]+:.*")
+_MYST_TARGET = re.compile(r"\([\w.:/-]+\)=")
+
+
+def _after_options(text: str, start: int, end: int) -> tuple[int, str]:
+    """A directive body's start past its ``:option: value`` lines (and the blank line after them),
+    and the body from there."""
+    at = start
+    while at < end:
+        line_end = text.find("\n", at, end)
+        line_end = end if line_end < 0 else line_end + 1
+        if not _MYST_OPTION.fullmatch(text[at:line_end].rstrip("\r\n")):
+            break
+        at = line_end
+    if at > start:
+        while at < end and text[at] in " \t\r\n":
+            at += 1
+    return at, text[at:end]
+
+
+def _add_directive(
+    out: BlockStream, tok, directive: re.Match, text: str, off: list[int], base, line_span
+) -> None:
+    """A MyST container directive: its title, then its body's Markdown as blocks of this document."""
+    name, argument = directive.group(1).lower(), directive.group(2).strip()
+    open_start, open_end = line_span(tok.map[0], tok.map[0] + 1)
+    if argument and name not in _MYST_UNTITLED:
+        at = text.find(argument, open_start, open_end)
+        if at >= 0:
+            out.add("paragraph", clean_text(argument), at, at + len(argument))
+    start, end = _code_span(tok, text, off, line_span)
+    if text[start:end].replace("\r\n", "\n").rstrip("\n") != tok.content.rstrip("\n"):
+        # indented under a list item or a quote: the source lines are not the body as written
+        out.add("code", clean_text(tok.content.rstrip("\n")), start, end, language=tok.info.split()[0])
+        return
+    start, body = _after_options(text, start, end)
+    if not body.strip():
+        return
+    for b in _parse_markdown(body, base).blocks:
+        if b.kind == "heading":
+            out.heading(b.text, b.level, start + b.char_start, start + b.char_end)
+            continue
+        kw = {
+            f: getattr(b, f)
+            for f in ("level", "language", "rows", "header_rows", "marker", "copies")
+            if getattr(b, f)
+        }
+        out.add(b.kind, b.text, start + b.char_start, start + b.char_end, **kw)
 
 
 def _has_wiki_headings(tokens) -> bool:
