@@ -7,7 +7,7 @@ export RAY_AUTH_MODE ?= disabled
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup run price eval eval-corpus test lint format bench clean
+.PHONY: setup run price eval eval-corpus eval-heldout test lint format bench clean
 
 $(STAMP): pyproject.toml requirements.lock
 	python3 -m venv $(VENV)
@@ -40,6 +40,11 @@ eval-corpus: $(STAMP)
 	$(VENV)/bin/raychunk eval --queries $(EVAL_QUERIES) --sizes $(EVAL_SIZES) --overlaps 0 \
 		--strategies structure,fixed --table-max-tokens $(EVAL_TABLE_CAP) --output out/eval-corpus $(EVAL_ARGS) \
 		--input $$($(PY) scripts/labelled_files.py $(EVAL_QUERIES) $(CORPUS))
+
+# The held-out Node.js set (evals/README.md, "nodejs.jsonl"): the default against LangChain's and
+# Chonkie's chunkers at 256/200/160 cl100k tokens, through `raychunk eval`, vectors kept in out/eval-cache.
+eval-heldout: $(STAMP)
+	$(PY) scripts/peer_table.py --queries evals/nodejs.jsonl --corpus evals --cache out/eval-cache --output out/eval-heldout
 
 test: $(STAMP)
 	$(PY) -m pytest -q
