@@ -18,6 +18,9 @@ EXTENSIONS = {
     ".markdown": "markdown",
     ".mdown": "markdown",
     ".mkd": "markdown",
+    ".mdx": "markdown",  # MDX (Docusaurus, Next.js docs): Markdown with JSX and ES module lines
+    ".qmd": "markdown",  # Quarto
+    ".rmd": "markdown",  # R Markdown
     ".html": "html",
     ".htm": "html",
     ".xhtml": "html",

@@ -177,6 +177,7 @@ def _parse_markdown(text: str, base: Document) -> ParsedDocument:
             item["parts"], item["start"], item["marker"] = [], None, ""
 
     wiki = _has_wiki_headings(tokens)
+    mdx = base.source.lower().endswith((".mdx", ".mdx.gz", ".mdx.bz2", ".mdx.xz", ".mdx.zst", ".mdx.lz4"))
 
     def add_wiki_paragraph(l0: int, content: str) -> None:
         """A top-level paragraph split at its wiki heading lines (one content line per source line)."""
@@ -255,7 +256,9 @@ def _parse_markdown(text: str, base: Document) -> ParsedDocument:
                 item["parts"].append(body)
                 item["start"] = start if item["start"] is None else item["start"]
                 item["end"] = end
-            elif not _MYST_TARGET.fullmatch(body):
+            elif not _MYST_TARGET.fullmatch(body) and not (
+                mdx and tok.level == 0 and _ESM.match(inline.content)
+            ):
                 add_term()
                 if items:  # a quote or other container inside the item: the item's text so far comes first
                     flush_item()
@@ -339,6 +342,11 @@ _MYST_CODE = frozenset({"code-block", "code", "code-cell", "sourcecode", "ipytho
 _MYST_SKIPPED = frozenset({"toctree", "contents", "tableofcontents", "image", "include", "literalinclude"})
 _MYST_OPTION = re.compile(r"[ \t]*:[\w-]+:.*")
 _MYST_TARGET = re.compile(r"\([\w.:/-]+\)=")
+# MDX: a top-level paragraph of ES module statements (``import Tabs from '@theme/Tabs';``, ``export
+# const meta = {...}``) is the page's code, not its text.
+_ESM = re.compile(
+    r"(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?[\'\"]|export\s+(?:const|let|var|default|function|class|async|\{))"
+)
 
 
 def _after_options(text: str, start: int, end: int) -> tuple[int, str]:

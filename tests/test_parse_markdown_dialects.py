@@ -1,6 +1,7 @@
-"""MyST Markdown (Jupyter Book, Sphinx's myst-parser): directives that hold Markdown are read as the
-document's own blocks, code directives as code, a table of contents as navigation, ``(label)=``
-targets as nothing; every other fence as before."""
+"""Markdown dialects. MyST (Jupyter Book, Sphinx's myst-parser): directives that hold Markdown are
+read as the document's own blocks, code directives as code, a table of contents as navigation,
+``(label)=`` targets as nothing; every other fence as before. MDX (Docusaurus): Markdown, its
+ES module lines left out. Quarto and R Markdown: Markdown."""
 
 import pytest
 
@@ -89,7 +90,10 @@ def test_directives_are_read_as_what_they_hold():
     assert all(b.heading_path == ("Install",) for b in doc.blocks[1:])
     assert_spans_match(doc, exact=False)
     for b in doc.blocks:  # each block's span is its own source, never the directive's option lines
-        assert ":class:" not in doc.text[b.char_start : b.char_end] and ":sync:" not in doc.text[b.char_start : b.char_end]
+        assert (
+            ":class:" not in doc.text[b.char_start : b.char_end]
+            and ":sync:" not in doc.text[b.char_start : b.char_end]
+        )
 
 
 def test_the_same_blocks_from_either_markdown_parser(monkeypatch):
@@ -132,3 +136,74 @@ def test_nested_directives_and_their_headings():
         ("paragraph", "After.", ("Top", "Inside")),
     ]
     assert_spans_match(doc, exact=False)
+
+
+MDX = """---
+sidebar_position: 2
+title: Installation
+---
+
+import Tabs from '@theme/Tabs';
+import TabItem from '@theme/TabItem';
+export const Highlight = ({children}) => (
+  <span style={{color: 'green'}}>{children}</span>
+);
+
+# Installation
+
+import the data first, then run it.
+
+<Tabs>
+  <TabItem value="npm" label="npm">
+
+```bash
+npm install -g acme-cli
+```
+
+  </TabItem>
+</Tabs>
+
+## Configuration
+
+The default port is <Highlight>8080</Highlight>.
+
+```js
+import fs from 'fs';
+```
+"""
+
+
+def test_mdx_is_markdown_without_its_module_lines():
+    doc = _read(MDX, "docs/intro.mdx")
+    assert (doc.document.format, doc.document.title) == ("markdown", "Installation")
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("heading", "Installation"),
+        ("paragraph", "import the data first, then run it."),  # prose that starts with the word
+        ("code", "npm install -g acme-cli"),
+        ("heading", "Configuration"),
+        ("paragraph", "The default port is 8080."),
+        ("code", "import fs from 'fs';"),  # code keeps its imports
+    ]
+    from raychunk.evaluation.spans import check_chunk  # inline JSX is markup, as HTML tags are
+
+    for b in doc.blocks:
+        assert (
+            check_chunk(doc.text, {"text": b.text, "char_start": b.char_start, "char_end": b.char_end})
+            is None
+        )
+    # in a .md file the same lines are text, as written
+    assert "import Tabs from '@theme/Tabs';" in _read(MDX, "intro.md").blocks[0].text
+
+
+@pytest.mark.parametrize("name", ["report.qmd", "analysis.Rmd", "page.mdx.gz"])
+def test_quarto_r_markdown_and_compressed_mdx_are_markdown(name):
+    import gzip
+
+    data = b"# Results\n\n```{r}\nsummary(cars)\n```\n\nThe mean is 15.4.\n"
+    doc = parse_document(gzip.compress(data) if name.endswith(".gz") else data, name)
+    assert doc.document.format == "markdown"
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("heading", "Results"),
+        ("code", "summary(cars)"),
+        ("paragraph", "The mean is 15.4."),
+    ]
