@@ -304,6 +304,40 @@ def test_boilerplate_is_dropped():
     assert kinds(doc) == [("heading", "Title"), ("paragraph", "Body text.")]
 
 
+def test_documentation_generators_chrome_is_dropped():
+    """What rustdoc, mdBook, Docusaurus, VuePress and Drupal put around a page's text: skip links,
+    heading permalinks, a keyboard-help popup, a toggle's label (rustdoc's own markup, shortened)."""
+    doc = parse(
+        '<body><a class="skip-main-content" href="#main-content">Skip to main content</a>'
+        '<div id="skip-link"><a href="#main" class="element-invisible element-focusable">Skip to main content</a></div>'
+        '<div id="mdbook-help-container"><div id="mdbook-help-popup"><h2 class="mdbook-help-title">Keyboard shortcuts</h2>'
+        "<div><p>Press <kbd>S</kbd> to search in the book</p></div></div></div>"
+        '<main><h1>Struct <span class="struct">Vec</span></h1>'
+        '<details class="toggle top-doc" open><summary class="hideme"><span>Expand description</span></summary>'
+        '<div class="docblock"><p>A contiguous growable array type.</p>'
+        '<h2 id="examples"><a class="doc-anchor" href="#examples">§</a>Examples</h2><p>Push and pop.</p>'
+        '<h2 id="cap">Capacity<a class="hash-link" href="#cap" aria-label="Direct link">\u200b</a></h2><p>Grows.</p>'
+        '<h3 id="x"><a class="header-anchor" href="#x">#</a> Indexing</h3><p>By position.</p></div></details></main></body>'
+    )
+    assert kinds(doc) == [
+        ("heading", "Struct Vec"),
+        ("paragraph", "A contiguous growable array type."),
+        ("heading", "Examples"),
+        ("paragraph", "Push and pop."),
+        ("heading", "Capacity"),
+        ("paragraph", "Grows."),
+        ("heading", "Indexing"),
+        ("paragraph", "By position."),
+    ]
+    from raychunk.evaluation.spans import check_chunk  # the permalinks' marks are markup, not words
+
+    for b in doc.blocks:
+        assert (
+            check_chunk(doc.text, {"text": b.text, "char_start": b.char_start, "char_end": b.char_end})
+            is None
+        )
+
+
 def test_form_wrapping_the_page_is_kept():
     body = "<p>" + "Real content. " * 50 + "</p>"
     doc = parse(f"<form id=aspnetForm><h1>Page</h1>{body}</form>")

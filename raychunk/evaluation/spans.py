@@ -48,7 +48,9 @@ _DROPPED = re.compile(
 )
 _DROPPED_CLASS = re.compile(
     r"<(\w+)\b[^<>]*\bclass\s*=\s*[\"'][^\"']*\b(?:mw-editsection|navbox|sr-only|visually-hidden|"
-    r"screen-reader-text|mw-jump-link|headerlink|copiable-link|nav-panel)\b[^<>]*>.*?</\1\s*>",
+    r"screen-reader-text|mw-jump-link|headerlink|copiable-link|nav-panel|element-invisible|skip-link|"
+    r"skip-main-content|skip-to-content|skiplink|doc-anchor|header-anchor|hash-link|anchorjs-link|hideme)"
+    r"\b[^<>]*>.*?</\1\s*>",
     re.S | re.I,
 )
 _TAG = re.compile(r"</?([A-Za-z!?][\w-]*)[^<>]*>")

@@ -49,7 +49,12 @@ _BOILERPLATE_ROLES = frozenset({"navigation", "banner", "contentinfo", "search"}
 _BOILERPLATE_CLASSES = frozenset({
     "mw-editsection", "navbox", "sr-only", "visually-hidden", "screen-reader-text", "mw-jump-link",
     "headerlink", "copiable-link", "nav-panel",
+    # documentation generators' chrome: Drupal's screen-reader text, skip links, heading permalinks
+    # (rustdoc's "§", VuePress's and markdown-it-anchor's "#", Docusaurus's), rustdoc's toggles
+    "element-invisible", "skip-link", "skip-main-content", "skip-to-content", "skiplink", "doc-anchor",
+    "header-anchor", "hash-link", "anchorjs-link", "hideme",
 })
+_BOILERPLATE_IDS = frozenset({"skip-link", "skip-to-content", "mdbook-help-container"})  # mdBook's key help
 # Block-level elements: they end the text run they interrupt and are tracked on the element stack.
 _BLOCK = frozenset({
     "address", "article", "aside", "blockquote", "caption", "center", "details", "dialog", "dd", "dir",
@@ -718,6 +723,8 @@ class _Events(_Tokens):
             s = style.replace(" ", "").lower()
             if "display:none" in s or "visibility:hidden" in s:
                 return True
+        if amap.get("id") in _BOILERPLATE_IDS:
+            return True
         cls = amap.get("class")
         return bool(cls) and not _BOILERPLATE_CLASSES.isdisjoint(cls.split())
 
