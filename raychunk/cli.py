@@ -219,6 +219,13 @@ def add_grid_flags(p: argparse.ArgumentParser, *, sizes: str, overlaps: str, str
     p.add_argument(
         "--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)"
     )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        metavar="PATTERN",
+        help="files or folders under the inputs not to read, as .gitignore names them (repeatable): "
+        "'*.css', 'node_modules/', 'docs/build/**'; each is a `skipped` documents row",
+    )
     p.add_argument("--sizes", default=sizes, help=f"max_tokens values, comma-separated (default {sizes})")
     p.add_argument("--overlaps", default=overlaps, help="overlaps: fractions (<1) or tokens (>=1)")
     p.add_argument(
@@ -249,6 +256,13 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", help="YAML config (default: configs/default.yaml)")
     p.add_argument(
         "--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)"
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        metavar="PATTERN",
+        help="files or folders under the inputs not to read, as .gitignore names them (repeatable): "
+        "'*.css', 'node_modules/', 'docs/build/**'; each is a `skipped` documents row",
     )
     p.add_argument("--output", help="output folder or URI (default: out/run)")
     p.add_argument("--overwrite", action="store_true", default=None, help="replace an existing output")
@@ -310,10 +324,11 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
-# Flags that set a config key, by argparse dest. `price` and `eval` take only the first four; their
+# Flags that set a config key, by argparse dest. `price` and `eval` take only the first five; their
 # --output names the report folder, not the run's output.
 _CONFIG_FLAGS = {
     "input": "input",
+    "exclude": "exclude",
     "embedder": "embedder.model",
     "num_cpus": "resources.num_cpus",
     "doc_types": "chunk.doc_types",
@@ -332,7 +347,7 @@ _CONFIG_FLAGS = {
     "num_gpus": "resources.num_gpus",
     "rows_per_shard": "output_files.rows_per_shard",
 }
-_GRID_JOB_FLAGS = ("input", "embedder", "num_cpus", "doc_types")
+_GRID_JOB_FLAGS = ("input", "exclude", "embedder", "num_cpus", "doc_types")
 
 
 def _config_from(args, flags=tuple(_CONFIG_FLAGS)):

@@ -269,6 +269,7 @@ class ChunkConfig:
 @dataclasses.dataclass(frozen=True)
 class RunConfig:
     input: tuple = ()
+    exclude: tuple = ()  # patterns of files and folders under the inputs not to read (io.Exclusions)
     output: str = "out/run"
     embedder: EmbedderConfig = EmbedderConfig()
     resources: ResourcesConfig = ResourcesConfig()
@@ -344,7 +345,7 @@ def build_run_config(data: dict[str, Any], overrides: dict[str, Any] | None = No
             data[head][leaf] = value
         else:
             data[head] = value
-    top = {"input", "output", *_SECTIONS}
+    top = {"input", "exclude", "output", *_SECTIONS}
     unknown = sorted(set(data) - top)
     if unknown:
         raise ConfigError(f"unknown key {unknown[0]}: accepted keys are {', '.join(sorted(top))}")
@@ -374,12 +375,19 @@ def build_run_config(data: dict[str, Any], overrides: dict[str, Any] | None = No
         inputs = (inputs,)
     if not isinstance(inputs, (list, tuple)) or not all(isinstance(x, str) for x in inputs):
         raise ConfigError(f"input must be a path, URI or glob, or a list of them; got {inputs!r}")
+    exclude = data.get("exclude") or ()
+    if isinstance(exclude, str):
+        exclude = (exclude,)
+    if not isinstance(exclude, (list, tuple)) or not all(
+        isinstance(x, str) and x.strip("/ ") for x in exclude
+    ):
+        raise ConfigError(f"exclude must be a glob pattern, or a list of them; got {exclude!r}")
     output = data.get("output", RunConfig.output)
     if not isinstance(output, str) or not output:
         raise ConfigError(f"output must be a folder path or URI, got {output!r}")
     # The zip cap is a limit, applied where packages are opened.
     kwargs["parse"] = dataclasses.replace(kwargs["parse"], max_unzipped_mb=kwargs["limits"].max_unzipped_mb)
-    return RunConfig(input=tuple(inputs), output=output, **kwargs)
+    return RunConfig(input=tuple(inputs), exclude=tuple(exclude), output=output, **kwargs)
 
 
 def parse_set_flags(pairs: list[str] | None) -> dict[str, Any]:

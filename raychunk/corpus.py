@@ -48,7 +48,8 @@ def list_corpus(job: JobPlan) -> InputPlanner | DriverPlanner:
         inputs,
         follow_symlinks=limits.follow_symlinks,
         max_file_mb=limits.max_file_mb,
-        exclude=_output_excluded(job),
+        outputs=_output_excluded(job),
+        exclude=job.config.exclude,
     )
     return planner
 
@@ -100,9 +101,15 @@ class DriverPlanner:
         self._planner = ListingPlanner()
 
     def list(
-        self, inputs, *, follow_symlinks: bool = False, max_file_mb=None, exclude: tuple[str, ...] = ()
+        self,
+        inputs,
+        *,
+        follow_symlinks: bool = False,
+        max_file_mb=None,
+        outputs: tuple[str, ...] = (),
+        exclude: tuple[str, ...] = (),
     ) -> dict:
-        listed = self._planner.list(list(inputs), follow_symlinks, max_file_mb, exclude)
+        listed = self._planner.list(list(inputs), follow_symlinks, max_file_mb, outputs, exclude)
         if "error" in listed:
             kind, message = listed["error"]
             raise (FileNotFoundError if kind == "FileNotFoundError" else ValueError)(message)
@@ -136,7 +143,8 @@ def list_files(job: JobPlan):
         job.config.input,
         follow_symlinks=limits.follow_symlinks,
         max_file_mb=limits.max_file_mb,
-        exclude=_output_excluded(job),
+        outputs=_output_excluded(job),
+        exclude=job.config.exclude,
     )
     return fs, scheme, readable(files)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import os
 import posixpath
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,13 +104,16 @@ def list_inputs(
     *,
     follow_symlinks: bool = False,
     max_file_mb: float | None = None,
+    outputs: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
 ) -> tuple[pafs.FileSystem, str, list[InputFile]]:
     """Every file named by the inputs (folders walked recursively, dotfiles skipped, globs expanded),
     sorted, each once, with its size from the listing. All inputs must share one filesystem.
     Returns ``(filesystem, scheme, files)``; ``scheme`` (e.g. ``s3://``) rebuilds full URIs.
-    ``exclude``: the job's output folders (paths or URIs: its output, a previous run's), whose files
+    ``outputs``: the job's output folders (paths or URIs: its output, a previous run's), whose files
     (shards, reports, staging) are never inputs, though they may lie inside an input folder.
+    ``exclude``: the user's patterns (``Exclusions``); what they name is listed as ``skipped`` rows,
+    a folder as one row, and never read.
 
     Some files are listed but ``refused`` (never read): inside a folder, a symlink that leads out of
     it (unless ``follow_symlinks``) or that is broken, and a file over ``max_file_mb``."""
@@ -136,14 +140,21 @@ def list_inputs(
             )
         fs, scheme = fs_i, scheme_i
         files.update(found)
-    for folder in exclude:
+    for folder in outputs:
         _leave_out(files, fs, folder, [_item_root(item) for item in inputs])
+    if exclude:
+        Exclusions(exclude).apply(files, [_item_root(item) for item in inputs])
     if not files:
         raise ValueError(f"no input files found in {', '.join(inputs)}")
     if all(map(_is_output_row, files.values())):
         raise ValueError(
             f"no input files found in {', '.join(inputs)}: only raychunk's own output folders "
             f"({', '.join(sorted(map(shown, files)))}), which are never inputs"
+        )
+    if all(_is_output_row(v) or _is_excluded_row(v) for v in files.values()):
+        raise ValueError(
+            f"no input files found in {', '.join(inputs)}: --exclude {' '.join(map(repr, exclude))} "
+            "leaves none of them"
         )
     listed, seen = [], set()
     for p in sorted(files, key=shown):
@@ -206,6 +217,101 @@ def _leave_out(files: dict, fs: pafs.FileSystem, folder: str, input_roots: list[
     for p in inside:
         del files[p]
     files[root] = _output_row(n, " (this job's output, or a previous run's)")
+
+
+_EXCLUDED_ROW = "excluded by --exclude "
+
+
+def _is_excluded_row(value) -> bool:
+    return isinstance(value, tuple) and value[1][1].startswith(_EXCLUDED_ROW)
+
+
+class Exclusions:
+    """The user's ``--exclude`` patterns, read as ``.gitignore`` reads them, against each listed
+    path relative to the input folder it was found in (a file given by name: its name):
+
+    - a pattern without a slash names a file or a folder at any depth (``*.css``, ``node_modules``);
+    - one with a slash is a path from the input folder (``docs/build``, ``api/**/*.json``; a leading
+      slash changes nothing);
+    - a trailing slash names folders only (``build/``);
+    - ``*`` and ``?`` match within one name, ``**`` across folders, ``[abc]`` one of its characters.
+
+    >>> x = Exclusions(["*.css", "node_modules/", "docs/build/**", "/api/*.json"])
+    >>> [x.match(p, False) for p in ("site/a.css", "api/v1.json", "api/v1/x.json", "docs/build/x.md")]
+    ['*.css', '/api/*.json', None, 'docs/build/**']
+    >>> x.match("web/node_modules", True), x.match("web/node_modules", False)
+    ('node_modules/', None)
+    """
+
+    def __init__(self, patterns):
+        self._rules = []
+        for pattern in patterns:
+            text = pattern.strip()
+            body = text.strip("/")
+            if not body:
+                raise ValueError(f"--exclude {pattern!r}: an empty pattern names nothing")
+            if text.startswith("!"):
+                raise ValueError(
+                    f"--exclude {pattern!r}: a pattern that includes again ('!') is not supported"
+                )
+            anchored = "/" in text.rstrip("/")
+            self._rules.append((pattern, re.compile(_glob_regex(body)), anchored, text.endswith("/")))
+
+    def match(self, rel: str, is_dir: bool) -> str | None:
+        """The first pattern naming ``rel`` (a ``/``-separated relative path), or None."""
+        name = rel.rsplit("/", 1)[-1]
+        for pattern, rx, anchored, dirs_only in self._rules:
+            if (is_dir or not dirs_only) and rx.fullmatch(rel if anchored else name):
+                return pattern
+        return None
+
+    def apply(self, files: dict, roots: list[str]) -> None:
+        """Replace the listed files the patterns name by ``skipped`` rows: a named folder by one row
+        (counting its files), a named file by its own."""
+        folders: dict[str, tuple[str, int]] = {}
+        for path in list(files):
+            root = next((r for r in roots if path.startswith(r.rstrip("/") + "/")), None)
+            rel = path[len(root.rstrip("/")) + 1 :] if root is not None else posixpath.basename(path)
+            parts = rel.replace("\\", "/").split("/")
+            hit = None
+            for depth in range(1, len(parts)):
+                if pattern := self.match("/".join(parts[:depth]), True):
+                    folder = path[: len(path) - len("/".join(parts[depth:])) - 1]
+                    hit = folder
+                    folders[folder] = (pattern, folders.get(folder, (pattern, 0))[1] + 1)
+                    break
+            if hit is not None:
+                del files[path]
+            elif pattern := self.match("/".join(parts), False):
+                files[path] = (0, ("skipped", f"{_EXCLUDED_ROW}{pattern!r}: not read"))
+        for folder, (pattern, n) in folders.items():
+            count = f"its {n:,} file is" if n == 1 else f"its {n:,} files are"
+            files[folder] = (0, ("skipped", f"{_EXCLUDED_ROW}{pattern!r}: a folder; {count} not read"))
+
+
+def _glob_regex(glob_: str) -> str:
+    out, i = [], 0
+    while i < len(glob_):
+        if glob_.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob_.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob_[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob_[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif glob_[i] == "[" and (end := glob_.find("]", i + 2)) > 0:
+            inner = glob_[i + 1 : end].replace("\\", "\\\\")
+            out.append("[^" + inner[1:] + "]" if inner[0] in "!^" else "[" + inner + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(glob_[i]))
+            i += 1
+    return "".join(out)
 
 
 def _item_root(item: str) -> str:

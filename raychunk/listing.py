@@ -75,12 +75,23 @@ class ListingPlanner:
     def __init__(self):
         self._listing = None
 
-    def list(self, inputs, follow_symlinks: bool, max_file_mb, exclude: tuple[str, ...] = ()) -> dict:
+    def list(
+        self,
+        inputs,
+        follow_symlinks: bool,
+        max_file_mb,
+        outputs: tuple[str, ...] = (),
+        exclude: tuple[str, ...] = (),
+    ) -> dict:
         from raychunk.io import list_inputs
 
         try:
             fs, scheme, files = list_inputs(
-                inputs, follow_symlinks=follow_symlinks, max_file_mb=max_file_mb, exclude=exclude
+                inputs,
+                follow_symlinks=follow_symlinks,
+                max_file_mb=max_file_mb,
+                outputs=outputs,
+                exclude=exclude,
             )
         except (ValueError, OSError) as e:  # the user's input: raised again in the driver, as it is
             return {"error": (type(e).__name__, str(e))}
@@ -132,14 +143,22 @@ class InputPlanner:
         self._listed: dict | None = None
 
     def list(
-        self, inputs, *, follow_symlinks: bool = False, max_file_mb=None, exclude: tuple[str, ...] = ()
+        self,
+        inputs,
+        *,
+        follow_symlinks: bool = False,
+        max_file_mb=None,
+        outputs: tuple[str, ...] = (),
+        exclude: tuple[str, ...] = (),
     ) -> dict:
-        """``{"fs", "scheme", "files", "bytes"}`` of everything the inputs name but the ``exclude``
-        folder (the job's output); a missing input or an empty folder raises here, as
-        ``io.list_inputs`` words it."""
+        """``{"fs", "scheme", "files", "bytes"}`` of everything the inputs name, the ``outputs``
+        folders (the job's output) and what the ``exclude`` patterns name listed as ``skipped``
+        rows; a missing input or an empty folder raises here, as ``io.list_inputs`` words it."""
         import ray
 
-        listed = ray.get(self._actor.list.remote(list(inputs), follow_symlinks, max_file_mb, exclude))
+        listed = ray.get(
+            self._actor.list.remote(list(inputs), follow_symlinks, max_file_mb, outputs, exclude)
+        )
         if "error" in listed:
             kind, message = listed["error"]
             raise (FileNotFoundError if kind == "FileNotFoundError" else ValueError)(message)

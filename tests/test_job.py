@@ -278,7 +278,7 @@ def test_outputs_inside_the_input_folder_are_never_read_as_documents(tmp_path, f
 
     # Written before the mark: left out by name when it is the job's output or its --previous.
     (index / OUTPUT_MARK).unlink()
-    _, _, files = list_inputs([str(docs)], exclude=(str(index),))
+    _, _, files = list_inputs([str(docs)], outputs=(str(index),))
     left = {Path(f.path).name: f.refused for f in files}
     assert left["index"] == (
         "skipped",
@@ -290,7 +290,7 @@ def test_outputs_inside_the_input_folder_are_never_read_as_documents(tmp_path, f
     (docs / "guide.md").unlink()
     (docs / "faq.txt").unlink()
     with pytest.raises(ValueError, match="only raychunk's own output folders"):
-        list_inputs([str(docs)], exclude=(str(index),))
+        list_inputs([str(docs)], outputs=(str(index),))
     _, _, files = list_inputs([str(docs / "price")])  # an output named as the input itself is read
     assert sorted(Path(f.path).name for f in files) == ["chart.png", "report.csv", "report.json", "report.md"]
 
@@ -305,9 +305,9 @@ def test_an_output_folder_that_holds_the_inputs_leaves_them_listed(tmp_path, mon
     (tmp_path / "report.json").write_text("{}")
     monkeypatch.chdir(tmp_path)
     for inputs, exclude in ((["docs"], "."), ([str(tmp_path / "docs" / "*.md")], str(tmp_path))):
-        _, _, files = list_inputs(inputs, exclude=(exclude,))
+        _, _, files = list_inputs(inputs, outputs=(exclude,))
         assert [(Path(f.path).name, f.refused) for f in files] == [("a.md", None)]
-    _, _, files = list_inputs(["."], exclude=("docs",))  # an input holding the output: left out
+    _, _, files = list_inputs(["."], outputs=("docs",))  # an input holding the output: left out
     assert [(Path(f.path).name, f.refused and f.refused[0]) for f in files] == [
         ("docs", "skipped"),
         ("report.json", None),

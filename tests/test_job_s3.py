@@ -98,6 +98,21 @@ def test_listing_yields_clean_s3_sources(s3_server):
     assert all(f.size == (SAMPLES / f.path.rsplit("/", 1)[1]).stat().st_size for f in files)
 
 
+def test_exclude_patterns_name_keys_under_the_prefix(s3_server):
+    """--exclude on an object store: the keys' paths below the input prefix, as on a local folder."""
+    s3_server["client"].put_object(Bucket=BUCKET, Key="docs/build/copy.md", Body=b"# Copy\n\nText.\n")
+    try:
+        _, _, files = list_inputs([f"s3://{BUCKET}/docs"], exclude=("*.pdf", "build/"))
+    finally:
+        s3_server["client"].delete_object(Bucket=BUCKET, Key="docs/build/copy.md")
+    got = {f.path.split("/docs/", 1)[1]: f.refused for f in files}
+    assert got["build"] == ("skipped", "excluded by --exclude 'build/': a folder; its 1 file is not read")
+    assert got["acme-sla.pdf"] == ("skipped", "excluded by --exclude '*.pdf': not read")
+    assert sorted(k for k, r in got.items() if r is None) == [
+        n for n in s3_server["names"] if n != "acme-sla.pdf"
+    ]
+
+
 def test_job_reads_and_writes_s3(s3_server, local_ray):
     from raychunk.jobs.run import run
 

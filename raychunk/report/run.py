@@ -55,6 +55,7 @@ class Input:
     files: int
     bytes: int
     root: str
+    exclude: tuple[str, ...] = ()  # the --exclude patterns; what they named is a skipped row each
 
 
 @dataclass(frozen=True)
@@ -252,7 +253,7 @@ def build_run_report(
         )
         if plan
         else None,
-        input=Input(files=files, bytes=input_bytes, root=root),
+        input=Input(files=files, bytes=input_bytes, root=root, exclude=tuple(cfg.exclude)),
         documents=DocumentCounts(by_status=docs["by_status"], by_type=docs["by_type"]),
         ocr=Ocr(
             documents=ocr["documents"],
@@ -300,7 +301,8 @@ def render_run_text(r: RunReport) -> str:
     store, t = r.storage_bytes, r.throughput
     lines = [
         f"raychunk run → {r.output}",
-        f"  input      {r.input.files} files, {_mb(r.input.bytes)}",
+        f"  input      {r.input.files} files, {_mb(r.input.bytes)}"
+        + (f" (--exclude {' '.join(map(repr, r.input.exclude))})" if r.input.exclude else ""),
         "  documents  " + ", ".join(f"{n} {s}" for s, n in r.documents.by_status.items()),
         "  types      " + ", ".join(f"{n} {t}" for t, n in r.documents.by_type.items()),
         *_duplicates_line(r.duplicates),
