@@ -33,6 +33,8 @@ EXTENSIONS = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
     ".ipynb": "notebook",
+    ".vtt": "captions",
+    ".srt": "captions",
     ".py": "code",
     ".pyi": "code",
     ".js": "code",
@@ -78,7 +80,21 @@ EXTENSIONS = {
     ".gif": "image",
 }
 TEXT_FORMATS = frozenset(
-    {"markdown", "html", "text", "csv", "tsv", "json", "jsonl", "notebook", "code", "rst", "org", "eml"}
+    {
+        "markdown",
+        "html",
+        "text",
+        "csv",
+        "tsv",
+        "json",
+        "jsonl",
+        "notebook",
+        "captions",
+        "code",
+        "rst",
+        "org",
+        "eml",
+    }
 )
 # Containers a sniff can name; a text format has no magic number.
 _ZIP_KINDS = {"word/": "docx", "ppt/": "pptx", "xl/": "xlsx"}
