@@ -207,3 +207,14 @@ def test_quarto_r_markdown_and_compressed_mdx_are_markdown(name):
         ("code", "summary(cars)"),
         ("paragraph", "The mean is 15.4."),
     ]
+
+
+def test_directives_nested_past_the_depth_limit_stay_code():
+    from raychunk.parse.markdown import MYST_DEPTH
+
+    n = 200  # each level's fence one backtick longer: a hostile file, parsed in one pass per level at most
+    opening = "\n".join("`" * (n + 3 - i) + "{note}" for i in range(n))
+    closing = "\n".join("`" * (n + 3 - i) for i in reversed(range(n)))
+    doc = _read(f"# T\n\n{opening}\nDeep text.\n{closing}\n")
+    assert [b.kind for b in doc.blocks] == ["heading", "code"]
+    assert "Deep text." in doc.blocks[1].text and doc.blocks[1].text.count("{note}") == n - MYST_DEPTH - 1

@@ -121,7 +121,7 @@ def parse_markdown(text: str, base: Document) -> ParsedDocument:
         gc.enable()
 
 
-def _parse_markdown(text: str, base: Document) -> ParsedDocument:
+def _parse_markdown(text: str, base: Document, depth: int = 0) -> ParsedDocument:
     # Spans come from the line maps and from finding each block's content in ``text``: a line that
     # lost markers keeps its number and its content, so they still point into ``text``.
     source = _DEEP.sub(r"\1", text)
@@ -271,8 +271,12 @@ def _parse_markdown(text: str, base: Document) -> ParsedDocument:
             directive = _DIRECTIVE.fullmatch(tok.info.strip()) if kind == "fence" else None
             if directive is not None and directive.group(1).lower() in _MYST_SKIPPED:
                 pass
-            elif directive is not None and directive.group(1).lower() in _MYST_CONTAINERS:
-                _add_directive(out, tok, directive, text, off, base, line_span)
+            elif (
+                directive is not None
+                and directive.group(1).lower() in _MYST_CONTAINERS
+                and depth < MYST_DEPTH
+            ):
+                _add_directive(out, tok, directive, text, off, base, line_span, depth + 1)
             else:
                 start, end = _code_span(tok, text, off, line_span)
                 language = (tok.info.split() or [None])[0] if kind == "fence" else None
@@ -340,6 +344,7 @@ _MYST_CONTAINERS = frozenset(
 _MYST_UNTITLED = frozenset({"figure", "grid", "grid-item", "tab-set", "div", "container"})  # paths, sizes
 _MYST_CODE = frozenset({"code-block", "code", "code-cell", "sourcecode", "ipython"})
 _MYST_SKIPPED = frozenset({"toctree", "contents", "tableofcontents", "image", "include", "literalinclude"})
+MYST_DEPTH = 8  # directives inside directives read as Markdown this deep; deeper ones stay code
 _MYST_OPTION = re.compile(r"[ \t]*:[\w-]+:.*")
 _MYST_TARGET = re.compile(r"\([\w.:/-]+\)=")
 # MDX: a top-level paragraph of ES module statements (``import Tabs from '@theme/Tabs';``, ``export
@@ -366,7 +371,7 @@ def _after_options(text: str, start: int, end: int) -> tuple[int, str]:
 
 
 def _add_directive(
-    out: BlockStream, tok, directive: re.Match, text: str, off: list[int], base, line_span
+    out: BlockStream, tok, directive: re.Match, text: str, off: list[int], base, line_span, depth: int
 ) -> None:
     """A MyST container directive: its title, then its body's Markdown as blocks of this document."""
     name, argument = directive.group(1).lower(), directive.group(2).strip()
@@ -383,7 +388,7 @@ def _add_directive(
     start, body = _after_options(text, start, end)
     if not body.strip():
         return
-    for b in _parse_markdown(body, base).blocks:
+    for b in _parse_markdown(body, base, depth).blocks:
         if b.kind == "heading":
             out.heading(b.text, b.level, start + b.char_start, start + b.char_end)
             continue
