@@ -86,6 +86,16 @@ def test_a_list_item_rendered_with_a_marker_and_a_tight_span_passes():
     assert "starts 2 words before the body ('steps 1'" in check_chunk(doc, chunk(doc, body, 0, len(doc)))
 
 
+def test_a_chunk_opening_on_a_numbered_item_holds_the_later_items_numbers():
+    # The item's span starts after its "5."; the "6." of the item the chunk ends on lies inside it.
+    doc = 'Order:\n\n5. `"file:"`\n\nThe policy for file resources.\n\n6. `""`\n\nThe rest.\n'
+    body = '5. `"file:"`\n\nThe policy for file resources.\n\n6. `""`'
+    start, end = doc.index('`"file:"`'), doc.index('`""`') + 4
+    assert check_chunk(doc, chunk(doc, body, start, end)) is None
+    # and a span that starts before the first item's number is still not tight
+    assert "starts" in check_chunk(doc, chunk(doc, body, 0, end))
+
+
 def test_markdown_inline_markup_and_link_targets_are_not_body_words():
     doc = "Refunds are **paid** within [ten days](https://acme.example/refunds) of the request."
     body = "Refunds are paid within ten days of the request."

@@ -281,9 +281,15 @@ def check_chunk(document: str, chunk: Mapping) -> str | None:
         return None
     if _LIST_MARKER.search(text):
         # Every line's marker, or all but the first line's: a piece cut from an item may open on
-        # words of the source that look like one ("8. Archived" from "Paper No. 8. Archived").
+        # words of the source that look like one ("8. Archived" from "Paper No. 8. Archived"); or
+        # only the first line's: an item's span starts after its number, while the numbers of the
+        # items after it lie inside the chunk's span ("5. a ... 6. b" spans "a ... 6. b").
         first, _, rest = text.partition("\n")
-        for unmarked in (_LIST_MARKER.sub("", text), first + "\n" + _LIST_MARKER.sub("", rest)):
+        for unmarked in (
+            _LIST_MARKER.sub("", text),
+            first + "\n" + _LIST_MARKER.sub("", rest),
+            _LIST_MARKER.sub("", first) + "\n" + rest,
+        ):
             if _match(words(unmarked, only=markup), span) is None:
                 return None
     bodies = [body]
