@@ -58,8 +58,11 @@ def compression_of(data: bytes) -> str | None:
 
 
 def inner_name(name: str) -> str:
-    """``name`` without its compression suffix (``a.md.gz`` -> ``a.md``); unchanged without one."""
+    """``name`` without its compression suffix (``a.md.gz`` -> ``a.md``, and the gzipped SVG
+    ``a.svgz`` -> ``a.svg``); unchanged without one."""
     p = PurePosixPath(name)
+    if p.suffix.lower() == ".svgz":
+        return name[:-1]
     return name[: -len(p.suffix)] if p.suffix.lower() in SUFFIXES else name
 
 
