@@ -1,15 +1,17 @@
 """Jupyter notebooks (``.ipynb``, nbformat 3 and 4): the cells as a reader sees them, parsed as one
 Markdown document whose text every span points into.
 
-A markdown cell is its source; a code cell a fenced block in the notebook's language; a raw cell a
-plain fence; an nbformat 3 heading cell a heading. Of a code cell's outputs, what a reader sees as
-text follows it in a fence of its own (``output``): streams as a terminal leaves them (a progress
-bar's ``\\r`` redraws end as their last state), a result's ``text/markdown`` or ``text/plain``, an
-error's name and message (not its traceback); images (and the repr beside one), HTML and widget
-state are left out, and so are
-``data:`` URIs written into markdown cells. A notebook saved without outputs reads the same minus
-them. A file that is JSON but holds no cells is read as JSON records; one that is not JSON fails, the
-reason saying where the JSON breaks.
+A markdown cell is its source (``data:`` URIs written into it left out, a fence it leaves open
+closed); a code cell a fenced block in the notebook's language; a raw cell a plain fence; an
+nbformat 3 heading cell a heading. Jupyter Book's ``remove-cell``, ``remove-input`` and
+``remove-output`` tags are honoured. A code cell's outputs follow it, what a reader is left with,
+each in a fence of its own (``output``): a stream as a terminal leaves it (one stream flushed in
+pieces is one output, ``\r`` redraws end as their last state, escapes and progress-bar frames go),
+a result's ``text/markdown`` or ``text/plain``, a table shown only as HTML as that table, an error's
+name and message without its traceback; past ``OUTPUT_LIMIT`` its head and last lines. Images (and
+the repr beside one), bare object reprs, other HTML, widget state and an output shown again are left
+out. A notebook saved without outputs reads the same less them. A file that is JSON but holds no
+cells is read as JSON records; one that is not JSON fails, the reason saying where it breaks.
 """
 
 from __future__ import annotations
