@@ -4,8 +4,9 @@ Cue numbers, timings and settings, styling, ``NOTE``/``STYLE``/``REGION`` blocks
 rolling caption repeats from the cue before go. A WebVTT voice (``<v Alice Chen>``) or a leading
 ``NAME:`` names the speaker, a cue naming no one goes on with who was speaking, and a speaker's
 consecutive cues are one turn (``Alice Chen: ...``), a new one at a sentence end past about 120
-words; captions without speakers become paragraphs the same way, and after a pause of two seconds. The document's text is that transcript, which every span points
-into, read by the plain-text rules: its turns are found as in any transcript.
+words; captions without speakers become paragraphs the same way, and after a pause of two seconds.
+The document's text is that transcript, which every span points into, read by the plain-text rules:
+its turns are found as in any transcript.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from raychunk.document import Document, ParsedDocument
 
 __all__ = ["captions_transcript", "parse_captions"]
 
-PAUSE_S = 2.0  # silence that starts a new paragraph of captions without speakers
-PARAGRAPH_WORDS = 120  # past this, a paragraph of captions without speakers ends at a sentence end
+PAUSE_S = 2.0  # silence after which an unnamed cue starts a paragraph of its own
+PARAGRAPH_WORDS = 120  # past this, a turn or paragraph ends at the next sentence end
 
 _STAMP = r"(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})"
 _TIMING = re.compile(rf"\s*{_STAMP}\s*-->\s*{_STAMP}")
@@ -77,13 +78,13 @@ def captions_transcript(text: str) -> str | None:
         cues += 1
         start, end = _seconds(_TIMING.match(lines[at]).groups())
         voice, said = None, []
-        for raw in lines[at + 1 :]:
+        payload = [(raw, _clean(raw)) for raw in lines[at + 1 :]]
+        for raw, line in payload:
             if v := _VOICE.search(raw):
                 voice = " ".join(html.unescape(v.group(1)).split()) or voice
-            line = " ".join(html.unescape(_TAG.sub("", raw)).replace("\u200e", "").split())
             if line and line not in previous:  # a rolling caption repeats the lines before it
                 said.append(line)
-        previous = {" ".join(html.unescape(_TAG.sub("", raw)).split()) for raw in lines[at + 1 :]}
+        previous = {line for _, line in payload}
         if not said:
             continue
         speaker = voice
@@ -113,6 +114,11 @@ def captions_transcript(text: str) -> str | None:
     return "".join(
         (f"{t.speaker}: " if t.speaker else "") + " ".join(t.parts) + "\n\n" for t in turns
     ).rstrip("\n") + ("\n" if turns else "")
+
+
+def _clean(raw: str) -> str:
+    """A payload line's words: tags (voices, styling, karaoke timestamps) and marks gone."""
+    return " ".join(html.unescape(_TAG.sub("", raw)).replace("\u200e", "").split())
 
 
 def _seconds(groups) -> tuple[float, float]:

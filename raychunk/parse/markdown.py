@@ -28,6 +28,7 @@ import types
 
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, cell_text, clean_text, finish, line_offsets, wiki_heading
+from raychunk.parse.compressed import inner_name
 from raychunk.parse.html import html_blocks, html_lines
 from raychunk.parse.markdown_rs import block_tokens
 from raychunk.render import render_table, squash
@@ -177,7 +178,7 @@ def _parse_markdown(text: str, base: Document, depth: int = 0) -> ParsedDocument
             item["parts"], item["start"], item["marker"] = [], None, ""
 
     wiki = _has_wiki_headings(tokens)
-    mdx = base.source.lower().endswith((".mdx", ".mdx.gz", ".mdx.bz2", ".mdx.xz", ".mdx.zst", ".mdx.lz4"))
+    mdx = inner_name(base.source).lower().endswith(".mdx")
 
     def add_wiki_paragraph(l0: int, content: str) -> None:
         """A top-level paragraph split at its wiki heading lines (one content line per source line)."""
