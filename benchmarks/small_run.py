@@ -36,12 +36,31 @@ TARGET_AFTER_RAY_S = 6.0
 _TIMINGS = {"parse_seconds", "peak_rss_mb", "ocr_seconds"}
 
 
+def own_configs(tree: Path) -> list[str]:
+    """The tree's own default configs: an editable install maps ``raychunk.configs`` to the
+    installed checkout's folder, whose keys another tree may not know."""
+    configs = tree / "configs"
+    return ["--config", str(configs / "default.yaml"), "--doc-types", str(configs / "doc_types.yaml")]
+
+
 def run_once(tree: Path, inputs: str, output: Path) -> dict:
     env = dict(os.environ, RAY_AUTH_MODE="disabled", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     env["PYTHONPATH"] = str(tree)
+    configs = own_configs(tree)
     t = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "raychunk", "run", "--input", inputs, "--output", str(output), "--overwrite"],
+        [
+            sys.executable,
+            "-m",
+            "raychunk",
+            "run",
+            "--input",
+            inputs,
+            "--output",
+            str(output),
+            "--overwrite",
+            *configs,
+        ],
         cwd=tree,
         env=env,
         check=True,
@@ -123,7 +142,7 @@ def traced_run(tree: Path, inputs: str, output: Path) -> None:
     env["PYTHONPATH"] = str(tree)
     marks = output.parent / f"{output.name}.phases"
     marks.unlink(missing_ok=True)
-    cmd = ["run", "--input", inputs, "--output", str(output), "--overwrite"]
+    cmd = ["run", "--input", inputs, "--output", str(output), "--overwrite", *own_configs(tree)]
     t0 = time.time()
     proc = subprocess.Popen(
         [sys.executable, "-c", _PHASES, str(marks), *cmd], cwd=tree, env=env, stdout=subprocess.DEVNULL
