@@ -155,7 +155,10 @@ def test_a_long_output_keeps_its_head_and_its_last_lines_and_counts_the_rest():
 def test_what_a_run_leaves_on_screen_not_its_frames_escapes_or_reprs():
     """The shapes of real notebooks' outputs (Ray's and tqdm's progress bars, pip's coloured notices,
     a stream flushed in pieces, a status table shown only as HTML, the same result shown twice)."""
-    table = "<style>td {color: red}</style>\n<table>\n<tr><th>Trial</th><th>status</th></tr>\n\n<tr><td>fit_1</td><td>TERMINATED</td></tr>\n</table>"
+    table = (
+        "<style>td {color: red}</style>\n<div><h3>Trial Status</h3>\n<table>\n<tr><th>Trial</th><th>status</th></tr>"
+        "\n\n<tr><td>fit_1</td><td>TERMINATED</td></tr>\n</table></div>"
+    )
     cells = [
         _md("# Run"),
         _code(
@@ -203,6 +206,9 @@ def test_what_a_run_leaves_on_screen_not_its_frames_escapes_or_reprs():
     ]
     (status,) = [b for b in doc.blocks if b.kind == "table"]
     assert status.rows == (("Trial", "status"), ("fit_1", "TERMINATED"))
+    # the output's own heading is its text, not a section: the cells after it stay under "Run"
+    assert [b.text for b in doc.blocks if b.kind == "heading"] == ["Run"]
+    assert all(b.heading_path == ("Run",) for b in doc.blocks[1:])
 
 
 def test_jupyter_book_remove_tags_keep_what_the_author_hid_out():

@@ -35,6 +35,7 @@ _PROGRESS = re.compile(r"\[\d+:\d\d(?::\d\d)?<[^\]]*(?:it/s|s/it|\?)[^\]]*\]")
 _REPR = re.compile(r"<[\w.]+ (?:object|at 0x[0-9a-fA-F]+)[^<>\n]*>")  # <IPython.core.display.HTML object>
 _BLANK_LINES = re.compile(r"\n\s*\n")
 _SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b.*?</\1\s*>", re.I | re.S)
+_HEADING_TAG = re.compile(r"<(/?)h[1-6]\b[^>]*>", re.I)
 
 
 def parse_notebook(text: str, base: Document) -> ParsedDocument:
@@ -178,7 +179,8 @@ def _output_text(out: dict) -> tuple[str, bool]:
                 return text, False
         html = _joined(data.get("text/html", ""))
         if "<table" in html.lower():  # a table shown only as HTML (a status table, a styled frame)
-            return _BLANK_LINES.sub("\n", _SCRIPT_OR_STYLE.sub("", html)).strip(), True
+            html = _HEADING_TAG.sub(r"<\1p>", _SCRIPT_OR_STYLE.sub("", html))  # an output heads no section
+            return _BLANK_LINES.sub("\n", html).strip(), True
     return "", False
 
 
