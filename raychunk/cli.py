@@ -213,9 +213,8 @@ def _ray_up() -> bool:
     return ray is not None and ray.is_initialized()
 
 
-def add_grid_flags(p: argparse.ArgumentParser, *, sizes: str, overlaps: str, strategies: str) -> None:
-    """Flags shared by the grid jobs (price, eval): the corpus, the settings, the embedder, the index."""
-    p.add_argument("--config", help="YAML config (default: configs/default.yaml)")
+def add_corpus_flags(p: argparse.ArgumentParser) -> None:
+    """What every corpus job reads: its inputs, and what under them it leaves out."""
     p.add_argument(
         "--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)"
     )
@@ -226,6 +225,12 @@ def add_grid_flags(p: argparse.ArgumentParser, *, sizes: str, overlaps: str, str
         help="files or folders under the inputs not to read, as .gitignore names them (repeatable): "
         "'*.css', 'node_modules/', 'docs/build/**'; each is a `skipped` documents row",
     )
+
+
+def add_grid_flags(p: argparse.ArgumentParser, *, sizes: str, overlaps: str, strategies: str) -> None:
+    """Flags shared by the grid jobs (price, eval): the corpus, the settings, the embedder, the index."""
+    p.add_argument("--config", help="YAML config (default: configs/default.yaml)")
+    add_corpus_flags(p)
     p.add_argument("--sizes", default=sizes, help=f"max_tokens values, comma-separated (default {sizes})")
     p.add_argument("--overlaps", default=overlaps, help="overlaps: fractions (<1) or tokens (>=1)")
     p.add_argument(
@@ -254,16 +259,7 @@ def add_grid_flags(p: argparse.ArgumentParser, *, sizes: str, overlaps: str, str
 def add_run_flags(p: argparse.ArgumentParser) -> None:
     """Flags of the run job; every config key is also reachable with --set SECTION.KEY=VALUE."""
     p.add_argument("--config", help="YAML config (default: configs/default.yaml)")
-    p.add_argument(
-        "--input", nargs="+", help="folders, files, globs or s3:// / gs:// URIs (default: samples/)"
-    )
-    p.add_argument(
-        "--exclude",
-        action="append",
-        metavar="PATTERN",
-        help="files or folders under the inputs not to read, as .gitignore names them (repeatable): "
-        "'*.css', 'node_modules/', 'docs/build/**'; each is a `skipped` documents row",
-    )
+    add_corpus_flags(p)
     p.add_argument("--output", help="output folder or URI (default: out/run)")
     p.add_argument("--overwrite", action="store_true", default=None, help="replace an existing output")
     p.add_argument(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from raychunk.listing import InputPlan, InputPlanner, ListingPlanner
+from raychunk.listing import InputPlan, InputPlanner, ListingPlanner, listed_or_raise
 from raychunk.plan import JobPlan
 
 __all__ = [
@@ -109,10 +109,9 @@ class DriverPlanner:
         outputs: tuple[str, ...] = (),
         exclude: tuple[str, ...] = (),
     ) -> dict:
-        listed = self._planner.list(list(inputs), follow_symlinks, max_file_mb, outputs, exclude)
-        if "error" in listed:
-            kind, message = listed["error"]
-            raise (FileNotFoundError if kind == "FileNotFoundError" else ValueError)(message)
+        listed = listed_or_raise(
+            self._planner.list(list(inputs), follow_symlinks, max_file_mb, outputs, exclude)
+        )
         self._listed = listed
         return listed
 

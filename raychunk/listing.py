@@ -128,6 +128,14 @@ class ListingPlanner:
         }
 
 
+def listed_or_raise(listed: dict) -> dict:
+    """``ListingPlanner.list``'s answer, or its error raised again in the driver, as it was."""
+    if "error" in listed:
+        kind, message = listed["error"]
+        raise (FileNotFoundError if kind == "FileNotFoundError" else ValueError)(message)
+    return listed
+
+
 class InputPlanner:
     """The driver's handle on the planner actor (Ray must be up): ``list`` the inputs, then ``plan``
     them; the plan keeps the actor, which owns the blocks' objects, alive."""
@@ -156,12 +164,9 @@ class InputPlanner:
         rows; a missing input or an empty folder raises here, as ``io.list_inputs`` words it."""
         import ray
 
-        listed = ray.get(
-            self._actor.list.remote(list(inputs), follow_symlinks, max_file_mb, outputs, exclude)
+        listed = listed_or_raise(
+            ray.get(self._actor.list.remote(list(inputs), follow_symlinks, max_file_mb, outputs, exclude))
         )
-        if "error" in listed:
-            kind, message = listed["error"]
-            raise (FileNotFoundError if kind == "FileNotFoundError" else ValueError)(message)
         self._listed = listed
         return listed
 

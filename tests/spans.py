@@ -22,3 +22,24 @@ def assert_spans_match(parsed: ParsedDocument, *, exact: bool = True) -> None:
 
 def kinds(parsed: ParsedDocument) -> list[tuple[str, str]]:
     return [(b.kind, b.text) for b in parsed.blocks]
+
+
+def chunks_holding_their_spans(
+    parsed: ParsedDocument, max_tokens: int, strategies=("structure", "fixed")
+) -> list[int]:
+    """Chunk ``parsed`` under each strategy at ``max_tokens`` whitespace words and assert that every
+    chunk holds its span as ``raychunk eval`` checks it; the chunk count of each strategy."""
+    from raychunk.chunking import Profile, chunk_document
+    from raychunk.evaluation.spans import check_chunk
+    from raychunk.tokens import load_counter
+
+    counts = []
+    for strategy in strategies:
+        chunks = chunk_document(
+            parsed, Profile(strategy=strategy, max_tokens=max_tokens), counter=load_counter("words")
+        )
+        for c in chunks:
+            why = check_chunk(parsed.text, c.to_dict())
+            assert why is None, (strategy, c.text[:80], why)
+        counts.append(len(chunks))
+    return counts

@@ -6,7 +6,7 @@ import gzip
 import pytest
 
 from raychunk.parse import parse_document
-from tests.spans import assert_spans_match
+from tests.spans import assert_spans_match, chunks_holding_their_spans
 
 STANDUP = """WEBVTT
 Kind: captions
@@ -128,9 +128,6 @@ def test_captions_that_are_not_say_what_they_are(data, status, fmt, reason):
 
 
 def test_compressed_captions_and_their_chunks_spans():
-    from raychunk.chunking import Profile, chunk_document
-    from raychunk.evaluation.spans import check_chunk
-    from raychunk.tokens import load_counter
 
     doc = parse_document(gzip.compress(STANDUP.encode() * 1), "standup.vtt.gz")
     assert doc.document.format == "captions" and doc.blocks[0].text.startswith("Alice Chen: ")
@@ -139,7 +136,4 @@ def test_compressed_captions_and_their_chunks_spans():
         for i in range(300)
     )
     doc = parse_document(long.encode(), "long.vtt")
-    chunks = chunk_document(doc, Profile(strategy="structure", max_tokens=48), counter=load_counter("words"))
-    assert len(chunks) > 20
-    for c in chunks:
-        assert check_chunk(doc.text, c.to_dict()) is None
+    assert chunks_holding_their_spans(doc, 48, strategies=("structure",))[0] > 20

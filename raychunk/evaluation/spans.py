@@ -31,6 +31,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
+from raychunk.parse.html import BOILERPLATE_CLASSES
 from raychunk.render import TERMINAL_ESCAPE, squash
 
 __all__ = ["SKIP_FLOOR", "SKIP_SHARE", "BadSpan", "SpanCheck", "check_chunk", "check_spans", "words"]
@@ -46,11 +47,11 @@ _DROPPED = re.compile(
     r"<(script|style|noscript|template|svg|nav|aside|button|select|iframe|textarea|object)\b[^>]*>.*?</\1\s*>",
     re.S | re.I,
 )
+# what the HTML parser drops by class (edit links, screen-reader text, permalinks, skip links)
 _DROPPED_CLASS = re.compile(
-    r"<(\w+)\b[^<>]*\bclass\s*=\s*[\"'][^\"']*\b(?:mw-editsection|navbox|sr-only|visually-hidden|"
-    r"screen-reader-text|mw-jump-link|headerlink|copiable-link|nav-panel|element-invisible|skip-link|"
-    r"skip-main-content|skip-to-content|skiplink|doc-anchor|header-anchor|hash-link|anchorjs-link|hideme)"
-    r"\b[^<>]*>.*?</\1\s*>",
+    r"<(\w+)\b[^<>]*\bclass\s*=\s*[\"'][^\"']*\b(?:"
+    + "|".join(map(re.escape, sorted(BOILERPLATE_CLASSES)))
+    + r")\b[^<>]*>.*?</\1\s*>",
     re.S | re.I,
 )
 _TAG = re.compile(r"</?([A-Za-z!?][\w-]*)[^<>]*>")

@@ -100,6 +100,12 @@ class TextAssembler:
         return "".join(self._parts)
 
 
+def with_reason(parsed: ParsedDocument, reason: str) -> ParsedDocument:
+    """``parsed`` with its document's reason set: a file read another way than its name says (JSON
+    that is not JSON, as text; a notebook that holds no cells, as records), saying so."""
+    return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=reason))
+
+
 def finish(base: Document, text: str, blocks: list[Block], **changes) -> ParsedDocument:
     """Seal a parse: ``empty`` when nothing came out, a title from the first heading if none."""
     if "title" not in changes and not base.title:

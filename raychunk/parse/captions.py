@@ -16,6 +16,7 @@ import html
 import re
 
 from raychunk.document import Document, ParsedDocument
+from raychunk.parse._common import with_reason
 
 __all__ = ["captions_transcript", "parse_captions"]
 
@@ -48,7 +49,7 @@ def parse_captions(text: str, base: Document) -> ParsedDocument:
     if transcript is None:
         parsed = parse_text(text, dataclasses.replace(base, format="text"))
         why = "no caption cues (no 00:00:01.000 --> 00:00:04.000 timing line): read as plain text"
-        return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=why))
+        return with_reason(parsed, why)
     if not transcript.strip():
         return ParsedDocument(
             dataclasses.replace(base, status="empty", reason="captions with no text in their cues")

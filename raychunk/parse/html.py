@@ -31,7 +31,7 @@ from raychunk.parse._common import BlockStream, cell_text, clean_text, finish
 from raychunk.parse.html_pre import preformatted_body
 from raychunk.render import render_table, squash
 
-__all__ = ["html_blocks", "html_lines", "parse_html"]
+__all__ = ["BOILERPLATE_CLASSES", "BOILERPLATE_IDS", "html_blocks", "html_lines", "parse_html"]
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # fmt: off
@@ -46,7 +46,7 @@ _BOILERPLATE = frozenset({
     "textarea", "object", "applet", "frameset",
 })
 _BOILERPLATE_ROLES = frozenset({"navigation", "banner", "contentinfo", "search"})
-_BOILERPLATE_CLASSES = frozenset({
+BOILERPLATE_CLASSES = frozenset({
     "mw-editsection", "navbox", "sr-only", "visually-hidden", "screen-reader-text", "mw-jump-link",
     "headerlink", "copiable-link", "nav-panel",
     # documentation generators' chrome: Drupal's screen-reader text, skip links, heading permalinks
@@ -54,7 +54,7 @@ _BOILERPLATE_CLASSES = frozenset({
     "element-invisible", "skip-link", "skip-main-content", "skip-to-content", "skiplink", "doc-anchor",
     "header-anchor", "hash-link", "anchorjs-link", "hideme",
 })
-_BOILERPLATE_IDS = frozenset({"skip-link", "skip-to-content", "mdbook-help-container"})  # mdBook's key help
+BOILERPLATE_IDS = frozenset({"skip-link", "skip-to-content", "mdbook-help-container"})  # mdBook's key help
 # Block-level elements: they end the text run they interrupt and are tracked on the element stack.
 _BLOCK = frozenset({
     "address", "article", "aside", "blockquote", "caption", "center", "details", "dialog", "dd", "dir",
@@ -723,10 +723,10 @@ class _Events(_Tokens):
             s = style.replace(" ", "").lower()
             if "display:none" in s or "visibility:hidden" in s:
                 return True
-        if amap.get("id") in _BOILERPLATE_IDS:
+        if amap.get("id") in BOILERPLATE_IDS:
             return True
         cls = amap.get("class")
-        return bool(cls) and not _BOILERPLATE_CLASSES.isdisjoint(cls.split())
+        return bool(cls) and not BOILERPLATE_CLASSES.isdisjoint(cls.split())
 
     def _begin_skip(self, tag: str, p: int) -> None:
         if tag in _BLOCK:

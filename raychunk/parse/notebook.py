@@ -21,6 +21,7 @@ import json
 import re
 
 from raychunk.document import Document, ParsedDocument
+from raychunk.parse._common import with_reason
 from raychunk.render import TERMINAL_ESCAPE
 
 __all__ = ["notebook_markdown", "parse_notebook"]
@@ -52,7 +53,7 @@ def parse_notebook(text: str, base: Document) -> ParsedDocument:
 
         parsed = parse_json(text, dataclasses.replace(base, format="json"))
         why = "JSON without notebook cells: read as JSON records"
-        return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=why))
+        return with_reason(parsed, why)
     markdown = notebook_markdown(cells, _language(nb))
     if not markdown.strip():
         return ParsedDocument(

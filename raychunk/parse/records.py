@@ -8,7 +8,7 @@ import json
 import re
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish
+from raychunk.parse._common import BlockStream, clean_text, finish, with_reason
 from raychunk.render import squash
 
 __all__ = ["parse_csv", "parse_json", "parse_jsonl"]
@@ -125,7 +125,7 @@ def parse_json(text: str, base: Document) -> ParsedDocument:
 
         parsed = parse_text(text, dataclasses.replace(base, format="text"))
         why = f"not valid JSON ({e.msg}: line {e.lineno} column {e.colno}): read as plain text"
-        return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=why))
+        return with_reason(parsed, why)
     out = BlockStream()
     start = _skip(text, 0)
     if isinstance(value, list):
