@@ -478,6 +478,48 @@ HTML_LISTS = [
 ]
 
 
+# Sphinx sources: what a reader of the built page sees (numbers, letters, terms joined to definitions).
+RST_LISTS = [
+    ListCase(
+        "an RST procedure with nested bullets and letters",
+        "rst",
+        "Steps\n=====\n\n1. Prepare\n\n   - back up the database\n   - stop the workers\n\n2. Migrate\n\n"
+        "   a. run the script\n   b. check the logs\n",
+        (
+            _i("Prepare", "1."),
+            _i("back up the database", "-", 1),
+            _i("stop the workers", "-", 1),
+            _i("Migrate", "2."),
+            _i("run the script", "a.", 1),
+            _i("check the logs", "b.", 1),
+        ),
+    ),
+    ListCase(
+        "an RST list going on at 3, and one auto-numbered",
+        "rst",
+        "Then:\n\n3. Drain the node\n4. Upgrade it\n\nAnd after:\n\n#. verify the pods\n#. close the ticket\n",
+        (
+            _i("Drain the node", "3."),
+            _i("Upgrade it", "4."),
+            _i("verify the pods", "1."),
+            _i("close the ticket", "2."),
+        ),
+    ),
+    ListCase(
+        "an RST definition list (an option reference)",
+        "rst",
+        "Options:\n\n``retries``\n   How many times to retry.\n\ntimeout\n   Seconds to wait.\n",
+        (_i("retries: How many times to retry.", ""), _i("timeout: Seconds to wait.", "")),
+    ),
+    ListCase(
+        "RST roman numerals",
+        "rst",
+        "Cases:\n\n(i) the node is drained\n(ii) the node is gone\n",
+        (_i("the node is drained", "i."), _i("the node is gone", "ii.")),
+    ),
+]
+
+
 def _docx_lists() -> list[ListCase]:
     import docx
     from docx.oxml import OxmlElement
@@ -671,11 +713,11 @@ def _random_lists(rng: random.Random, n: int) -> list[ListCase]:
 
 def lists(fast: bool) -> Section:
     s = Section("lists")
-    cases = MARKDOWN_LISTS + HTML_LISTS + _random_lists(random.Random(7), 3 if fast else 80)
+    cases = MARKDOWN_LISTS + HTML_LISTS + RST_LISTS + _random_lists(random.Random(7), 3 if fast else 80)
     cases += _docx_lists() + _pptx_lists()
     if not fast:
         cases += _odt_lists()
-    ext = {"markdown": "md", "html": "html", "docx": "docx", "pptx": "pptx", "odt": "odt"}
+    ext = {"markdown": "md", "html": "html", "rst": "rst", "docx": "docx", "pptx": "pptx", "odt": "odt"}
     for case in cases:
         data = case.source.encode() if isinstance(case.source, str) else case.source
         _, chunks = parse_and_chunk(data, f"case.{ext[case.fmt]}")

@@ -258,7 +258,7 @@ def test_spacy_patch_is_idempotent_and_loads_a_packaged_model():
     [
         (
             "<table><thead><tr><th>A</th><th>B</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>",
-            "rst",
+            "org",
             (("A", "B"), ("1", "2")),
             1,
         ),

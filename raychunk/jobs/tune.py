@@ -138,14 +138,16 @@ def load_tune_corpus(inputs: str | Path, queries: str | Path, types, *, counter,
 
 def _parse(path: Path, parse_path, cache):
     """``parse_path(path)``, kept in ``cache/parsed`` keyed by the file's bytes and the parser's
-    source, so a second tuning run does not parse again."""
+    source (its modules and pandoc's filter), so a second tuning run does not parse again."""
     if cache is None:
         return parse_path(path)
     import raychunk
 
     code = hashlib.sha256()
     pkg = Path(raychunk.__file__).parent
-    for f in sorted((pkg / "parse").glob("*.py")) + [pkg / "document.py"]:
+    for f in (
+        sorted((pkg / "parse").glob("*.py")) + sorted((pkg / "parse").glob("*.lua")) + [pkg / "document.py"]
+    ):
         code.update(f.read_bytes())
     key = hashlib.sha256(path.read_bytes() + code.digest() + str(path).encode()).hexdigest()[:32]
     kept = Path(cache) / "parsed" / f"{key}.pickle"

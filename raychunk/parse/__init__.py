@@ -348,6 +348,7 @@ _PARSERS = {
     "notebook": _parse_text_format("notebook.parse_notebook"),
     "captions": _parse_text_format("captions.parse_captions"),
     "svg": _parse_text_format("svg.parse_svg"),
+    "rst": _parse_text_format("rst.parse_rst"),
     "pdf": _parse_binary_format("pdf.parse_pdf"),
     "image": _parse_binary_format("pdf.parse_image"),
     **{fmt: _parse_binary_format("office.parse_office") for fmt in OFFICE_FORMATS},

@@ -53,6 +53,9 @@ BOILERPLATE_CLASSES = frozenset({
     # (rustdoc's "§", VuePress's and markdown-it-anchor's "#", Docusaurus's), rustdoc's toggles
     "element-invisible", "skip-link", "skip-main-content", "skip-to-content", "skiplink", "doc-anchor",
     "header-anchor", "hash-link", "anchorjs-link", "hideme",
+    # pandoc's footnote marks: the back-link ("↩︎") and the reference's number, which runs into the
+    # word before it ("last1.")
+    "footnote-back", "footnote-ref",
 })
 BOILERPLATE_IDS = frozenset({"skip-link", "skip-to-content", "mdbook-help-container"})  # mdBook's key help
 # Block-level elements: they end the text run they interrupt and are tracked on the element stack.

@@ -1,6 +1,6 @@
 """Office documents and e-mail, through unstructured's per-format partitioners.
 
-docx, pptx, xlsx, xls, epub, odt, eml, msg, rtf, rst and org are partitioned by unstructured; its
+docx, pptx, xlsx, xls, epub, odt, eml, msg, rtf and org are partitioned by unstructured; its
 elements become blocks and ``doc.text`` is their texts joined by blank lines, so every block
 satisfies ``doc.text[b.char_start:b.char_end] == b.text``. Legacy .doc and .ppt need LibreOffice
 (``soffice``) to convert them and are ``unsupported`` without it; .xls is read directly by xlrd.
@@ -15,7 +15,7 @@ not parsed. Leading and trailing page breaks are dropped. A table whose html los
 text has (unstructured skips cells it cannot place) is kept as a paragraph instead.
 
 Table header rows: leading ``<th>``/``<thead>`` rows when unstructured marks them (it does for
-html-born formats: epub, rst, org, eml, msg). It never marks them for docx, pptx, xlsx, odt and rtf,
+html-born formats: epub, org, eml, msg). It never marks them for docx, pptx, xlsx, odt and rtf,
 whose tables conventionally start with a header row, so there a table of more than one row gets
 ``header_rows = 1``. An html-born table without ``<th>`` has no header row.
 

@@ -81,8 +81,6 @@ _ROWS = (
     OfficeFormat("msg", "msg", "partition_msg", "unstructured python-oxmsg", ole="Outlook message",
                  read_as="html", marks_headers=True, mail="outlook", options=_MAIL),
     OfficeFormat("rtf", "rtf", "partition_rtf", '"unstructured[rtf]"', read_as="html"),
-    OfficeFormat("rst", "rst", "partition_rst", '"unstructured[rst]"', read_as="html",
-                 marks_headers=True, text=True),
     OfficeFormat("org", "org", "partition_org", '"unstructured[org]"', read_as="html",
                  marks_headers=True, text=True),
     OfficeFormat("doc", "doc", "partition_doc", '"unstructured[doc]"', ole="legacy Word document",

@@ -1,0 +1,172 @@
+"""reStructuredText (``.rst``): read as Sphinx renders it, through pandoc and the HTML parser.
+
+pandoc's RST reader, run in its sandbox (an ``include`` or a ``csv-table`` ``:file:`` reads nothing
+from the disk: a document cannot pull another file into the index), turns the file into HTML;
+``sphinx.lua`` first puts Sphinx's directives and roles as Sphinx shows them (version notes, object
+descriptions, navigation left out, roles as their text). The HTML parser then reads the blocks as
+for any page: a definition term joined to its definition (``APPEND: Append the COMMAND ...``),
+list items with their numbers, tables with their header rows, code with its language.
+
+Sphinx's file-wide metadata, a field list before anything else in the file (``:title:``,
+``:orphan:``, ``:description:``), is not shown by Sphinx and gives no block; its ``title`` is the
+document's title. A domain's directive (``.. py:function::``) is renamed ``py-function`` first:
+pandoc takes no colon in a directive's name and would drop its signature. A ``csv-table`` that reads
+its rows from a file keeps its caption and no rows.
+
+As for the other formats read through a converter, ``doc.text`` is the blocks' texts joined by
+blank lines, so every block satisfies ``doc.text[b.char_start:b.char_end] == b.text``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import subprocess
+from pathlib import Path
+
+from raychunk.document import Document, ParsedDocument
+from raychunk.parse._common import TextAssembler, finish
+from raychunk.render import squash
+
+__all__ = ["parse_rst", "rst_html"]
+
+_FILTER = Path(__file__).with_name("sphinx.lua")
+_FIELD = re.compile(r":([^:\s][^:]*?):(?:[ \t]+(.*))?")
+_COMMENT = re.compile(r"\.\.(?:[ \t]+(?!\S*::)(?![_|\[]).*)?")
+# Sphinx's object descriptions (Python, C, C++, JavaScript, the standard and RST domains, CMake's,
+# autodoc's), in a domain (``py:function``) or the default one: their argument is a signature.
+_OBJECTS = (
+    "function|class|method|staticmethod|classmethod|attribute|property|data|exception|decorator|"
+    "decoratormethod|type|macro|member|var|struct|union|enum|enumerator|concept|namespace|alias|"
+    "describe|object|option|cmdoption|envvar|confval|directive|role|setting|"
+    "command|variable|signature|genex|"
+    "autofunction|autoclass|automethod|autoattribute|autodata|autoexception|autodecorator|autoproperty"
+)
+_DOMAIN_DIRECTIVE = re.compile(r"^([ \t]*\.\.[ \t]+)([A-Za-z][\w.]*):([A-Za-z][\w.-]*)(?=::)", re.M)
+# ``.. py:function:: send(data)`` and the argument's continuation lines, up to a blank line or the
+# directive's first option.
+_OBJECT = re.compile(
+    rf"^(?P<indent>[ \t]*)\.\.[ \t]+(?:\w+:)?(?:{_OBJECTS})::(?P<arg>[^\n]*)\n(?P<more>(?:(?P=indent)[ \t]+(?!:)\S[^\n]*\n)*)",
+    re.M,
+)
+_FILE_OPTION = re.compile(
+    r"^([ \t]*\.\.[ \t]+csv-table::.*\n(?:[ \t]+:[^\n]*\n)*?)[ \t]+:(?:file|url):[^\n]*\n", re.M
+)
+_PULLS = re.compile(r"^[ \t]*\.\.[ \t]+((?:\w+:)?(?:include|literalinclude|cmake-module|auto\w+))::", re.M)
+_PANDOC_AT = re.compile(r"\(line (\d+), column (\d+)\):\s*\n?([^\n]*)")
+_TIMEOUT_S = 120  # the document's own limit (limits.doc_timeout_s) is enforced outside, on the process
+
+
+def parse_rst(text: str, base: Document) -> ParsedDocument:
+    from raychunk.parse.html import parse_html
+
+    title, body = file_metadata(text)
+    if not body.strip():
+        reason = "only file-wide metadata" if title else "only whitespace"
+        return ParsedDocument(dataclasses.replace(base, status="empty", reason=reason, title=title), "")
+    try:
+        html = rst_html(body)
+    except _PandocFailed as e:
+        return ParsedDocument(dataclasses.replace(base, status="failed", reason=str(e)))
+    page = parse_html(html, base)
+    assembler = TextAssembler()
+    blocks = []
+    for b in page.blocks:
+        start, end = assembler.append(b.text)
+        blocks.append(dataclasses.replace(b, char_start=start, char_end=end))
+    changes = {"title": title} if title else {}
+    if page.document.reason and blocks:
+        changes["reason"] = page.document.reason
+    pulls = sorted({m.group(1) for m in _PULLS.finditer(body)})
+    if not blocks and pulls:
+        names = ", ".join(f".. {name}::" for name in pulls)
+        changes["reason"] = (
+            f"no text of its own: it only pulls in other files ({names}), which are not read from here"
+        )
+    return finish(base, assembler.text, blocks, **changes)
+
+
+def file_metadata(text: str) -> tuple[str, str]:
+    """``(title, text without it)``: Sphinx's file-wide metadata is a field list that comes before
+    anything but comments; its ``title`` field names the document.
+
+    >>> file_metadata(":title: AWS CLI S3 Configuration\\n:category: S3\\n\\nThe commands ...\\n")
+    ('AWS CLI S3 Configuration', '\\n\\n\\nThe commands ...\\n')
+    """
+    lines = text.split("\n")
+    i, fields, title = 0, [], ""
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        m = _FIELD.fullmatch(line.rstrip())
+        if m is None and not (_COMMENT.fullmatch(line.rstrip()) and not fields):
+            break
+        j = i + 1
+        while j < len(lines) and (lines[j][:1] in (" ", "\t") and lines[j].strip()):
+            j += 1
+        if m is not None:
+            fields.append((i, j))
+            if m.group(1).strip().lower() == "title":
+                title = squash(" ".join([m.group(2) or ""] + [x.strip() for x in lines[i + 1 : j]]))
+        i = j
+    if not fields or (i < len(lines) and lines[i - 1].strip() and lines[i].strip()):
+        return "", text  # no field list, or one that runs into the text: a paragraph, not metadata
+    for a, b in fields:
+        lines[a:b] = [""] * (b - a)
+    return title[:200], "\n".join(lines)
+
+
+def rst_html(text: str) -> str:
+    """The RST ``text`` as HTML, by pandoc in its sandbox with ``sphinx.lua``. Raises ``_PandocFailed``
+    with where pandoc stopped, and ImportError when pandoc is not installed."""
+    try:
+        import pypandoc
+    except ImportError as e:
+        raise ImportError("reading .rst needs pandoc: pip install pypandoc-binary") from e
+    try:
+        pandoc = pypandoc.get_pandoc_path()
+    except OSError as e:
+        raise ImportError("reading .rst needs pandoc: pip install pypandoc-binary") from e
+    text = _OBJECT.sub(_marked_object, text)
+    text = _DOMAIN_DIRECTIVE.sub(r"\1\2-\3", text)
+    text = _FILE_OPTION.sub(r"\1", text)
+    try:
+        done = subprocess.run(
+            [pandoc, "--sandbox", "--from=rst", "--to=html", "--wrap=none", f"--lua-filter={_FILTER}"],
+            input=text.encode("utf-8", errors="replace"),
+            capture_output=True,
+            timeout=_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise _PandocFailed(f"pandoc did not convert this .rst file in {_TIMEOUT_S} s") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", errors="replace")
+        m = _PANDOC_AT.search(message)
+        where = ""
+        if m:
+            what = squash(m.group(3))[:80]
+            where = f" (line {m.group(1)}, column {m.group(2)}" + (f": {what})" if what else ")")
+        elif message.strip():
+            where = f" ({squash(message)[:120]})"
+        raise _PandocFailed(f"pandoc could not convert this .rst file{where}")
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+def _marked_object(m: re.Match) -> str:
+    """An object description as ``.. raychunk-object::`` (``sphinx.lua`` makes it a definition), its
+    signature a literal: Sphinx reads the argument as written (``CTEST_RESOURCE_GROUP_<num>``), where
+    pandoc would take ``GROUP_`` for a link, or a domain's ``py:function`` for no directive at all."""
+    lines = [m["arg"].strip(), *(x.strip() for x in m["more"].splitlines())]
+    signature = " ".join(x for x in lines if x)
+    if not signature:
+        return m.group(0)
+    if "``" in signature or signature.endswith("\\"):
+        return f"{m['indent']}.. raychunk-object::{m['arg']}\n{m['more']}"
+    return f"{m['indent']}.. raychunk-object:: ``{signature}``\n"
+
+
+class _PandocFailed(Exception):
+    pass

@@ -1,0 +1,303 @@
+"""reStructuredText read as Sphinx renders it: definition terms joined to what they define, version
+notes in words, object signatures kept with their descriptions, roles as their text, file-wide
+metadata as the title, and nothing read from the disk by a document's own directives."""
+
+import pytest
+
+from raychunk.parse import parse_document
+from tests.spans import assert_spans_match, chunks_holding_their_spans, kinds
+
+pytest.importorskip("pypandoc")
+
+# The shape of CMake's command reference (Help/command/*.rst), shortened.
+COMMAND = b"""add_custom_command
+------------------
+
+Add a custom build rule to the generated build system.
+
+Generating Files
+^^^^^^^^^^^^^^^^
+
+The options are:
+
+``APPEND``
+  Append the ``COMMAND`` and ``DEPENDS`` option values to the custom
+  command for the first output specified.
+
+``BYPRODUCTS``
+  .. versionadded:: 3.2
+
+  Specify the files the command is expected to produce but whose
+  modification time may or may not be newer than the dependencies.
+
+  .. versionadded:: 3.20
+    Arguments to ``BYPRODUCTS`` may use a restricted set of
+    :manual:`generator expressions <cmake-generator-expressions(7)>`.
+
+``DEPENDS``
+  Each argument is converted to a dependency as follows:
+
+  1. If the argument is the name of a target, a target-level dependency is created.
+  2. If the argument is an absolute path, a file-level dependency is created.
+
+  .. deprecated:: 3.31
+    Use :command:`add_dependencies` for target-level dependencies.
+"""
+
+
+def _blocks(data: bytes, name: str = "add_custom_command.rst"):
+    parsed = parse_document(data, name)
+    assert parsed.document.status == "ok", parsed.document.reason
+    assert parsed.document.format == "rst"
+    assert_spans_match(parsed)
+    return parsed
+
+
+def test_a_command_reference_reads_as_sphinx_shows_it():
+    parsed = _blocks(COMMAND)
+    assert parsed.document.title == "add_custom_command"
+    got = kinds(parsed)
+    assert got == [
+        ("heading", "add_custom_command"),
+        ("paragraph", "Add a custom build rule to the generated build system."),
+        ("heading", "Generating Files"),
+        ("paragraph", "The options are:"),
+        (
+            "paragraph",
+            "APPEND: Append the COMMAND and DEPENDS option values to the custom command for the first "
+            "output specified.",
+        ),
+        (
+            "paragraph",
+            "BYPRODUCTS: Added in version 3.2. Specify the files the command is expected to produce but "
+            "whose modification time may or may not be newer than the dependencies.",
+        ),
+        (
+            "paragraph",
+            "Added in version 3.20: Arguments to BYPRODUCTS may use a restricted set of generator expressions.",
+        ),
+        ("paragraph", "DEPENDS: Each argument is converted to a dependency as follows:"),
+        ("list_item", "If the argument is the name of a target, a target-level dependency is created."),
+        ("list_item", "If the argument is an absolute path, a file-level dependency is created."),
+        (
+            "paragraph",
+            "Deprecated since version 3.31: Use add_dependencies for target-level dependencies.",
+        ),
+    ]
+    assert [b.marker for b in parsed.blocks if b.kind == "list_item"] == ["1.", "2."]
+    assert parsed.blocks[4].heading_path == ("add_custom_command", "Generating Files")
+
+
+def test_sphinx_object_descriptions_keep_their_signatures():
+    """pandoc takes no colon in a directive's name: ``.. py:function::`` lost its signature and
+    left only the body, quoted. Every object description is now its signature, then its body."""
+    src = b"""API
+===
+
+.. py:function:: send(data, timeout=10)
+
+   Send *data* to the peer.
+
+   :param data: bytes to send
+
+.. function:: close()
+
+   Close the connection.
+
+.. c:function:: int rc_open(const char *path)
+
+   Open a connection.
+
+.. envvar:: RC_HOME
+
+   Where the client keeps its state.
+
+.. option:: --build <dir>
+
+   Project binary directory to be built.
+
+.. envvar:: CTEST_RESOURCE_GROUP_<num>
+
+  The resource types of each group.
+
+.. signature::
+  cmake_minimum_required(VERSION <min>)
+  cmake_minimum_required(VERSION <min>...<max>)
+
+  Require a minimum version of cmake.
+
+.. py:module:: transport
+
+.. autofunction:: transport.flush
+"""
+    got = [t for _, t in kinds(_blocks(src, "api.rst"))]
+    assert got == [
+        "API",
+        "send(data, timeout=10): Send data to the peer.",
+        "param data: bytes to send",
+        "close(): Close the connection.",
+        "int rc_open(const char *path): Open a connection.",
+        "RC_HOME: Where the client keeps its state.",
+        "--build <dir>: Project binary directory to be built.",
+        # the argument as written: ``GROUP_`` is no link reference to Sphinx
+        "CTEST_RESOURCE_GROUP_<num>: The resource types of each group.",
+        "cmake_minimum_required(VERSION <min>) cmake_minimum_required(VERSION <min>...<max>): "
+        "Require a minimum version of cmake.",
+        "transport.flush",
+    ]
+
+
+def test_navigation_and_other_files_give_no_text_and_roles_read_as_their_text():
+    src = b"""Guide
+=====
+
+.. toctree::
+   :maxdepth: 2
+
+   intro
+   usage
+
+.. literalinclude:: example.py
+
+.. only:: html
+
+   Shown on the web page.
+
+See :ref:`the install steps <install>`, :func:`~transport.session.open` and :doc:`usage`;
+set :envvar:`RC_HOME` first.
+
+.. note::
+
+   Sessions are **not** thread-safe.
+"""
+    got = [t for _, t in kinds(_blocks(src, "guide.rst"))]
+    assert got == [
+        "Guide",
+        "Shown on the web page.",
+        "See the install steps, open and usage; set RC_HOME first.",
+        "Note",
+        "Sessions are not thread-safe.",
+    ]
+
+
+def test_footnotes_keep_their_text_without_the_back_link():
+    src = b"""Paths
+=====
+
+Searched last [#]_.
+
+.. [#] .. versionadded:: 3.25
+"""
+    texts = [t for _, t in kinds(_blocks(src, "paths.rst"))]
+    assert texts == ["Paths", "Searched last.", "Added in version 3.25."]
+
+
+def test_file_wide_metadata_names_the_document_and_is_not_text():
+    """awscli's topic guides open with Sphinx's file-wide metadata (``:title:``, ``:category:``):
+    it read as a list of "title / - AWS CLI ..." blocks, and the first section was taken for the
+    title, so every later section sat under it in the header line."""
+    src = b""":title: AWS CLI Configuration Variables
+:description: Configuration Variables for the AWS CLI
+:related command: configure, configure get,
+   configure set
+
+Configuration values can come from several sources.
+
+Config File Format
+==================
+
+The config file defaults to ``~/.aws/config``.
+
+General Options
+===============
+
+The AWS CLI has a few general options.
+"""
+    parsed = _blocks(src, "config-vars.rst")
+    assert parsed.document.title == "AWS CLI Configuration Variables"
+    assert [(k, t, b.heading_path) for (k, t), b in zip(kinds(parsed), parsed.blocks)] == [
+        ("paragraph", "Configuration values can come from several sources.", ()),
+        ("heading", "Config File Format", ()),
+        ("paragraph", "The config file defaults to ~/.aws/config.", ("Config File Format",)),
+        ("heading", "General Options", ()),
+        ("paragraph", "The AWS CLI has a few general options.", ("General Options",)),
+    ]
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        b"Intro\n=====\n\n:param x: not at the top\n",  # after the title: the document's own text
+        b":not metadata: a field list that runs straight\ninto a paragraph line.\n",
+    ],
+)
+def test_a_field_list_that_is_not_file_wide_metadata_stays(src):
+    parsed = _blocks(src, "fields.rst")
+    assert any("metadata" in t or "not at the top" in t for _, t in kinds(parsed)), kinds(parsed)
+
+
+def test_grid_tables_keep_their_header_row():
+    src = b"""Limits
+======
+
++-----------+---------+
+| Setting   | Default |
++===========+=========+
+| retries   | 3       |
++-----------+---------+
+| timeout   | 30 s    |
++-----------+---------+
+"""
+    table = next(b for b in _blocks(src, "limits.rst").blocks if b.kind == "table")
+    assert table.rows == (("Setting", "Default"), ("retries", "3"), ("timeout", "30 s"))
+    assert table.header_rows == 1
+
+
+@pytest.mark.parametrize(
+    "directive",
+    [
+        b".. include:: /etc/hostname",
+        b".. include:: /etc/hostname\n   :literal:",
+        b".. csv-table:: Hosts\n   :file: /etc/hostname",
+        b".. csv-table:: Hosts\n   :header-rows: 0\n   :url: file:///etc/hostname",
+        b".. raw:: html\n   :file: /etc/hostname",
+        b".. literalinclude:: /etc/hostname",
+    ],
+)
+def test_a_document_reads_no_other_file(tmp_path, directive):
+    """pandoc's RST reader follows ``include`` and ``:file:`` wherever they point: a document could
+    pull any file the worker can read into the index. It runs in its sandbox; the document parses,
+    without the file (a csv-table ``:file:`` made pandoc fail the whole document)."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET-TOKEN-42\n")
+    src = (
+        b"Report\n======\n\nBefore.\n\n"
+        + directive.replace(b"/etc/hostname", str(secret).encode())
+        + b"\n\nAfter.\n"
+    )
+    parsed = _blocks(src, "report.rst")
+    assert "SECRET-TOKEN-42" not in parsed.text
+    texts = [t for _, t in kinds(parsed)]
+    assert texts[:2] == ["Report", "Before."] and texts[-1] == "After."
+
+
+def test_a_file_that_only_pulls_in_others_says_so():
+    parsed = parse_document(b".. cmake-module:: ../../Modules/FindZLIB.cmake\n", "FindZLIB.rst")
+    assert parsed.document.status == "empty"
+    assert parsed.document.reason == (
+        "no text of its own: it only pulls in other files (.. cmake-module::), which are not read from here"
+    )
+
+
+def test_pandoc_failure_is_failed_with_where_it_stopped(monkeypatch):
+    import raychunk.parse.rst as rst
+
+    monkeypatch.setattr(rst, "_FILTER", rst._FILTER.with_name("no-such-filter.lua"))
+    doc = parse_document(b"Title\n=====\n\nText.\n", "broken.rst").document
+    assert doc.status == "failed"
+    assert doc.reason.startswith("pandoc could not convert this .rst file (")
+
+
+def test_chunks_hold_their_spans():
+    counts = chunks_holding_their_spans(_blocks(COMMAND * 3), 40)
+    assert all(n > 5 for n in counts)
