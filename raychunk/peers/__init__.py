@@ -7,8 +7,9 @@ the pieces the library makes; ``peer_chunks`` turns those into ``Chunk`` records
 found in the document text by the eval's tolerant locator (``evaluation.locate``), the way a
 labelled quote is, so peers are scored by span exactly like raychunk's chunks.
 
-What a peer reads: a markdown, text, reStructuredText, code or records (CSV, JSONL) file as
-written (what a user would hand the library); any other format (HTML, PDF, office) as raychunk's blocks rendered to markdown
+What a peer reads: a markdown, text, code or records (CSV, JSONL) file as written (what a user
+would hand the library); any other format (HTML, PDF, office, reStructuredText and Org, whose
+parsed text is their blocks' texts joined, not the file) as raychunk's blocks rendered to markdown
 (headings as ``#`` lines, tables as pipe tables, list items as ``-`` lines), as a user who converts
 documents to markdown first would. Pieces are sized in tiktoken ``cl100k_base`` tokens (the offline
 copy), whatever the embedder; ``n_tokens`` of the chunk records counts the embedder's tokens, as for
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -47,7 +49,15 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _ENDS = 8  # words at each end of a piece, when only its ends are found
-_AS_WRITTEN = frozenset({"markdown", "text", "rst", "org", "code", "csv", "tsv", "json", "jsonl"})
+# What ``peer_input`` writes around blocks that the document text does not hold: code fences, then
+# list markers, then heading marks (a code comment starts with ``#`` too). A piece across a code block
+# or a list is found without them, each taken away in turn.
+_MARKDOWN_ADDED = (
+    re.compile(r"^[ \t]*```[^\n]*$", re.M),
+    re.compile(r"^[ \t]*(?:```[^\n]*$|- )", re.M),
+    re.compile(r"^[ \t]*(?:```[^\n]*$|- |#{1,6} )", re.M),
+)
+_AS_WRITTEN = frozenset({"markdown", "text", "code", "csv", "tsv", "json", "jsonl"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +138,17 @@ class _Placer:
             i = self.text.find(body)
         if i >= 0:
             return self._at(i, i + len(body))
+        found = self._near(body)
+        for added in () if self.same_input else _MARKDOWN_ADDED:
+            if found is not None:
+                break
+            bare = added.sub("", body).strip()
+            if bare and bare != body:
+                found, body = self._near(bare), bare
+        return found
+
+    def _near(self, body: str) -> tuple[int, int] | None:
+        """``body`` by the tolerant locator: after the previous piece, else anywhere, else by its ends."""
         window = max(8 * len(body), 4_000)
         lo = self.cursor
         m = find_quote(self.text[lo : lo + window], body)
