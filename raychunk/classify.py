@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from raychunk.document import ParsedDocument
@@ -13,7 +14,7 @@ __all__ = ["DOC_TYPES", "Classification", "Features", "classify", "features"]
 
 DOC_TYPES = ("manual", "reference", "prose", "faq", "records", "transcript", "code", "slides")
 
-_SPEAKER = re.compile(r"^\s*(?:\[[\d:.\-+ ]+\]\s*)?[A-Z][\w.'()\- ]{0,40}:\s+\S")
+_SPEAKER = re.compile(r"^\s*(?:\[[\d:.\-+ ]+\]\s*)?([A-Z][\w.'()\- ]{0,40}):\s+\S")
 _TIMESTAMP_LINE = re.compile(r"^\s*\[?-?\d{1,2}:\d{2}(?::\d{2}){0,2}\]?\s*$")
 # A log line starts with a date-time: ISO 8601, syslog/Apache ("[Sun] Dec 04 04:47:44"), loghub's
 # HDFS "081109 203518", "12/03/2024 10:22", or a bare "10:22:01".
@@ -82,8 +83,14 @@ def features(parsed: ParsedDocument) -> Features:
     qa_records = sum(1 for r in records if r.rows and r.rows[0] and r.rows[0][0].lower() in ("question", "q"))
     qa_pairs = question_headings + qa_records
     units = max(1, len(headings) + len(records) + (len(paragraphs) if not headings else 0))
+    # A speaker speaks more than once: a label that opens one paragraph only is a definition's term
+    # (``APPEND: Append the COMMAND ...``, ``timeout: Seconds to wait.``), not a turn.
+    speakers = [m[1].strip() if (m := _SPEAKER.match(p.text)) else None for p in paragraphs]
+    said = Counter(speakers)
     turns = sum(
-        1 for p in paragraphs if _SPEAKER.match(p.text) or _TIMESTAMP_LINE.match(p.text.split("\n")[0])
+        1
+        for p, who in zip(paragraphs, speakers)
+        if (who is not None and said[who] > 1) or _TIMESTAMP_LINE.match(p.text.split("\n")[0])
     )
     pages = parsed.document.pages
     return Features(

@@ -343,3 +343,52 @@ def test_config_rejects_a_missing_threshold(tmp_path):
 def test_config_rejects_an_override_of_an_unknown_type(tmp_path):
     msg = _bad_config(tmp_path, "overrides: []", 'overrides:\n  - {glob: "*.md", type: novel}')
     assert "overrides[0]" in msg and "novel" in msg
+
+
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        (
+            "message.html",
+            "<h1>message</h1><p>Log a message.</p><dl>"
+            + "".join(
+                f"<dt>{mode}</dt><dd>{what} message, printed to stderr.</dd>"
+                for mode, what in [
+                    ("FATAL_ERROR", "A fatal"),
+                    ("SEND_ERROR", "An error"),
+                    ("WARNING", "A warning"),
+                    ("AUTHOR_WARNING", "An author warning"),
+                    ("DEPRECATION", "A deprecation"),
+                    ("NOTICE", "An important"),
+                    ("STATUS", "A status"),
+                    ("VERBOSE", "A detailed"),
+                ]
+            )
+            + "</dl>",
+        ),
+        (
+            "message.rst",
+            "message\n=======\n\nLog a message.\n\n"
+            + "".join(
+                f"``{mode}``\n  {mode.title()} message, printed to stderr.\n\n"
+                for mode in [
+                    "FATAL_ERROR",
+                    "SEND_ERROR",
+                    "WARNING",
+                    "AUTHOR_WARNING",
+                    "DEPRECATION",
+                    "NOTICE",
+                ]
+            ),
+        ),
+    ],
+)
+def test_a_definition_list_is_no_transcript(name, source):
+    """A definition reads ``Term: definition``, which looks like a speaker's turn: CMake's ``message``
+    page, its eight modes defined one after another, was a transcript and chunked in fixed windows.
+    A speaker speaks more than once; a term is defined once."""
+    parsed = parse_document(source.encode(), name)
+    assert sum(b.text.startswith(("FATAL_ERROR: ", "WARNING: ")) for b in parsed.blocks) == 2
+    c = classify(parsed, CFG.thresholds, CFG.overrides)
+    assert c.doc_type != "transcript", c
+    assert c.features.speaker_turns == 0
