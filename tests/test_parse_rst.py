@@ -281,6 +281,14 @@ def test_a_document_reads_no_other_file(tmp_path, directive):
     assert texts[:2] == ["Report", "Before."] and texts[-1] == "After."
 
 
+def test_included_files_are_named_in_the_reason():
+    src = b"cmake\n=====\n\nOptions:\n\n.. include:: OPTIONS_BUILD.txt\n\n.. literalinclude:: ../example.cmake\n"
+    doc = _blocks(src, "cmake.1.rst").document
+    assert doc.reason == (
+        "included files not inlined (../example.cmake, OPTIONS_BUILD.txt): each is read on its own"
+    )
+
+
 def test_a_file_that_only_pulls_in_others_says_so():
     parsed = parse_document(b".. cmake-module:: ../../Modules/FindZLIB.cmake\n", "FindZLIB.rst")
     assert parsed.document.status == "empty"

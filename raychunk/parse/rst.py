@@ -52,7 +52,9 @@ _OBJECT = re.compile(
 _FILE_OPTION = re.compile(
     r"^([ \t]*\.\.[ \t]+csv-table::.*\n(?:[ \t]+:[^\n]*\n)*?)[ \t]+:(?:file|url):[^\n]*\n", re.M
 )
-_PULLS = re.compile(r"^[ \t]*\.\.[ \t]+((?:\w+:)?(?:include|literalinclude|cmake-module|auto\w+))::", re.M)
+_PULLS = re.compile(
+    r"^[ \t]*\.\.[ \t]+((?:\w+:)?(?:include|literalinclude|cmake-module|auto\w+))::[ \t]*(\S*)", re.M
+)
 _PANDOC_AT = re.compile(r"\(line (\d+), column (\d+)\):\s*\n?([^\n]*)")
 _TIMEOUT_S = 120  # the document's own limit (limits.doc_timeout_s) is enforced outside, on the process
 
@@ -77,12 +79,16 @@ def parse_rst(text: str, base: Document) -> ParsedDocument:
     changes = {"title": title} if title else {}
     if page.document.reason and blocks:
         changes["reason"] = page.document.reason
-    pulls = sorted({m.group(1) for m in _PULLS.finditer(body)})
+    pulls = [(m[1], m[2]) for m in _PULLS.finditer(body)]
     if not blocks and pulls:
-        names = ", ".join(f".. {name}::" for name in pulls)
+        names = ", ".join(f".. {name}::" for name in sorted({name for name, _ in pulls}))
         changes["reason"] = (
             f"no text of its own: it only pulls in other files ({names}), which are not read from here"
         )
+    elif included := sorted({target for name, target in pulls if name.endswith("include") and target}):
+        shown = ", ".join(included[:3]) + (f" and {len(included) - 3} more" if len(included) > 3 else "")
+        note = f"included files not inlined ({shown}): each is read on its own"
+        changes["reason"] = "; ".join(x for x in (changes.get("reason"), note) if x)
     return finish(base, assembler.text, blocks, **changes)
 
 
