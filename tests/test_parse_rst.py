@@ -281,6 +281,12 @@ def test_a_document_reads_no_other_file(tmp_path, directive):
     assert texts[:2] == ["Report", "Before."] and texts[-1] == "After."
 
 
+@pytest.mark.parametrize("src", [b":orphan:\n:tocdepth: 2\n", b":title: Only a title\n\n"])
+def test_a_file_of_metadata_only_is_empty_and_says_so(src):
+    doc = parse_document(src, "stub.rst").document
+    assert (doc.status, doc.reason) == ("empty", "only file-wide metadata")
+
+
 def test_included_files_are_named_in_the_reason():
     src = b"cmake\n=====\n\nOptions:\n\n.. include:: OPTIONS_BUILD.txt\n\n.. literalinclude:: ../example.cmake\n"
     doc = _blocks(src, "cmake.1.rst").document

@@ -9,9 +9,11 @@ list items with their numbers, tables with their header rows, code with its lang
 
 Sphinx's file-wide metadata, a field list before anything else in the file (``:title:``,
 ``:orphan:``, ``:description:``), is not shown by Sphinx and gives no block; its ``title`` is the
-document's title. A domain's directive (``.. py:function::``) is renamed ``py-function`` first:
-pandoc takes no colon in a directive's name and would drop its signature. A ``csv-table`` that reads
-its rows from a file keeps its caption and no rows.
+document's title. An object description (``.. py:function::``, ``.. envvar::``, CMake's
+``.. command::``) is marked for the filter, its signature kept as written (pandoc would read the
+``GROUP_`` of ``CTEST_RESOURCE_GROUP_<num>`` as a link); any other directive of a domain
+(``.. py:module::``) is renamed ``py-module``, pandoc taking no colon in a directive's name. A
+``csv-table`` that reads its rows from a file keeps its caption and no rows.
 
 As for the other formats read through a converter, ``doc.text`` is the blocks' texts joined by
 blank lines, so every block satisfies ``doc.text[b.char_start:b.char_end] == b.text``.
@@ -64,7 +66,7 @@ def parse_rst(text: str, base: Document) -> ParsedDocument:
 
     title, body = file_metadata(text)
     if not body.strip():
-        reason = "only file-wide metadata" if title else "only whitespace"
+        reason = "only file-wide metadata" if body != text else "only whitespace"
         return ParsedDocument(dataclasses.replace(base, status="empty", reason=reason, title=title), "")
     try:
         html = rst_html(body)
