@@ -41,10 +41,12 @@ eval-corpus: $(STAMP)
 		--strategies structure,fixed --table-max-tokens $(EVAL_TABLE_CAP) --output out/eval-corpus $(EVAL_ARGS) \
 		--input $$($(PY) scripts/labelled_files.py $(EVAL_QUERIES) $(CORPUS))
 
-# The held-out Node.js set (evals/README.md, "nodejs.jsonl"): the default against LangChain's and
-# Chonkie's chunkers at 256/200/160 cl100k tokens, through `raychunk eval`, vectors kept in out/eval-cache.
+# The held-out sets from outside the shared corpus (evals/README.md, "nodejs.jsonl" and "cmake.jsonl"):
+# the default against LangChain's and Chonkie's chunkers at 256/200/160 cl100k tokens, through
+# `raychunk eval`, vectors kept in out/eval-cache.
 eval-heldout: $(STAMP)
-	$(PY) scripts/peer_table.py --queries evals/nodejs.jsonl --corpus evals --cache out/eval-cache --output out/eval-heldout
+	$(PY) scripts/peer_table.py --queries evals/nodejs.jsonl --corpus evals --cache out/eval-cache --output out/eval-heldout/nodejs
+	$(PY) scripts/peer_table.py --queries evals/cmake.jsonl --corpus evals --cache out/eval-cache --output out/eval-heldout/cmake
 
 test: $(STAMP)
 	$(PY) -m pytest -q
