@@ -315,3 +315,9 @@ def test_pandoc_failure_is_failed_with_where_it_stopped(monkeypatch):
 def test_chunks_hold_their_spans():
     counts = chunks_holding_their_spans(_blocks(COMMAND * 3), 40)
     assert all(n > 5 for n in counts)
+
+
+def test_a_grammar_keeps_its_lines():
+    src = b'Grammar\n=======\n\n.. productionlist::\n   try_stmt: try1_stmt | try2_stmt\n   try1_stmt: "try" ":" suite\n'
+    block = _blocks(src, "grammar.rst").blocks[-1]
+    assert (block.kind, block.text) == ("code", 'try_stmt: try1_stmt | try2_stmt\ntry1_stmt: "try" ":" suite')

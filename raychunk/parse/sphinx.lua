@@ -6,7 +6,8 @@
 --   * an object description (marked raychunk-object by raychunk.parse.rst) is a definition list:
 --     its signature the term, its body the definition, so the two are never chunked apart;
 --   * navigation and what the build fills in from other files (toctree, literalinclude, index,
---     module targets) give no text; `only` keeps its body, not its condition;
+--     module targets) give no text; `only` keeps its body, not its condition; a grammar
+--     (productionlist) keeps its lines;
 --   * a role reads as its text: `title <target>` its title, `~a.b.c` its last part, `!x` x.
 
 local VERSION = {
@@ -20,7 +21,7 @@ local DROP = {}
 for _, name in ipairs({
   "toctree", "literalinclude", "include", "index", "highlight", "default-role", "default-domain",
   "module", "currentmodule", "sectionauthor", "moduleauthor", "codeauthor", "tabularcolumns",
-  "autosummary", "program", "cmake-module", "productionlist", "graphviz", "digraph", "inheritance-diagram",
+  "autosummary", "program", "cmake-module", "graphviz", "digraph", "inheritance-diagram",
 }) do DROP[name] = true end
 
 local LEAD = "raychunk-version-lead"
@@ -51,6 +52,19 @@ local function first_inlines(blocks)
     return b.content
   end
   return nil
+end
+
+-- A grammar's lines, which pandoc reads as one paragraph, as Sphinx shows them: preformatted.
+local function grammar(blocks)
+  local inlines = first_inlines(blocks)
+  if not inlines then
+    return pandoc.Div(blocks)
+  end
+  local parts = {}
+  for _, il in ipairs(inlines) do
+    parts[#parts + 1] = (il.t == "SoftBreak" or il.t == "LineBreak") and "\n" or pandoc.utils.stringify(il)
+  end
+  return pandoc.CodeBlock(table.concat(parts), pandoc.Attr("", { "language-text" }))
 end
 
 local function rest_of(blocks)
@@ -129,6 +143,9 @@ function Div(el)
   end
   if VERSION[name] then
     return version_note(VERSION[name], el.content)
+  end
+  if name == "productionlist" then
+    return grammar(el.content)
   end
   if BODY_ONLY[name] then
     return rest_of(el.content)
