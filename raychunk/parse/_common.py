@@ -100,6 +100,18 @@ class TextAssembler:
         return "".join(self._parts)
 
 
+_PANDOC_AT = re.compile(r"\(line (\d+), column (\d+)\):\s*\n?([^\n]*)")
+
+
+def pandoc_error(message: str) -> str:
+    """Where pandoc stopped, from its error message: ``' (line 7, column 265: unexpected '`')'``, or ''."""
+    m = _PANDOC_AT.search(message)
+    if not m:
+        return ""
+    what = squash(m.group(3))[:80]
+    return f" (line {m.group(1)}, column {m.group(2)}" + (f": {what})" if what else ")")
+
+
 def with_reason(parsed: ParsedDocument, reason: str) -> ParsedDocument:
     """``parsed`` with its document's reason set: a file read another way than its name says (JSON
     that is not JSON, as text; a notebook that holds no cells, as records), saying so."""

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 
 from raychunk._unstructured import prepare_unstructured
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
+from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish, pandoc_error
 from raychunk.parse.compressed import BOMB_FLOOR_BYTES
 from raychunk.parse.detect import decode_text
 from raychunk.parse.office_formats import FORMATS, OfficeFormat
@@ -153,7 +153,7 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
         if spec.package and _raised_by_zipfile(e):
             return _not_a_valid_package(base, spec, _unreadable_part(e))
         if isinstance(e, RuntimeError) and "pandoc died" in str(e).lower():
-            return _failed(base, f"pandoc could not convert this .{fmt} file{_pandoc_error(str(e))}")
+            return _failed(base, f"pandoc could not convert this .{fmt} file{pandoc_error(str(e))}")
         if isinstance(e, LookupError) and spec.mail == "mime":
             return _failed(base, f"the e-mail declares a character set that cannot be read ({e})")
         damaged = _damaged_file(e, base, spec)
@@ -210,15 +210,6 @@ def _raised_in(e: BaseException, *packages: str) -> bool:
         return False
     path = tb.tb_frame.f_code.co_filename
     return any(f"{os.sep}{p}{os.sep}" in path or os.path.basename(path) == f"{p}.py" for p in packages)
-
-
-def _pandoc_error(message: str) -> str:
-    """Where pandoc stopped, from its error message: ``' (line 7, column 265: unexpected '`')'``."""
-    m = re.search(r"\(line (\d+), column (\d+)\):\s*\n?([^\n]*)", message)
-    if not m:
-        return ""
-    what = squash(m.group(3))[:80]
-    return f" (line {m.group(1)}, column {m.group(2)}" + (f": {what})" if what else ")")
 
 
 def _repaired_mail(data: bytes) -> bytes | None:

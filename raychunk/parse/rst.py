@@ -27,7 +27,7 @@ import subprocess
 from pathlib import Path
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import TextAssembler, finish
+from raychunk.parse._common import TextAssembler, finish, pandoc_error
 from raychunk.render import squash
 
 __all__ = ["parse_rst", "rst_html"]
@@ -57,7 +57,6 @@ _FILE_OPTION = re.compile(
 _PULLS = re.compile(
     r"^[ \t]*\.\.[ \t]+((?:\w+:)?(?:include|literalinclude|cmake-module|auto\w+))::[ \t]*(\S*)", re.M
 )
-_PANDOC_AT = re.compile(r"\(line (\d+), column (\d+)\):\s*\n?([^\n]*)")
 _TIMEOUT_S = 120  # the document's own limit (limits.doc_timeout_s) is enforced outside, on the process
 
 
@@ -152,13 +151,7 @@ def rst_html(text: str) -> str:
         raise _PandocFailed(f"pandoc did not convert this .rst file in {_TIMEOUT_S} s") from None
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", errors="replace")
-        m = _PANDOC_AT.search(message)
-        where = ""
-        if m:
-            what = squash(m.group(3))[:80]
-            where = f" (line {m.group(1)}, column {m.group(2)}" + (f": {what})" if what else ")")
-        elif message.strip():
-            where = f" ({squash(message)[:120]})"
+        where = pandoc_error(message) or (f" ({squash(message)[:120]})" if message.strip() else "")
         raise _PandocFailed(f"pandoc could not convert this .rst file{where}")
     return done.stdout.decode("utf-8", errors="replace")
 
