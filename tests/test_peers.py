@@ -228,7 +228,6 @@ def test_rst_reaches_the_peers_with_its_headings():
     assert peer_input(parsed) == "# Guide\n\nIntro.\n\n## Install\n\nRun it."
 
 
-
 @pytest.mark.parametrize("name", ["install.rst", "cmake-generator-expressions.7.rst"])
 def test_pieces_across_code_and_lists_are_found_in_the_text(counter, name):
     """A peer reading blocks rendered as markdown gets code fences and list markers the document text
