@@ -316,16 +316,6 @@ def test_eml_with_an_unknown_charset_is_read_as_utf8(charset):
     assert any("backups are kept for 35 days" in b.text for b in parsed.blocks)
 
 
-def test_eml_whose_charset_cannot_be_relabelled_fails_with_a_reason(monkeypatch):
-    monkeypatch.setattr(office, "_repaired_mail", lambda data: None)
-    data = b'Subject: hi\nContent-Type: text/plain; charset="utf-255"\n\nHello there.\n'
-    doc = parse(data, "hi.eml").document
-    assert (doc.status, doc.reason) == (
-        "failed",
-        "the e-mail declares a character set that cannot be read (unknown encoding: utf-255)",
-    )
-
-
 @pytest.mark.parametrize("name", ["notes.org", "notes.rst", "mail.eml"])
 def test_binary_bytes_behind_a_text_born_extension(name):
     """Found by scripts/fuzz.py (seed 100, index 171: a splice with a pptx's deflated parts, named
@@ -398,10 +388,11 @@ def test_damaged_outlook_messages_fail_with_a_reason():
     )
 
 
-def test_a_docx_parses_without_loading_spacy_and_a_pptx_still_runs_it():
-    """unstructured imports spaCy (with thinc and torch, seconds) in every partitioner; a document
-    process that parses only word files never loads it, and one that parses slides does, without
-    torch, with the same blocks as when spaCy (and with it torch) was imported up front."""
+def test_office_samples_parse_without_spacy_and_slides_and_mail_without_unstructured():
+    """unstructured imports spaCy (with thinc and torch, seconds) in every partitioner. A document
+    process that parses word files never loads it; slides and e-mail are read by raychunk's own
+    readers (python-pptx, the standard library's e-mail parser), which load no unstructured at all.
+    With spaCy imported up front the blocks are the same."""
     import subprocess
     import sys
 
@@ -413,10 +404,12 @@ def test_a_docx_parses_without_loading_spacy_and_a_pptx_still_runs_it():
         "from raychunk.parse import parse_document\n"
         "p = parse_document(open(sys.argv[1], 'rb').read(), sys.argv[1])\n"
         "blocks = [[b.kind, b.text, b.char_start, b.char_end, list(b.heading_path)] for b in p.blocks]\n"
-        "print(json.dumps([p.document.status, 'thinc' in sys.modules, 'torch' in sys.modules, p.text, blocks]))\n"
+        "print(json.dumps([p.document.status, 'thinc' in sys.modules, 'torch' in sys.modules,\n"
+        "                  'unstructured' in sys.modules, p.text, blocks]))\n"
     )
+    names = ("onboarding-checklist.docx", "q3-platform-review.pptx", "retention-decision.eml")
     seen = {}
-    for name in ("onboarding-checklist.docx", "q3-platform-review.pptx"):
+    for name in names:
         for how in ("deferred", "eager"):
             out = subprocess.run(
                 [sys.executable, "-c", script, str(root / "samples" / name), how],
@@ -426,14 +419,12 @@ def test_a_docx_parses_without_loading_spacy_and_a_pptx_still_runs_it():
                 check=True,
             ).stdout
             seen[name, how] = json.loads(out.splitlines()[-1])
-    status, thinc, torch, text, blocks = seen["onboarding-checklist.docx", "deferred"]
-    assert status == "ok" and blocks and not thinc and not torch
-    status, thinc, torch, *_ = seen["q3-platform-review.pptx", "deferred"]
-    assert status == "ok" and thinc  # slides' titles are told by spaCy
-    assert not torch  # thinc without its torch layers: en_core_web_sm never uses them
-    assert seen["q3-platform-review.pptx", "eager"][2]  # spaCy imported up front brings torch
-    for name in ("onboarding-checklist.docx", "q3-platform-review.pptx"):
-        assert seen[name, "deferred"][3:] == seen[name, "eager"][3:]
+    for name in names:
+        status, thinc, torch, unstructured, text, blocks = seen[name, "deferred"]
+        assert status == "ok" and blocks and not thinc and not torch, name
+        assert unstructured == name.endswith(".docx"), name
+        assert seen[name, "eager"][2]  # spaCy imported up front brings torch
+        assert seen[name, "deferred"][4:] == seen[name, "eager"][4:]
 
 
 def test_office_files_parse_without_language_detection_and_the_same_blocks():

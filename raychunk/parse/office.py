@@ -1,6 +1,9 @@
-"""Office documents and e-mail, through unstructured's per-format partitioners.
+"""Office documents and e-mail: unstructured's per-format partitioners, or raychunk's own readers.
 
-docx, pptx, xlsx, xls, epub, odt, eml, msg, rtf and org are partitioned by unstructured; its
+Slides (pptx) and e-mail (eml) are read by raychunk's own readers (``parse/slides.py``,
+``parse/mail.py``: the format's row names its ``reader``); they get the same checks here first (a
+damaged, encrypted or oversized package, binary bytes behind a text extension) and the same failure
+reasons after. docx, xlsx, xls, epub, odt, msg, rtf and org are partitioned by unstructured; its
 elements become blocks and ``doc.text`` is their texts joined by blank lines, so every block
 satisfies ``doc.text[b.char_start:b.char_end] == b.text``. Legacy .doc and .ppt need LibreOffice
 (``soffice``) to convert them and are ``unsupported`` without it; .xls is read directly by xlrd.
@@ -8,15 +11,14 @@ satisfies ``doc.text[b.char_start:b.char_end] == b.text``. Legacy .doc and .ppt 
 Mapping: Title -> ``heading`` at level ``category_depth + 1``; ListItem -> ``list_item``; Table ->
 ``table`` with rows read from ``text_as_html``; CodeSnippet -> ``code``; PageBreak -> ``page_break``;
 Header, Footer, PageNumber and Image are dropped; every other element with text is a ``paragraph``.
-pptx slides and xlsx sheets count as pages; a slide's speaker notes follow its content as a
-paragraph. Each sheet's name is a level-1 heading, and an e-mail's subject is a level-1 heading
-above its body (it is also the title; sender, recipients and date go to metadata). Attachments are
-not parsed. Leading and trailing page breaks are dropped. A table whose html lost words that its
-text has (unstructured skips cells it cannot place) is kept as a paragraph instead.
+xlsx sheets count as pages, each sheet's name a level-1 heading; an Outlook message's subject is a
+level-1 heading above its body (it is also the title; sender, recipients and date go to metadata).
+Attachments are not parsed. Leading and trailing page breaks are dropped. A table whose html lost
+words that its text has (unstructured skips cells it cannot place) is kept as a paragraph instead.
 
 Table header rows: leading ``<th>``/``<thead>`` rows when unstructured marks them (it does for
-html-born formats: epub, org, eml, msg). It never marks them for docx, pptx, xlsx, odt and rtf,
-whose tables conventionally start with a header row, so there a table of more than one row gets
+html-born formats: epub, org, msg). It never marks them for docx, xlsx, odt and rtf, whose tables
+conventionally start with a header row, so there a table of more than one row gets
 ``header_rows = 1``. An html-born table without ``<th>`` has no header row.
 
 What each format is read by and the features that steer it are its row of ``office_formats.FORMATS``,
@@ -29,8 +31,6 @@ and its spaCy model loaded from an installed package (it would otherwise downloa
 from __future__ import annotations
 
 import dataclasses
-import email.parser
-import email.policy
 import importlib
 import io
 import logging
@@ -120,19 +120,12 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
     # and langdetect loads its 55 profiles in every document process first (~0.3 s).
     kwargs = {"languages": [""], **dict(spec.options)}
     try:
+        if spec.reader:
+            return _read(spec, data, base)
         prepare_unstructured()
         partition = getattr(importlib.import_module(f"unstructured.partition.{spec.module}"), spec.function)
         _skip_narrative_model(spec)
-        try:
-            elements = partition(file=io.BytesIO(data), **kwargs)
-        except Exception as e:
-            # An e-mail with a charset Python does not know (a typo, unknown-8bit) or a Date that
-            # unstructured's date parser overflows on: the message again without them, not lost.
-            repaired = _repaired_mail(data) if spec.mail == "mime" else None
-            if repaired is None:
-                raise
-            log.info("%s: %s: %s; partitioning a repaired copy", base.source, type(e).__name__, e)
-            elements = partition(file=io.BytesIO(repaired), **kwargs)
+        elements = partition(file=io.BytesIO(data), **kwargs)
     except ImportError as e:
         raise ImportError(f"parsing .{fmt} files needs {e.name or e}: pip install {spec.install}") from e
     except (zipfile.BadZipFile, KeyError, zlib.error, EOFError) as e:
@@ -150,17 +143,31 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
             return _not_a_valid_package(base, spec, "it is not a readable zip package")
         if spec.package and isinstance(e, SyntaxError) and type(e).__name__ in _XML_ERRORS:
             return _not_a_valid_package(base, spec, "a part is not well-formed XML")
+        if spec.package and type(e).__name__ == "InvalidXmlError":  # python-pptx's schema check
+            return _not_a_valid_package(
+                base, spec, f"a part breaks its schema: {' '.join(str(e).split())[:120]}"
+            )
         if spec.package and _raised_by_zipfile(e):
             return _not_a_valid_package(base, spec, _unreadable_part(e))
         if isinstance(e, RuntimeError) and "pandoc died" in str(e).lower():
             return _failed(base, f"pandoc could not convert this .{fmt} file{pandoc_error(str(e))}")
-        if isinstance(e, LookupError) and spec.mail == "mime":
-            return _failed(base, f"the e-mail declares a character set that cannot be read ({e})")
         damaged = _damaged_file(e, base, spec)
         if damaged is not None:
             return damaged
+        if spec.package and isinstance(e, ValueError) and _raised_in(e, "pptx", "docx"):
+            return _not_a_valid_package(
+                base, spec, f"a part holds a value its format does not define ({str(e)[:120]})"
+            )
         raise
     return _to_document(elements, data, base, spec)
+
+
+def _read(spec: OfficeFormat, data: bytes, base: Document) -> ParsedDocument:
+    """A format raychunk reads itself (``spec.reader``): the bytes, the document and its package's title."""
+    module, func = spec.reader.rsplit(".", 1)
+    read = getattr(importlib.import_module(f"raychunk.parse.{module}"), func)
+    title = _package_title(data, spec)
+    return read(data, base, "" if _PLACEHOLDER_TITLE.match(title) else title)
 
 
 _OLE_LIBRARIES = ("olefile", "oxmsg", "xlrd")
@@ -210,48 +217,6 @@ def _raised_in(e: BaseException, *packages: str) -> bool:
         return False
     path = tb.tb_frame.f_code.co_filename
     return any(f"{os.sep}{p}{os.sep}" in path or os.path.basename(path) == f"{p}.py" for p in packages)
-
-
-def _repaired_mail(data: bytes) -> bytes | None:
-    """The e-mail with every charset that Python has no codec for relabelled utf-8 (its text is then
-    read with replacement characters) and a Date header that does not parse as a date removed (the
-    title and metadata come from the original headers); None when there is nothing to repair or the
-    message cannot be rewritten."""
-    import codecs
-
-    try:
-        msg = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(data)
-        changed = False
-        for part in msg.walk():
-            charset = part.get_content_charset()
-            if charset is None:
-                continue
-            try:
-                codecs.lookup(charset)
-            except (LookupError, ValueError):  # ValueError: a NUL in the name
-                part.set_param("charset", "utf-8")
-                changed = True
-        if msg.get("Date") is not None and not _parses_as_date(str(msg.get("Date"))):
-            del msg["Date"]
-            changed = True
-        return msg.as_bytes() if changed else None
-    except Exception:  # a message too damaged to rewrite: the first error stands
-        return None
-
-
-def _parses_as_date(value: str) -> bool:
-    """What unstructured does with an e-mail's Date (dateutil, then UTC) works on ``value``."""
-    import datetime
-
-    try:
-        from dateutil import parser
-    except ImportError:
-        return True
-    try:
-        parser.parse(value).astimezone(datetime.timezone.utc)
-    except Exception:  # OverflowError and friends, which unstructured does not catch
-        return False
-    return True
 
 
 def _refuse(data: bytes, base: Document, spec: OfficeFormat, options: ParseOptions) -> ParsedDocument | None:
@@ -439,11 +404,6 @@ def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat
     title = ""
     metadata: tuple[tuple[str, str], ...] = ()
 
-    # pptx auto-numbered paragraphs ((text, marker, level) in reading order), which unstructured
-    # reads as titles or list items without their numbers.
-    numbered: dict[str, list[tuple[str, int]]] = {}
-    for text, marker, level in _pptx_numbers(data) if spec.numbered_slides else ():
-        numbered.setdefault(text, []).append((marker, level))
     if spec.mail:
         title, metadata = _mail_header(data, elements, spec)
         if title:
@@ -473,9 +433,6 @@ def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat
         pages = (page,) if page else ()
         depth = md.category_depth if isinstance(md.category_depth, int) else 0
         raw = clean_text((el.text or "").replace("\x0b", "\n"))
-        auto = numbered.get(squash(raw), []).pop(0) if numbered.get(squash(raw)) else None
-        if auto and category in ("Title", "NarrativeText", "UncategorizedText", "ListItem"):
-            category = "ListItem"
 
         if category == "Table":
             rows, header_rows = _table_rows(md.text_as_html, spec.marks_headers)
@@ -506,9 +463,7 @@ def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat
                 continue
             level = max(0, depth - 1) if spec.read_as == "html" else max(0, depth)
             marker, cut = "", 0
-            if auto:
-                marker, level = auto
-            elif m := _NUMBERED.match(text):  # docx and odt numbering, as unstructured writes it
+            if m := _NUMBERED.match(text):  # docx and odt numbering, as unstructured writes it
                 marker, cut = m.group(1), m.end()
             pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
             start, end = asm.append(text)  # a number stays in the text, spanned by no block
@@ -533,82 +488,6 @@ def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat
 
 # A list item's number at the start of its text: digits, one letter or a roman numeral, then . or ).
 _NUMBERED = re.compile(r"((?:\d{1,9}|[A-Za-z]|[ivxlcdm]{2,7}|[IVXLCDM]{2,7})[.)])[ \t]+(?=\S)")
-_AUTONUM = re.compile(r"(arabic|alphaLc|alphaUc|romanLc|romanUc)(Period|ParenR|ParenBoth|Plain)")
-
-
-def _pptx_numbers(data: bytes) -> list[tuple[str, str, int]]:
-    """``(text, marker, level)`` of each auto-numbered paragraph (``a:buAutoNum``) of a deck, in
-    slide and shape order: numbers count up within a text frame per level from ``startAt``, and a
-    paragraph of another level or without numbering below that level restarts nothing above it."""
-    try:
-        import pptx
-        from pptx.oxml.ns import qn
-    except ImportError:
-        return []
-    try:
-        deck = pptx.Presentation(io.BytesIO(data))
-    except Exception:  # unstructured has read it; a deck python-pptx refuses just keeps no numbers
-        return []
-    out = []
-    for slide in deck.slides:
-        for shape in slide.shapes:
-            if not getattr(shape, "has_text_frame", False):
-                continue
-            counts: dict[int, int] = {}
-            for para in shape.text_frame.paragraphs:
-                level = para.level
-                for deeper in [k for k in counts if k > level]:
-                    del counts[deeper]
-                ppr = para._p.pPr
-                auto = ppr.find(qn("a:buAutoNum")) if ppr is not None else None
-                if auto is None:
-                    counts.pop(level, None)
-                    continue
-                n = counts.get(level, int(auto.get("startAt", "1")) - 1) + 1
-                counts[level] = n
-                text = squash(para.text)
-                if text:
-                    out.append((text, _auto_marker(auto.get("type", "arabicPeriod"), n), level))
-    return out
-
-
-def _auto_marker(kind: str, n: int) -> str:
-    m = _AUTONUM.fullmatch(kind)
-    style, punct = m.groups() if m else ("arabic", "Period")
-    if style == "arabic":
-        num = str(n)
-    elif style.startswith("alpha"):
-        num = ""
-        k = n
-        while k > 0:
-            k, r = divmod(k - 1, 26)
-            num = chr(ord("a") + r) + num
-        num = num if style == "alphaLc" else num.upper()
-    else:
-        num = _roman(n) if style == "romanLc" else _roman(n).upper()
-    return {"Period": f"{num}.", "ParenR": f"{num})", "ParenBoth": f"({num})", "Plain": num}[punct]
-
-
-def _roman(n: int) -> str:
-    out = ""
-    for value, letters in (
-        (1000, "m"),
-        (900, "cm"),
-        (500, "d"),
-        (400, "cd"),
-        (100, "c"),
-        (90, "xc"),
-        (50, "l"),
-        (40, "xl"),
-        (10, "x"),
-        (9, "ix"),
-        (5, "v"),
-        (4, "iv"),
-        (1, "i"),
-    ):
-        while n >= value:
-            out, n = out + letters, n - value
-    return out or str(n)
 
 
 def _words(text: str) -> Counter:
@@ -627,37 +506,21 @@ def _flush_breaks(stream: BlockStream, pending: int, at: int, page: int | None =
 
 
 def _mail_header(data: bytes, elements: list, spec: OfficeFormat) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """Subject and (from, to, cc, date) of an e-mail: eml headers read directly, msg's from unstructured."""
+    """Subject and (from, to, cc, date) of an Outlook message, from unstructured's metadata."""
     fields: dict[str, str] = {}
-    if spec.mail == "mime":
-        msg = email.parser.BytesParser(policy=email.policy.default).parsebytes(data, headersonly=True)
-        for key, header in (
-            ("subject", "Subject"),
-            ("from", "From"),
-            ("to", "To"),
-            ("cc", "Cc"),
-            ("date", "Date"),
+    md = elements[0].metadata if elements else None
+    if md is not None:
+        for key, attr in (
+            ("subject", "subject"),
+            ("from", "sent_from"),
+            ("to", "sent_to"),
+            ("cc", "cc_recipient"),
         ):
-            try:
-                value = msg.get(header)
-            except Exception:  # a malformed header: skip it, keep the rest
-                value = None
+            value = getattr(md, attr, None)
             if value:
-                fields[key] = squash(str(value))
-    else:
-        md = elements[0].metadata if elements else None
-        if md is not None:
-            for key, attr in (
-                ("subject", "subject"),
-                ("from", "sent_from"),
-                ("to", "sent_to"),
-                ("cc", "cc_recipient"),
-            ):
-                value = getattr(md, attr, None)
-                if value:
-                    fields[key] = squash(", ".join(value) if isinstance(value, list) else str(value))
-            if md.last_modified:  # for a .msg unstructured sets this to the sent date
-                fields["date"] = str(md.last_modified)
+                fields[key] = squash(", ".join(value) if isinstance(value, list) else str(value))
+        if md.last_modified:  # for a .msg unstructured sets this to the sent date
+            fields["date"] = str(md.last_modified)
     subject = fields.pop("subject", "")
     return subject, tuple(fields.items())
 
@@ -678,8 +541,8 @@ def _package_title(data: bytes, spec: OfficeFormat) -> str:
             if part not in names or zf.getinfo(part).file_size > 1 << 20:
                 return ""
             root = ET.fromstring(zf.read(part))
-    except (zipfile.BadZipFile, OSError, ET.ParseError, KeyError, ValueError):
-        return ""
+    except (zipfile.BadZipFile, OSError, ET.ParseError, KeyError, ValueError, LookupError):  # LookupError: an
+        return ""  # XML declaration naming an encoding that does not exist
     found = root.find(".//{http://purl.org/dc/elements/1.1/}title")
     return squash(found.text or "") if found is not None else ""
 

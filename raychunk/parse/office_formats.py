@@ -1,5 +1,5 @@
-"""The office and e-mail formats, one row each: what reads a format (unstructured's partitioner, and
-what to install for it), what its file is (a zip package and what it must hold, an OLE container,
+"""The office and e-mail formats, one row each: what reads a format (unstructured's partitioner or
+raychunk's own reader, and what to install for it), what its file is (a zip package and what it must hold, an OLE container,
 text), and the features that decide how its elements become blocks. ``parse/office.py`` reads a
 format's row once and asks it, never the format's name; a new office format is one row here (and
 its extension in ``detect.py``). Standard library only: the dispatcher lists its formats from here."""
@@ -38,11 +38,13 @@ class OfficeFormat:
     text: bool = False
     # A legacy format that LibreOffice (soffice) converts: "Word" or "PowerPoint" (97-2003).
     soffice: str = ""
-    # E-mail: "mime" (eml: headers read from the bytes, a copy repaired when a charset or a date
-    # cannot be read) or "outlook" (msg: headers from unstructured); the subject is a heading.
+    # E-mail: "mime" (eml, read by ``parse/mail.py``) or "outlook" (msg: headers from unstructured's
+    # metadata); the subject is a heading.
     mail: str = ""
     sheets: bool = False  # each sheet a page under a level-1 heading with its name
-    numbered_slides: bool = False  # list numbers from the slides' a:buAutoNum paragraphs
+    # raychunk's own reader, ``module.function`` under ``raychunk.parse``, in place of unstructured's
+    # partitioner: it takes the bytes, the document and the package's title, and gives the parse.
+    reader: str = ""
     # The partitioner's arguments.
     options: tuple[tuple[str, bool], ...] = ()
 
@@ -62,9 +64,8 @@ _ROWS = (
     OfficeFormat("docx", "docx", "partition_docx", '"unstructured[docx]"', what="Word document",
                  package="ooxml", parts=(*_OOXML, "word/"), read_as="docx", refusal_is_damage=True,
                  options=_TABLES),
-    OfficeFormat("pptx", "pptx", "partition_pptx", '"unstructured[pptx]"', what="PowerPoint deck",
-                 package="ooxml", parts=(*_OOXML, "ppt/"), refusal_is_damage=True,
-                 numbered_slides=True, options=_SLIDES),
+    OfficeFormat("pptx", "", "", "python-pptx", what="PowerPoint deck", package="ooxml",
+                 parts=(*_OOXML, "ppt/"), refusal_is_damage=True, reader="slides.read_pptx"),
     OfficeFormat("xlsx", "xlsx", "partition_xlsx", '"unstructured[xlsx]"', what="workbook",
                  package="ooxml", parts=(*_OOXML, "xl/"), refusal_is_damage=True, sheets=True,
                  options=_TABLES),
@@ -76,8 +77,7 @@ _ROWS = (
     # odt is not html-born: pandoc turns it into a docx for partition_docx.
     OfficeFormat("odt", "odt", "partition_odt", '"unstructured[odt]"', what="OpenDocument text",
                  package="odf", parts=("content.xml",), read_as="docx", refusal_is_damage=True),
-    OfficeFormat("eml", "email", "partition_email", "unstructured", read_as="html",
-                 marks_headers=True, text=True, mail="mime", options=_MAIL),
+    OfficeFormat("eml", "", "", "", what="e-mail", text=True, mail="mime", reader="mail.read_eml"),
     OfficeFormat("msg", "msg", "partition_msg", "unstructured python-oxmsg", ole="Outlook message",
                  read_as="html", marks_headers=True, mail="outlook", options=_MAIL),
     OfficeFormat("rtf", "rtf", "partition_rtf", '"unstructured[rtf]"', read_as="html"),

@@ -1,0 +1,364 @@
+"""PowerPoint decks (.pptx), read with python-pptx as the deck says, not guessed from the words.
+
+Each slide is a page. Its title placeholder is a level-1 heading, wherever it sits on the slide; then
+its other shapes in reading order (top to bottom, then left to right; a group's shapes where the
+group places them); then its speaker notes, a paragraph each. A slide without a title sits under no
+heading: its text is not part of the slide before it.
+
+- A paragraph is a list item when its bullet says so: its own ``a:buChar`` / ``a:buAutoNum``, or the
+  bullet its placeholder inherits from the slide layout and the master (body text is bulleted there
+  unless a level says ``a:buNone``). Auto-numbered items carry their number as the marker, counted
+  per level within a text frame from ``startAt``. Other text is a paragraph: a short line in a text
+  box is not taken for a heading.
+- A table keeps its rows; a merged cell's text is repeated in the cells it covers (``copies``), and
+  its first row is a header row unless the table's "Header Row" option (``firstRow``) is turned off.
+- A chart is its title and its data as a table: categories down, one column a series.
+- Footers, dates, slide numbers and shapes placed off the slide give no text; pictures give none.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
+from raychunk.render import render_table, squash
+
+if TYPE_CHECKING:
+    from raychunk.document import Document, ParsedDocument
+
+__all__ = ["read_pptx"]
+
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+_BULLETS = {f"{_A}buNone": "", f"{_A}buChar": "-", f"{_A}buBlip": "-", f"{_A}buAutoNum": "auto"}
+_CHROME = {"dt", "ftr", "sldNum", "hdr"}
+_TITLES = {"title", "ctrTitle"}
+# The master's text style a placeholder of each type starts from (a body, object or untyped one, a
+# subtitle: its body style, bulleted by default); a shape that is no placeholder starts from
+# otherStyle.
+_TITLE_STYLE, _BODY_STYLE, _OTHER_STYLE = f"{_P}titleStyle", f"{_P}bodyStyle", f"{_P}otherStyle"
+
+
+def read_pptx(data: bytes, base: Document, title: str = "") -> ParsedDocument:
+    import pptx
+
+    deck = pptx.Presentation(io.BytesIO(data))
+    asm = TextAssembler()
+    stream = BlockStream()
+    end = 0
+    pending = 0  # slides begun since the last block: their breaks go out once content follows
+    n = 0
+    for n, slide in enumerate(deck.slides, 1):
+        if stream.blocks:
+            pending += 1
+        stream.leave(1)
+        for kind, text, kw in _slide_blocks(slide, deck.slide_width, deck.slide_height):
+            for opens in range(n - pending + 1, n + 1):
+                stream.add("page_break", "", end, end, pages=(opens,))
+            pending = 0
+            start, end = asm.append(text)
+            if kind == "heading":
+                stream.heading(text, 1, start, end, pages=(n,))
+            else:
+                stream.add(kind, text, start, end, pages=(n,), **kw)
+    changes: dict = {"pages": n}
+    if title:
+        changes["title"] = title[:200]
+    return finish(base, asm.text, stream.blocks, **changes)
+
+
+def _slide_blocks(slide, width, height) -> Iterator[tuple[str, str, dict]]:
+    """``(kind, text, block fields)`` of one slide: its title, its shapes in reading order, its notes."""
+    title = next((x for x in slide.shapes if _placeholder_type(x) in _TITLES), None)
+    if title is not None and (not title.has_text_frame or _bulleted(title)):
+        title = None  # a title placeholder holding a list is body text, read where it sits
+    if title is not None:
+        text = squash(" ".join(clean_text(p.text.replace("\v", " ")) for p in title.text_frame.paragraphs))
+        if text:
+            yield "heading", text, {}
+    skip = title._element if title is not None else None
+    body = []
+    for top, left, shape in sorted(_placed(slide.shapes, None), key=lambda x: (x[0], x[1])):
+        if shape._element is skip or _placeholder_type(shape) in _CHROME or top < 0 or left < 0:
+            continue
+        if width and height and (top >= height or left >= width):
+            continue
+        if getattr(shape, "has_table", False):
+            body += _table(shape.table)
+        elif getattr(shape, "has_chart", False):
+            body += _chart(shape.chart)
+        elif getattr(shape, "has_text_frame", False):
+            body += _text_frame(shape, slide)
+        else:
+            body += _alt_text(shape)
+    yield from body
+    if slide.has_notes_slide:
+        frame = slide.notes_slide.notes_text_frame
+        for p in frame.paragraphs if frame is not None else ():
+            text = clean_text(p.text.replace("\v", "\n")).strip()
+            if text:
+                yield "paragraph", text, {}
+
+
+def _bulleted(shape) -> bool:
+    """Some paragraph of the shape carries a bullet of its own or from the shape's list style."""
+    styles = _level_styles(shape, None, own_only=True)
+    return any(
+        _bullet(p._p.pPr, styles.get((p.level or 0) + 1, ()))[0]
+        for p in shape.text_frame.paragraphs
+        if p.text.strip()
+    )
+
+
+def _alt_text(shape) -> Iterator[tuple[str, str, dict]]:
+    """A picture's description (its alt text) as a paragraph, unless Office wrote it itself."""
+    props = shape._element.find(f".//{_P}cNvPr")
+    text = squash(clean_text(props.get("descr", ""))) if props is not None else ""
+    if text and "automatically generated" not in text.lower():
+        yield "paragraph", text, {}
+
+
+def _placed(shapes, transform) -> Iterator[tuple[int, int, object]]:
+    """``(top, left, shape)`` of every shape, a group's members in the slide's coordinates."""
+    from pptx.shapes.group import GroupShape
+
+    for shape in shapes:
+        top, left = _position(shape, transform)
+        if isinstance(shape, GroupShape):
+            yield from _placed(shape.shapes, _group_transform(shape, transform))
+        else:
+            yield top, left, shape
+
+
+def _position(shape, transform) -> tuple[int, int]:
+    try:
+        top, left = shape.top or 0, shape.left or 0
+    except Exception:  # a placeholder whose layout lost its position: where the slide starts
+        top, left = 0, 0
+    if transform is None:
+        return top, left
+    (ox, oy, cx, cy, sx, sy, ex, ey) = transform
+    x = ox + (left - cx) * (sx / ex if ex else 1)
+    y = oy + (top - cy) * (sy / ey if ey else 1)
+    return int(y), int(x)
+
+
+def _group_transform(group, outer) -> tuple | None:
+    """A group's child coordinates mapped onto the slide: its offset and extent, the child offset and
+    extent its members are placed in (``a:xfrm`` of ``p:grpSpPr``)."""
+    xfrm = group._element.find(f"{_P}grpSpPr/{_A}xfrm")
+    if xfrm is None:
+        return outer
+    off, ext = xfrm.find(f"{_A}off"), xfrm.find(f"{_A}ext")
+    choff, chext = xfrm.find(f"{_A}chOff"), xfrm.find(f"{_A}chExt")
+    if None in (off, ext, choff, chext):
+        return outer
+    values = [int(e.get(k, "0")) for e in (off, choff, ext, chext) for k in ("x", "y")]
+    ox, oy, cx, cy, sx, sy, ex, ey = values
+    if outer is not None:  # a group in a group: its offset and extent are in the outer one's terms
+        p, q, r, s, psx, psy, pex, pey = outer
+        kx, ky = (psx / pex if pex else 1), (psy / pey if pey else 1)
+        ox, oy, sx, sy = int(p + (ox - r) * kx), int(q + (oy - s) * ky), int(sx * kx), int(sy * ky)
+    return ox, oy, cx, cy, sx, sy, ex, ey
+
+
+def _placeholder_type(shape) -> str | None:
+    """The ``type`` of the shape's ``p:ph`` ("obj" when it names none), None for no placeholder."""
+    ph = shape._element.find(f".//{_P}nvPr/{_P}ph")
+    if ph is None:
+        return None
+    return ph.get("type", "obj")
+
+
+def _text_frame(shape, slide) -> Iterator[tuple[str, str, dict]]:
+    styles = _level_styles(shape, slide)
+    counts: dict[int, int] = {}
+    for p in shape.text_frame.paragraphs:
+        level = p.level or 0
+        for deeper in [k for k in counts if k > level]:
+            del counts[deeper]
+        bullet, start_at, style = _bullet(p._p.pPr, styles.get(level + 1, ()))
+        if bullet == "auto":
+            counts[level] = counts.get(level, start_at - 1) + 1
+        else:
+            counts.pop(level, None)
+        text = clean_text(p.text.replace("\v", "\n")).strip()
+        if not text:
+            continue
+        if not bullet:
+            yield "paragraph", text, {}
+            continue
+        marker = _auto_marker(style, counts[level]) if bullet == "auto" else ""
+        yield "list_item", text, {"level": level, "marker": marker}
+
+
+def _bullet(ppr, inherited) -> tuple[str, int, str]:
+    """What a paragraph's bullet is: "" (none), "-" (a character or picture) or "auto" (a number),
+    with the number's ``startAt`` and style, from its own ``a:pPr`` or the first level style that
+    says."""
+    for source in (ppr, *inherited):
+        if source is None:
+            continue
+        for child in source:
+            kind = _BULLETS.get(child.tag)
+            if kind is not None:
+                return kind, int(child.get("startAt", "1") or 1), child.get("type", "arabicPeriod")
+    return "", 1, ""
+
+
+def _level_styles(shape, slide, own_only: bool = False) -> dict[int, tuple]:
+    """For each outline level 1-9, the ``a:lvlNpPr`` elements a paragraph of this shape inherits,
+    nearest first: the shape's own list style, its layout placeholder's, the master placeholder's,
+    then the master's text style for its kind of shape."""
+    chain = [shape._element]
+    kind = _placeholder_type(shape)
+    if kind is not None and not own_only:
+        layout = _base(shape)
+        if layout is not None:
+            chain.append(layout._element)
+            master = _base(layout)
+            if master is not None:
+                chain.append(master._element)
+    try:
+        styles = None if own_only else slide.slide_layout.slide_master._element.find(f"{_P}txStyles")
+    except Exception:  # a layout without its master: the deck's own parts are all there is
+        styles = None
+    style = _TITLE_STYLE if kind in _TITLES else _OTHER_STYLE if kind is None else _BODY_STYLE
+    lists = [e.find(f".//{_A}lstStyle") for e in chain]
+    if styles is not None:
+        lists.append(styles.find(style))
+    out = {}
+    for lvl in range(1, 10):
+        tag = f"{_A}lvl{lvl}pPr"
+        out[lvl] = tuple(
+            x for x in (lst.find(tag) if lst is not None else None for lst in lists) if x is not None
+        )
+    return out
+
+
+def _base(placeholder):
+    """The placeholder this one inherits from (slide -> layout -> master); None where there is none."""
+    try:
+        return placeholder._base_placeholder
+    except (AttributeError, KeyError, ValueError):
+        return None
+
+
+def _table(table) -> Iterator[tuple[str, str, dict]]:
+    rows: list[list[str]] = []
+    copies: list[tuple[int, int]] = []
+    grid = [[squash(clean_text(c.text.replace("\v", " "))) for c in row.cells] for row in table.rows]
+    for i, row in enumerate(table.rows):
+        for j, cell in enumerate(row.cells):
+            if cell.is_merge_origin:
+                for di in range(cell.span_height):
+                    for dj in range(cell.span_width):
+                        if (di or dj) and i + di < len(grid) and j + dj < len(grid[i + di]):
+                            grid[i + di][j + dj] = grid[i][j]
+                            copies.append((i + di, j + dj))
+    for row in grid:
+        rows.append(row)
+    while rows and not any(rows[-1]):
+        rows.pop()
+    if not any(any(r) for r in rows):
+        return
+    header_rows = int(len(rows) > 1 and _header_row(table._tbl.tblPr))
+    rows_t = tuple(tuple(r) for r in rows)
+    kw = {"rows": rows_t, "header_rows": header_rows}
+    kept = tuple(sorted(c for c in set(copies) if c[0] < len(rows_t)))
+    if kept:
+        kw["copies"] = kept
+    yield "table", render_table(rows_t, header_rows), kw
+
+
+def _header_row(props) -> bool:
+    """The table's "Header Row" option (``firstRow``) where the deck turns it off; where it is silent
+    (Google Slides and other generators never write it) the first row is taken for a header, as
+    office tables conventionally start with one, and PowerPoint turns the option on for new tables."""
+    return props is None or props.get("firstRow") not in ("0", "false")
+
+
+def _chart(chart) -> Iterator[tuple[str, str, dict]]:
+    try:
+        if chart.has_title and chart.chart_title.has_text_frame:
+            text = squash(chart.chart_title.text_frame.text)
+            if text:
+                yield "paragraph", text, {}
+        plot = chart.plots[0] if len(chart.plots) else None
+        if plot is None:
+            return
+        categories = [squash(str(c)) for c in plot.categories]
+        series = [s for p in chart.plots for s in p.series]
+    except Exception:  # a chart python-pptx cannot read (an exotic type, a damaged part): no data
+        return
+    if not series:
+        return
+    header = ("", *(squash(s.name or "") for s in series))
+    columns = []
+    for s in series:
+        try:
+            columns.append([_number(v) for v in s.values])
+        except Exception:
+            columns.append([])
+    length = max([len(categories), *(len(c) for c in columns)])
+    rows = [header]
+    for k in range(length):
+        label = categories[k] if k < len(categories) else ""
+        rows.append((label, *(c[k] if k < len(c) else "" for c in columns)))
+    rows_t = tuple(rows)
+    yield "table", render_table(rows_t, 1), {"rows": rows_t, "header_rows": 1}
+
+
+def _number(v) -> str:
+    if v is None:
+        return ""
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+_AUTONUM = re.compile(r"(arabic|alphaLc|alphaUc|romanLc|romanUc)(Period|ParenR|ParenBoth|Plain)")
+
+
+def _auto_marker(kind: str, n: int) -> str:
+    """The marker PowerPoint shows for the ``n``-th item of an ``a:buAutoNum`` of type ``kind``."""
+    m = _AUTONUM.fullmatch(kind)
+    style, punct = m.groups() if m else ("arabic", "Period")
+    if style == "arabic":
+        num = str(n)
+    elif style.startswith("alpha"):
+        num = ""
+        k = n
+        while k > 0:
+            k, r = divmod(k - 1, 26)
+            num = chr(ord("a") + r) + num
+        num = num if style == "alphaLc" else num.upper()
+    else:
+        num = _roman(n) if style == "romanLc" else _roman(n).upper()
+    return {"Period": f"{num}.", "ParenR": f"{num})", "ParenBoth": f"({num})", "Plain": num}[punct]
+
+
+_ROMAN = (
+    (1000, "m"),
+    (900, "cm"),
+    (500, "d"),
+    (400, "cd"),
+    (100, "c"),
+    (90, "xc"),
+    (50, "l"),
+    (40, "xl"),
+    (10, "x"),
+    (9, "ix"),
+    (5, "v"),
+    (4, "iv"),
+    (1, "i"),
+)
+
+
+def _roman(n: int) -> str:
+    out = ""
+    for value, letters in _ROMAN:
+        while n >= value:
+            out, n = out + letters, n - value
+    return out or str(n)

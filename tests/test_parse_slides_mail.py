@@ -1,0 +1,230 @@
+"""raychunk's own readers of slides (.pptx, python-pptx) and e-mail (.eml, the standard library):
+decks and messages drawn here, read back as blocks; every span holds its block's text."""
+
+from __future__ import annotations
+
+import io
+from email.message import EmailMessage
+
+import pytest
+
+from raychunk.parse import parse_document
+
+pptx = pytest.importorskip("pptx")
+from pptx.chart.data import CategoryChartData  # noqa: E402
+from pptx.enum.chart import XL_CHART_TYPE  # noqa: E402
+from pptx.oxml.ns import qn  # noqa: E402
+from pptx.util import Inches, Pt  # noqa: E402
+
+
+def parsed(data: bytes, name: str):
+    p = parse_document(data, name)
+    assert p.document.status == "ok", p.document.reason
+    for b in p.blocks:
+        if b.kind != "page_break":
+            assert p.text[b.char_start : b.char_end] == b.text
+    return p
+
+
+def saved(deck) -> bytes:
+    buf = io.BytesIO()
+    deck.save(buf)
+    return buf.getvalue()
+
+
+def blocks(p) -> list[tuple]:
+    return [(b.kind, b.text, b.level, b.marker, b.heading_path, b.pages) for b in p.blocks]
+
+
+def test_bullets_inherited_from_the_layout_are_list_items_and_a_text_box_line_is_no_heading():
+    """Body text in a content placeholder is bulleted by the master, with no a:buChar of its own;
+    unstructured read it as paragraphs, and a short line in a text box as a heading (spaCy)."""
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])  # title and content
+    slide.shapes.title.text = "Rollout"
+    frame = slide.placeholders[1].text_frame
+    frame.text = "Sync agent shipped to 60% of gateways"
+    deeper = frame.add_paragraph()
+    deeper.text, deeper.level = "Frankfurt paused", 1
+    plain = frame.add_paragraph()
+    plain.text = "Numbers as of 30 September"
+    ppr = plain._p.get_or_add_pPr()
+    ppr.append(ppr.makeelement(qn("a:buNone"), {}))
+    box = slide.shapes.add_textbox(Inches(1), Inches(6.5), Inches(4), Inches(0.5))
+    box.text_frame.text = "Owner Lena"
+    p = parsed(saved(deck), "deck.pptx")
+    assert blocks(p) == [
+        ("heading", "Rollout", 1, "", (), (1,)),
+        ("list_item", "Sync agent shipped to 60% of gateways", 0, "", ("Rollout",), (1,)),
+        ("list_item", "Frankfurt paused", 1, "", ("Rollout",), (1,)),
+        ("paragraph", "Numbers as of 30 September", 0, "", ("Rollout",), (1,)),
+        ("paragraph", "Owner Lena", 0, "", ("Rollout",), (1,)),
+    ]
+
+
+def test_a_title_at_the_foot_of_its_slide_heads_it_and_a_slide_without_one_stands_alone():
+    """unstructured ordered the title with the other shapes by position: a title placed below a table
+    came after it, and the table sat under the slide before's title."""
+    deck = pptx.Presentation()
+    first = deck.slides.add_slide(deck.slide_layouts[5])  # title only
+    first.shapes.title.text = "Overview"
+    second = deck.slides.add_slide(deck.slide_layouts[5])
+    second.shapes.title.text = "Storage by quarter"
+    second.shapes.title.top = Inches(6)
+    table = second.shapes.add_table(2, 2, Inches(1), Inches(1), Inches(4), Inches(1)).table
+    for r, row in enumerate([("Metric", "Q3"), ("Stored (PB)", "4.6")]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    third = deck.slides.add_slide(deck.slide_layouts[6])  # blank: no title placeholder
+    third.shapes.add_textbox(
+        Inches(1), Inches(1), Inches(6), Inches(1)
+    ).text_frame.text = "Questions go to the platform channel."
+    p = parsed(saved(deck), "deck.pptx")
+    got = [(b.kind, b.text, b.heading_path, b.pages) for b in p.blocks]
+    assert got == [
+        ("heading", "Overview", (), (1,)),
+        ("page_break", "", (), (2,)),
+        ("heading", "Storage by quarter", (), (2,)),
+        ("table", "| Metric | Q3 |\n|---|---|\n| Stored (PB) | 4.6 |", ("Storage by quarter",), (2,)),
+        ("page_break", "", (), (3,)),
+        ("paragraph", "Questions go to the platform channel.", (), (3,)),
+    ]
+    assert p.document.pages == 3
+
+
+def test_a_title_placeholder_holding_a_list_is_body_text_and_numbers_count_per_level():
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    frame = slide.shapes.title.text_frame
+    for k, (text, level, bullet) in enumerate(
+        [("Drain the node", 0, "auto"), ("Check the pods", 1, "char"), ("Upgrade it", 0, "auto")]
+    ):
+        para = frame.paragraphs[0] if k == 0 else frame.add_paragraph()
+        para.text, para.level = text, level
+        ppr = para._p.get_or_add_pPr()
+        if bullet == "auto":
+            ppr.append(ppr.makeelement(qn("a:buAutoNum"), {"type": "alphaLcParenR", "startAt": "3"}))
+        else:
+            ppr.append(ppr.makeelement(qn("a:buChar"), {"char": "-"}))
+    p = parsed(saved(deck), "steps.pptx")
+    assert [(b.kind, b.text, b.level, b.marker) for b in p.blocks] == [
+        ("list_item", "Drain the node", 0, "c)"),
+        ("list_item", "Check the pods", 1, ""),
+        ("list_item", "Upgrade it", 0, "d)"),
+    ]
+
+
+def test_merged_cells_header_row_option_chart_data_groups_alt_text_and_notes():
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Capacity"
+    shape = slide.shapes.add_table(3, 3, Inches(0.5), Inches(1.5), Inches(6), Inches(1.5))
+    table = shape.table
+    for r, row in enumerate([("Region", "Disk", "CPU"), ("EU", "4.6 PB", "12k"), ("US", "", "9k")]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    table.cell(1, 1).merge(table.cell(2, 1))  # the EU figure covers the US row too
+    table._tbl.tblPr.set("firstRow", "0")  # "Header Row" turned off
+    data = CategoryChartData()
+    data.categories = ["Q2", "Q3"]
+    data.add_series("Stored PB", (4.1, 4.6))
+    slide.shapes.add_chart(
+        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(0.5), Inches(3.5), Inches(4), Inches(2), data
+    )
+    group = slide.shapes.add_group_shape()
+    group.shapes.add_textbox(Inches(0.5), Inches(6), Inches(3), Inches(0.4)).text_frame.text = "Left note"
+    group.shapes.add_textbox(Inches(4), Inches(6), Inches(3), Inches(0.4)).text_frame.text = "Right note"
+    picture_xml = slide.shapes.add_textbox(Inches(7), Inches(6.8), Inches(1), Inches(0.3))
+    picture_xml.text_frame.text = ""
+    picture_xml._element.find(qn("p:nvSpPr")).find(qn("p:cNvPr")).set("descr", "unused: a text box")
+    slide.notes_slide.notes_text_frame.text = "Say the EU number first.\nThen the chart."
+    p = parsed(saved(deck), "capacity.pptx")
+    kinds = [(b.kind, b.text) for b in p.blocks]
+    [tbl, chart] = [b for b in p.blocks if b.kind == "table"]
+    assert tbl.rows == (("Region", "Disk", "CPU"), ("EU", "4.6 PB", "12k"), ("US", "4.6 PB", "9k"))
+    assert tbl.copies == ((2, 1),) and tbl.header_rows == 0
+    assert chart.rows == (("", "Stored PB"), ("Q2", "4.1"), ("Q3", "4.6")) and chart.header_rows == 1
+    assert kinds[-4:] == [
+        ("paragraph", "Left note"),
+        ("paragraph", "Right note"),
+        ("paragraph", "Say the EU number first."),
+        ("paragraph", "Then the chart."),
+    ]
+
+
+def test_footer_and_slide_number_placeholders_and_office_written_alt_text_give_no_text():
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Plan"
+    box = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(5), Inches(1))
+    box.text_frame.text = "Move the backups to cold storage."
+    pic = slide.shapes.add_picture(io.BytesIO(_PNG), Inches(1), Inches(3))
+    pic._element.nvPicPr.cNvPr.set("descr", "Diagram of the backup flow from gateway to cold storage")
+    pic2 = slide.shapes.add_picture(io.BytesIO(_PNG), Inches(3), Inches(3))
+    pic2._element.nvPicPr.cNvPr.set("descr", "A picture containing text. Description automatically generated")
+    footer = slide.shapes.add_textbox(Inches(1), Inches(7), Inches(3), Inches(0.3))
+    footer.text_frame.text = "Acme confidential"
+    ph = footer._element.find(qn("p:nvSpPr")).find(qn("p:nvPr"))
+    ph.append(ph.makeelement(qn("p:ph"), {"type": "ftr", "idx": "11"}))
+    footer.text_frame.paragraphs[0].runs[0].font.size = Pt(8)
+    p = parsed(saved(deck), "plan.pptx")
+    assert [(b.kind, b.text) for b in p.blocks] == [
+        ("heading", "Plan"),
+        ("paragraph", "Move the backups to cold storage."),
+        ("paragraph", "Diagram of the backup flow from gateway to cold storage"),
+    ]
+
+
+# A 1x1 PNG.
+_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+
+
+def test_mail_html_body_keeps_its_lists_and_tables_under_the_subject():
+    msg = EmailMessage()
+    msg["Subject"] = "Retention change"
+    msg["From"] = "ops@example.com"
+    msg.set_content("Plain fallback: retention stays at 35 days.\n")
+    msg.add_alternative(
+        "<html><body><p>Hi all,</p><h2>What changes</h2><ol><li>Retention stays at 35 days</li>"
+        "<li>A 90-day add-on ships in Q1</li></ol><table><tr><th>Plan</th><th>Days</th></tr>"
+        "<tr><td>Basic</td><td>35</td></tr></table></body></html>",
+        subtype="html",
+    )
+    msg.add_attachment(b"%PDF-1.4", maintype="application", subtype="pdf", filename="policy.pdf")
+    p = parsed(msg.as_bytes(), "retention.eml")
+    assert [(b.kind, b.text, b.level, b.marker, b.heading_path) for b in p.blocks] == [
+        ("heading", "Retention change", 1, "", ()),
+        ("paragraph", "Hi all,", 0, "", ("Retention change",)),
+        ("heading", "What changes", 3, "", ("Retention change",)),
+        ("list_item", "Retention stays at 35 days", 0, "1.", ("Retention change", "What changes")),
+        ("list_item", "A 90-day add-on ships in Q1", 0, "2.", ("Retention change", "What changes")),
+        ("table", "| Plan | Days |\n|---|---|\n| Basic | 35 |", 0, "", ("Retention change", "What changes")),
+    ]
+    doc = p.document
+    assert doc.title == "Retention change" and dict(doc.metadata)["from"] == "ops@example.com"
+    assert doc.reason == "attachments not read (policy.pdf)"
+
+
+def test_mail_plain_body_is_read_as_text_and_a_signature_is_no_heading():
+    msg = EmailMessage()
+    msg["Subject"] = "Standup notes"
+    msg.set_content("Hi all,\n\nThe rollout resumes on Monday.\n\nLena\n")
+    p = parsed(msg.as_bytes(), "notes.eml")
+    assert [(b.kind, b.text) for b in p.blocks] == [
+        ("heading", "Standup notes"),
+        ("paragraph", "Hi all,"),
+        ("paragraph", "The rollout resumes on Monday."),
+        ("paragraph", "Lena"),
+    ]
+    assert p.document.reason == ""
+
+
+def test_mail_without_a_body_keeps_its_subject():
+    msg = EmailMessage()
+    msg["Subject"] = "Call me"
+    p = parse_document(msg.as_bytes(), "empty.eml")
+    assert p.document.title == "Call me"
+    assert [(b.kind, b.text) for b in p.blocks] == [("heading", "Call me")]
