@@ -80,21 +80,19 @@ def _slide_blocks(slide, width, height) -> Iterator[tuple[str, str, dict]]:
         if text:
             yield "heading", text, {}
     skip = title._element if title is not None else None
-    body = []
     for top, left, shape in sorted(_placed(slide.shapes, None), key=lambda x: (x[0], x[1])):
         if shape._element is skip or _placeholder_type(shape) in _CHROME or top < 0 or left < 0:
             continue
         if width and height and (top >= height or left >= width):
             continue
         if getattr(shape, "has_table", False):
-            body += _table(shape.table)
+            yield from _table(shape.table)
         elif getattr(shape, "has_chart", False):
-            body += _chart(shape.chart)
+            yield from _chart(shape.chart)
         elif getattr(shape, "has_text_frame", False):
-            body += _text_frame(shape, slide)
+            yield from _text_frame(shape, slide)
         else:
-            body += _alt_text(shape)
-    yield from body
+            yield from _alt_text(shape)
     if slide.has_notes_slide:
         frame = slide.notes_slide.notes_text_frame
         for p in frame.paragraphs if frame is not None else ():
