@@ -245,3 +245,21 @@ def test_pieces_across_code_and_lists_are_found_in_the_text(counter, name):
         result = peer_chunks(parsed, Profile(strategy=strategy, max_tokens=256), counter)
         assert len(result.chunks) > 30
         assert result.unlocated == 0, (strategy, result.unlocated)
+
+
+def test_numbered_items_reach_the_peers_with_their_numbers_and_are_found(counter):
+    """raychunk's own chunks show a numbered item's number (``7. Drain the node``); the peers got
+    every item as ``- `` and read the steps without their numbers. Now they read what raychunk's
+    chunks show, and a piece holding numbered items is still found in the text."""
+    from raychunk.parse import parse_document
+
+    steps = "".join(f"<li>Step number {k} of the cutover runs here</li>" for k in range(1, 9))
+    html = f"<h1>Cutover</h1><p>Do this:</p><ol start='7'>{steps}</ol><ul><li>a bullet</li></ul>".encode()
+    parsed = parse_document(html, "cutover.html")
+    text = peer_input(parsed)
+    assert "7. Step number 1 of the cutover runs here" in text.split("\n")
+    assert "14. Step number 8 of the cutover runs here" in text.split("\n")
+    assert "- a bullet" in text.split("\n")
+    for strategy in ("langchain_markdown", "chonkie_recursive"):
+        result = peer_chunks(parsed, Profile(strategy=strategy, max_tokens=24), counter)
+        assert len(result.chunks) > 3 and result.unlocated == 0, (strategy, result.unlocated)

@@ -10,8 +10,9 @@ labelled quote is, so peers are scored by span exactly like raychunk's chunks.
 What a peer reads: a markdown, text, code or records (CSV, JSONL) file as written (what a user
 would hand the library); any other format (HTML, PDF, office, reStructuredText and Org, whose
 parsed text is their blocks' texts joined, not the file) as raychunk's blocks rendered to markdown
-(headings as ``#`` lines, tables as pipe tables, list items as ``-`` lines), as a user who converts
-documents to markdown first would. Pieces are sized in tiktoken ``cl100k_base`` tokens (the offline
+(headings as ``#`` lines, tables as pipe tables, list items as lines under their marker: ``-``, or
+their number as raychunk's own chunks show it, ``7.``), as a user who converts documents to
+markdown first would. Pieces are sized in tiktoken ``cl100k_base`` tokens (the offline
 copy), whatever the embedder; ``n_tokens`` of the chunk records counts the embedder's tokens, as for
 raychunk's chunks.
 
@@ -52,10 +53,12 @@ _ENDS = 8  # words at each end of a piece, when only its ends are found
 # What ``peer_input`` writes around blocks that the document text does not hold: code fences, then
 # list markers, then heading marks (a code comment starts with ``#`` too). A piece across a code block
 # or a list is found without them, each taken away in turn.
+_MARKER = r"(?:- (?:\[[ xX]\] )?|\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{2,7})[.)] )"
+_NUMBER_ADDED = re.compile(r"^[ \t]*\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{2,7})[.)] (?=\S)", re.M)
 _MARKDOWN_ADDED = (
     re.compile(r"^[ \t]*```[^\n]*$", re.M),
-    re.compile(r"^[ \t]*(?:```[^\n]*$|- )", re.M),
-    re.compile(r"^[ \t]*(?:```[^\n]*$|- |#{1,6} )", re.M),
+    re.compile(rf"^[ \t]*(?:```[^\n]*$|{_MARKER})", re.M),
+    re.compile(rf"^[ \t]*(?:```[^\n]*$|{_MARKER}|#{{1,6}} )", re.M),
 )
 _AS_WRITTEN = frozenset({"markdown", "text", "code", "csv", "tsv", "json", "jsonl"})
 
@@ -107,7 +110,7 @@ def peer_input(parsed: ParsedDocument) -> str:
         elif b.kind == "table" and b.rows:
             lines.append(render_table(b.rows, b.header_rows))
         elif b.kind == "list_item":
-            lines.append("  " * b.level + "- " + " ".join(b.text.split()))
+            lines.append("  " * b.level + (b.marker or "-") + " " + " ".join(b.text.split()))
         elif b.kind == "code":
             lines.append("```\n" + b.text + "\n```")
         else:
@@ -138,6 +141,8 @@ class _Placer:
             i = self.text.find(body)
         if i >= 0:
             return self._at(i, i + len(body))
+        if not self.same_input:  # a list item's number peer_input wrote: a word the text does not hold
+            body = _NUMBER_ADDED.sub("", body).strip() or body
         found = self._near(body)
         for added in () if self.same_input else _MARKDOWN_ADDED:
             if found is not None:
