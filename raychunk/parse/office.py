@@ -99,10 +99,11 @@ def _skip_narrative_model(spec: OfficeFormat) -> None:
 
 
 def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDocument:
-    """Partition an office or e-mail file with unstructured and map its elements onto blocks.
+    """Read an office or e-mail file: by the format's own reader, or partitioned by unstructured and
+    its elements mapped onto blocks.
 
     Expected failures (a corrupt or encrypted file, a legacy format without LibreOffice) come back
-    as ``failed`` / ``unsupported`` records; anything else unstructured raises propagates to the
+    as ``failed`` / ``unsupported`` records; anything else a reader raises propagates to the
     dispatcher, which records it.
     """
     fmt = base.format
