@@ -313,7 +313,8 @@ def chunk_rows(row: dict, *, profiles: dict, tokenizer: str, tokenizer_dir: str 
     status, reason = doc.status, doc.reason
     if status == "ok" and not chunks:
         # its words are in the documents row's text, but no chunk holds them: said, not lost quietly
-        status, reason = "empty", _nothing_to_chunk(parsed)
+        # what the parse said stays (an e-mail's unread attachments, a page's includes not inlined)
+        status, reason = "empty", "; ".join(x for x in (_nothing_to_chunk(parsed), reason) if x)
     document = {
         "row_type": "document",
         "doc_id": doc.doc_id,

@@ -30,3 +30,19 @@ def test_a_document_with_text_under_its_heading_is_ok(tmp_path):
     doc, *chunks = rows_of(tmp_path, "note.md", b"# Test Slide\n\nThe agenda for the week.\n")
     assert (doc["status"], doc["reason"]) == ("ok", "")
     assert len(chunks) == doc["chunks"] == 1
+
+
+def test_an_empty_document_keeps_what_its_parse_said(tmp_path):
+    """An e-mail of a subject and an attachment has nothing to chunk; the parse's note that the
+    attachment was not read was replaced by "no text to chunk" and lost."""
+    from email.message import EmailMessage
+
+    msg = EmailMessage()
+    msg["Subject"] = "Q3 figures"
+    msg.add_attachment(b"%PDF-1.4", maintype="application", subtype="pdf", filename="q3.pdf")
+    doc, *chunks = rows_of(tmp_path, "figures.eml", msg.as_bytes())
+    assert chunks == []
+    assert (doc["status"], doc["reason"]) == (
+        "empty",
+        "no text to chunk: only headings, nothing under them; attachments not read (q3.pdf)",
+    )
