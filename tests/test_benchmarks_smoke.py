@@ -219,3 +219,15 @@ def test_rst_parse_compares_on_the_same_files(tmp_path, capsys):
     assert "1 .rst files" in out and "x unstructured's speed" in out
     assert "raychunk 1 in words, 0 bare; unstructured 1 bare numbers" in out
     assert "numbered list items with their numbers: raychunk 2;" in out
+
+
+def test_office_parse_compares_the_readers_with_unstructured(capsys):
+    pytest.importorskip("pptx")
+    pytest.importorskip("unstructured")
+    samples = str(ROOT / "samples")
+    assert _load("office_parse").main(["--corpus", samples, "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "2 files (.pptx and .eml)" in out and "first deck and e-mail in a fresh interpreter" in out
+    assert out.count("x unstructured's speed") == 2
+    # the sample deck's three bullets are list items only in raychunk's blocks
+    assert "list items: raychunk 3, unstructured 0" in out
