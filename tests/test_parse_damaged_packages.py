@@ -86,22 +86,33 @@ def test_bytes_cut_out_before_the_directory():
     )
 
 
+def _deck_members(body: str | None = None) -> dict[str, bytes]:
+    """The parts of a one-slide deck titled "Quarterly review" (with ``body`` in its content
+    placeholder), to damage one of them."""
+    import pptx
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Quarterly review"
+    if body is not None:
+        slide.placeholders[1].text = body
+    buf = io.BytesIO()
+    deck.save(buf)
+    return _unzipped(buf.getvalue())
+
+
+def _unzipped(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return {name: zf.read(name) for name in zf.namelist()}
+
+
 @pytest.mark.skipif(importlib.util.find_spec("pptx") is None, reason="needs python-pptx")
 def test_pptx_layout_without_its_slide_master_relationship():
     """Found by scripts/fuzz.py (seed 100, index 173): a slide layout's .rels damaged so that it
     names no slide master. unstructured's reader raised KeyError "no relationship of type ..." and
     the deck failed; raychunk's reader needs the master only for inherited bullets, so the slide's
     own text is read and nothing is lost."""
-    import pptx
-
-    deck = pptx.Presentation()
-    slide = deck.slides.add_slide(deck.slide_layouts[1])
-    slide.shapes.title.text = "Quarterly review"
-    slide.placeholders[1].text = "Revenue grew."
-    buf = io.BytesIO()
-    deck.save(buf)
-    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
-        members = {name: zf.read(name) for name in zf.namelist()}
+    members = _deck_members("Revenue grew.")
     rels = "ppt/slideLayouts/_rels/slideLayout2.xml.rels"
     members[rels] = members[rels].replace(b"relationships/slideMaster", b"relationships/slideMastr")
     parsed = parse_document(zipped(members), "deck.pptx")
@@ -117,14 +128,7 @@ def test_pptx_that_names_a_slide_relationship_its_rels_lacks():
     """Found by scripts/fuzz.py (seed 1008, index 233: setbytes in the zip's directory): the
     presentation names slide rId7 that presentation.xml.rels does not hold; python-pptx raised
     KeyError "no relationship with key 'rId7'"."""
-    import pptx
-
-    deck = pptx.Presentation()
-    deck.slides.add_slide(deck.slide_layouts[1]).shapes.title.text = "Quarterly review"
-    buf = io.BytesIO()
-    deck.save(buf)
-    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
-        members = {name: zf.read(name) for name in zf.namelist()}
+    members = _deck_members()
     xml = members["ppt/presentation.xml"]
     key = xml.split(b'<p:sldId id="256" r:id="', 1)[1].split(b'"', 1)[0]
     members["ppt/presentation.xml"] = xml.replace(b'r:id="' + key + b'"', b'r:id="rId99"')
@@ -183,8 +187,7 @@ def _docx_members() -> dict[str, bytes]:
     d.add_paragraph("Hello there, world.")
     buf = io.BytesIO()
     d.save(buf)
-    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
-        return {name: zf.read(name) for name in zf.namelist()}
+    return _unzipped(buf.getvalue())
 
 
 def _damage_rels_root(m):
@@ -264,14 +267,7 @@ def test_epub_that_pandoc_cannot_read():
 def test_pptx_whose_relationship_lacks_its_target():
     """Found by scripts/fuzz.py (seed 9167, index 171: bytes inserted into a layout's .rels): a
     relationship without its Target; python-pptx raised InvalidXmlError behind "the parser failed"."""
-    import pptx
-
-    deck = pptx.Presentation()
-    deck.slides.add_slide(deck.slide_layouts[1]).shapes.title.text = "Quarterly review"
-    buf = io.BytesIO()
-    deck.save(buf)
-    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
-        members = {name: zf.read(name) for name in zf.namelist()}
+    members = _deck_members()
     rels = "ppt/slides/_rels/slide1.xml.rels"
     members[rels] = members[rels].replace(b"Target=", b"Targte=")
     doc = parse_document(zipped(members), "deck.pptx").document
