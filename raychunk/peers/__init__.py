@@ -53,8 +53,9 @@ _ENDS = 8  # words at each end of a piece, when only its ends are found
 # What ``peer_input`` writes around blocks that the document text does not hold: code fences, then
 # list markers, then heading marks (a code comment starts with ``#`` too). A piece across a code block
 # or a list is found without them, each taken away in turn.
-_MARKER = r"(?:- (?:\[[ xX]\] )?|\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{2,7})[.)] )"
-_NUMBER_ADDED = re.compile(r"^[ \t]*\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{2,7})[.)] (?=\S)", re.M)
+_NUMBER = r"\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{2,7})[.)] "  # a list item's number and its space
+_MARKER = rf"(?:- (?:\[[ xX]\] )?|{_NUMBER})"
+_NUMBER_ADDED = re.compile(rf"^[ \t]*{_NUMBER}(?=\S)", re.M)
 _MARKDOWN_ADDED = (
     re.compile(r"^[ \t]*```[^\n]*$", re.M),
     re.compile(rf"^[ \t]*(?:```[^\n]*$|{_MARKER})", re.M),
