@@ -93,9 +93,12 @@ _PIPE_RULE = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")
 _RECORD_KEY = re.compile(r"^[^\n:]{1,100}: ?", re.M)
 _INLINE_KEY = re.compile(r"(?<!\S)[\w.\-]{1,100}: ")
 # A list item's marker at the start of a line, as the chunker renders it: a bullet or a number
-# (digits, a letter, a roman numeral) with its delimiter, then an optional task box.
+# (digits, a letter, a roman numeral) with its delimiter or in parentheses, or a number of several
+# levels (``2.1.``, as Word numbers), then an optional task box.
 _LIST_MARKER = re.compile(
-    r"^[ \t]*(?:-|(?:\d{1,9}|[A-Za-z]|[ivxlcdm]{2,7}|[IVXLCDM]{2,7})[.)])(?: \[[ xX]\])?(?= |$)", re.M
+    r"^[ \t]*(?:-|\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdm]{2,7}|[IVXLCDM]{2,7})[.)]|\d{1,9}(?:\.\d{1,9})+\.?)"
+    r"(?: \[[ xX]\])?(?= |$)",
+    re.M,
 )
 
 

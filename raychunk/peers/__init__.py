@@ -53,7 +53,8 @@ _ENDS = 8  # words at each end of a piece, when only its ends are found
 # What ``peer_input`` writes around blocks that the document text does not hold: code fences, then
 # list markers, then heading marks (a code comment starts with ``#`` too). A piece across a code block
 # or a list is found without them, each taken away in turn.
-_NUMBER = r"\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{2,7})[.)] "  # a list item's number and its space
+# a list item's number and its space: ``7.``, ``b)``, ``(iv)``, Word's ``2.1.``
+_NUMBER = r"(?:\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{2,7})[.)]|\d{1,9}(?:\.\d{1,9})+\.?) "
 _MARKER = rf"(?:- (?:\[[ xX]\] )?|{_NUMBER})"
 _NUMBER_ADDED = re.compile(rf"^[ \t]*{_NUMBER}(?=\S)", re.M)
 _MARKDOWN_ADDED = (
