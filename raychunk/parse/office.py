@@ -60,6 +60,7 @@ __all__ = ["parse_office"]
 log = logging.getLogger(__name__)
 
 _DROPPED = {"Header", "Footer", "PageNumber", "Image"}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 # A package is refused as a zip bomb when its parts would decompress to more than BOMB_FLOOR_BYTES and to
 # more than ParseOptions.max_unzip_ratio times its size. zipfile reads no more than a part's declared
@@ -155,6 +156,15 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
         damaged = _damaged_file(e, base, spec)
         if damaged is not None:
             return damaged
+        if (
+            spec.package
+            and isinstance(e, (TypeError, AttributeError))
+            and _through(e, os.path.join("docx", "opc", "pkgreader.py"))
+        ):
+            # python-docx reads a part's name or a relationship's Target as None where it is missing
+            return _not_a_valid_package(
+                base, spec, "an entry of its [Content_Types].xml or of a .rels lacks a required attribute"
+            )
         if spec.package and isinstance(e, ValueError) and _raised_in(e, "pptx", "docx"):
             return _not_a_valid_package(
                 base, spec, f"a part holds a value its format does not define ({str(e)[:120]})"
@@ -172,6 +182,16 @@ def _read(spec: OfficeFormat, data: bytes, base: Document) -> ParsedDocument:
 
 
 _OLE_LIBRARIES = ("olefile", "oxmsg", "xlrd")
+
+
+def _through(e: BaseException, path: str) -> bool:
+    """A frame of the exception's traceback is in a file whose path ends with ``path``."""
+    tb = e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.endswith(os.sep + path):
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def _damaged_file(e: BaseException, base: Document, spec: OfficeFormat) -> ParsedDocument | None:
@@ -349,6 +369,9 @@ def _package_damage(e: BaseException) -> str | None:
         m = re.search(r"no relationship of type '(?:[^']*/)?([^'/]+)'", str(e))
         if m:
             return f"a part lacks its {m.group(1)} relationship"
+        m = re.search(r"no content type for partname '/?([^']+)'", str(e))
+        if m:
+            return f"its [Content_Types].xml gives {m.group(1)} no content type"
         m = re.search(r"no relationship with key '([^']+)'", str(e)) or re.fullmatch(r"'(rId\d+)'", str(e))
         return f"a part refers to a relationship {m.group(1)} that its .rels does not hold" if m else None
     if "CRC" in str(e):
@@ -376,6 +399,7 @@ def _unreadable_part(e: BaseException) -> str:
 def _listing(names: list[str], limit: int = 3) -> str:
     if not names:
         return "nothing"
+    names = [_CONTROL.sub("?", n) for n in names]  # a damaged name must not break the one-line reason
     shown = ", ".join(names[:limit])
     return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
 

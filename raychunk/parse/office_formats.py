@@ -61,9 +61,8 @@ _OOXML = ("[Content_Types].xml",)
 
 # fmt: off
 _ROWS = (
-    OfficeFormat("docx", "docx", "partition_docx", '"unstructured[docx]"', what="Word document",
-                 package="ooxml", parts=(*_OOXML, "word/"), read_as="docx", refusal_is_damage=True,
-                 options=_TABLES),
+    OfficeFormat("docx", "", "", "python-docx", what="Word document", package="ooxml",
+                 parts=(*_OOXML, "word/"), refusal_is_damage=True, reader="word.read_docx"),
     OfficeFormat("pptx", "", "", "python-pptx", what="PowerPoint deck", package="ooxml",
                  parts=(*_OOXML, "ppt/"), refusal_is_damage=True, reader="slides.read_pptx"),
     OfficeFormat("xlsx", "xlsx", "partition_xlsx", '"unstructured[xlsx]"', what="workbook",
@@ -74,9 +73,9 @@ _ROWS = (
     OfficeFormat("epub", "epub", "partition_epub", '"unstructured[epub]"', what="EPUB book",
                  package="epub", parts=("META-INF/container.xml",), read_as="html",
                  marks_headers=True, refusal_is_damage=True),
-    # odt is not html-born: pandoc turns it into a docx for partition_docx.
-    OfficeFormat("odt", "odt", "partition_odt", '"unstructured[odt]"', what="OpenDocument text",
-                 package="odf", parts=("content.xml",), read_as="docx", refusal_is_damage=True),
+    # odt is not html-born: pandoc turns it into a docx, read as one.
+    OfficeFormat("odt", "", "", "python-docx pypandoc", what="OpenDocument text", package="odf",
+                 parts=("content.xml",), refusal_is_damage=True, reader="word.read_odt"),
     OfficeFormat("eml", "", "", "", what="e-mail", text=True, mail="mime", reader="mail.read_eml"),
     OfficeFormat("msg", "msg", "partition_msg", "unstructured python-oxmsg", ole="Outlook message",
                  read_as="html", marks_headers=True, mail="outlook", options=_MAIL),
