@@ -52,7 +52,14 @@ if __name__ == "__main__":
     sys.modules.setdefault("fidelity", sys.modules["__main__"])  # the section modules import these helpers
 
 # One line per section module (text formats, PDF tables, OCR); each defines SECTIONS.
-SECTION_MODULES = ("fidelity_text", "fidelity_ocr", "fidelity_pdf", "fidelity_layout", "fidelity_slides")
+SECTION_MODULES = (
+    "fidelity_text",
+    "fidelity_ocr",
+    "fidelity_pdf",
+    "fidelity_layout",
+    "fidelity_slides",
+    "fidelity_docx",
+)
 
 Grid = tuple[tuple[str, ...], ...]
 _TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>|<!--")
