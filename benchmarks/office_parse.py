@@ -1,18 +1,20 @@
-"""Slides and e-mail parse cost: raychunk's own readers (``parse_document``: ``parse/slides.py``,
-``parse/mail.py``) against unstructured's ``partition_pptx`` and ``partition_email`` (what raychunk
-called before, with the same options: tables inferred, slide notes, no language detection), on the
-same files side by side.
+"""Word, slides and e-mail parse cost: raychunk's own readers (``parse_document``:
+``parse/word.py``, ``parse/slides.py``, ``parse/mail.py``) against unstructured's ``partition_docx``,
+``partition_pptx`` and ``partition_email`` (what raychunk called before, with the same options:
+tables inferred, slide notes, no language detection, no narrative-text model in a docx), on the same
+files side by side.
 
     python benchmarks/office_parse.py                      # samples/ and ../shared/corpus/other
     python benchmarks/office_parse.py --corpus DIR --rounds 5
 
 Two figures each:
-- **first file, cold**: a fresh interpreter that imports what it needs and parses one deck and one
-  e-mail, wall seconds, best of ``--rounds`` (what a job's document process pays before its first
-  slide or e-mail: the cost that sits on a small run's path);
+- **first files, cold**: a fresh interpreter that imports what it needs and parses the first file
+  of each format (a Word document, a deck, an e-mail), wall seconds, best of ``--rounds`` (what a
+  job's document process pays before its first office file: the cost that sits on a small run's
+  path);
 - **warm**: every file parsed again in this process, passes alternating, CPU ms a file, best of
-  ``--rounds``.
-Then what each gives a reader over the same files: headings and list items.
+  ``--rounds``, for all files and for each format.
+Then what each gives a reader over the same files: headings, list items and tables.
 """
 
 from __future__ import annotations
@@ -27,25 +29,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# extension: (raychunk's reader as module.function, format, unstructured's partitioner, its options)
+FORMATS = {
+    ".docx": ("word.read_docx", "docx", "docx.partition_docx", {"infer_table_structure": True}),
+    ".pptx": ("slides.read_pptx", "pptx", "pptx.partition_pptx",
+              {"infer_table_structure": True, "include_slide_notes": True}),
+    ".eml": ("mail.read_eml", "eml", "email.partition_email", {"process_attachments": False}),
+}  # fmt: skip
+
 _COLD = """
-import io, sys
-sys.path.insert(0, {root!r})
-who, paths = sys.argv[1], sys.argv[2:]
-if who == "raychunk":
-    from raychunk.parse import parse_document
-    for p in paths:
-        parse_document(open(p, "rb").read(), p)
-else:
-    from raychunk._unstructured import prepare_unstructured
-    prepare_unstructured()
-    for p in paths:
-        data = io.BytesIO(open(p, "rb").read())
-        if p.endswith(".pptx"):
-            from unstructured.partition.pptx import partition_pptx
-            partition_pptx(file=data, languages=[""], infer_table_structure=True, include_slide_notes=True)
-        else:
-            from unstructured.partition.email import partition_email
-            partition_email(file=data, languages=[""], process_attachments=False)
+import sys
+sys.path[:0] = [{root!r}, {here!r}]
+from office_parse import parse_with
+parse_with(sys.argv[1], [(p, open(p, "rb").read()) for p in sys.argv[2:]])
 """
 
 
@@ -56,51 +52,43 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def _raychunk(files):
-    from raychunk.parse import parse_document
+def parse_with(who: str, files: list[tuple[str, bytes]]) -> list:
+    """Each file parsed by ``who``: "raychunk" (``parse_document``, with the package checks every
+    office file gets), "readers" (raychunk's readers alone) or "unstructured" (its partitioners, as
+    raychunk called them: no language detection)."""
+    import importlib
 
-    return [parse_document(data, name) for name, data in files]
+    if who == "raychunk":
+        from raychunk.parse import parse_document
 
+        return [parse_document(data, name) for name, data in files]
+    out = []
+    if who == "unstructured":
+        from raychunk._unstructured import prepare_unstructured
+        from raychunk.parse.office import _never_narrative
 
-def _readers(files):
-    """raychunk's readers alone, as ``_unstructured`` calls the partitioners alone: no package checks."""
+        prepare_unstructured()
+        # as raychunk called it: without the spaCy narrative-text model it had no use for in a docx
+        importlib.import_module("unstructured.partition.docx").is_possible_narrative_text = _never_narrative
     from raychunk.document import Document
-    from raychunk.parse.mail import read_eml
-    from raychunk.parse.slides import read_pptx
 
-    out = []
     for name, data in files:
-        fmt = "pptx" if name.endswith(".pptx") else "eml"
-        out.append((read_pptx if fmt == "pptx" else read_eml)(data, Document("id", name, fmt, "ok")))
-    return out
-
-
-def _unstructured(files):
-    from raychunk._unstructured import prepare_unstructured
-
-    prepare_unstructured()
-    from unstructured.partition.email import partition_email
-    from unstructured.partition.pptx import partition_pptx
-
-    out = []
-    for name, data in files:
-        if name.endswith(".pptx"):
-            out.append(
-                partition_pptx(
-                    file=io.BytesIO(data),
-                    languages=[""],
-                    infer_table_structure=True,
-                    include_slide_notes=True,
-                )
-            )
+        reader, fmt, partitioner, options = FORMATS[Path(name).suffix]
+        if who == "readers":
+            module, func = reader.rsplit(".", 1)
+            read = getattr(importlib.import_module(f"raychunk.parse.{module}"), func)
+            out.append(read(data, Document("id", name, fmt, "ok")))
         else:
-            out.append(partition_email(file=io.BytesIO(data), languages=[""], process_attachments=False))
+            module, func = partitioner.rsplit(".", 1)
+            partition = getattr(importlib.import_module(f"unstructured.partition.{module}"), func)
+            out.append(partition(file=io.BytesIO(data), languages=[""], **options))
     return out
 
 
 def _cold(who: str, paths: list[str]) -> float:
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-c", _COLD.format(root=str(ROOT)), who, *paths], check=True)
+    code = _COLD.format(root=str(ROOT), here=str(ROOT / "benchmarks"))
+    subprocess.run([sys.executable, "-c", code, who, *paths], check=True, cwd=ROOT)
     return time.perf_counter() - t
 
 
@@ -110,52 +98,66 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
     folders = args.corpus or [str(ROOT / "samples"), str(ROOT.parent / "shared" / "corpus" / "other")]
-    paths = sorted(str(p) for d in folders for p in Path(d).glob("*") if p.suffix in (".pptx", ".eml"))
+    paths = sorted(str(p) for d in folders for p in Path(d).glob("*") if p.suffix in FORMATS)
     if not paths:
-        print(f"{', '.join(folders)}: no .pptx or .eml files")
+        print(f"{', '.join(folders)}: no {', '.join(FORMATS)} files")
         return 1
     files = [(p, Path(p).read_bytes()) for p in paths]
     first = [
-        next(p for p in paths if p.endswith(ext))
-        for ext in (".pptx", ".eml")
-        if any(x.endswith(ext) for x in paths)
+        next(p for p in paths if p.endswith(ext)) for ext in FORMATS if any(x.endswith(ext) for x in paths)
     ]
+    names = {"raychunk": "raychunk", "readers": "raychunk's readers alone", "unstructured": "unstructured"}
     cold = {"raychunk": float("inf"), "unstructured": float("inf")}
     for _ in range(args.rounds):
         for who in cold:
             cold[who] = min(cold[who], _cold(who, first))
-    _raychunk(files), _readers(files), _unstructured(files)  # imports outside the warm timing
-    warm = {"raychunk": float("inf"), "raychunk's readers alone": float("inf"), "unstructured": float("inf")}
+    groups = {"all": files, **{ext: [f for f in files if f[0].endswith(ext)] for ext in FORMATS}}
+    groups = {k: v for k, v in groups.items() if v}
+    for who in names:
+        parse_with(who, files)  # imports outside the warm timing
+    warm = {(who, g): float("inf") for who in names for g in groups}
     out = {}
     for _ in range(args.rounds):
-        for who, fn in (
-            ("raychunk", _raychunk),
-            ("raychunk's readers alone", _readers),
-            ("unstructured", _unstructured),
-        ):
-            t = _cpu()
-            out[who] = fn(files)
-            warm[who] = min(warm[who], max(_cpu() - t, 1e-6))
+        for g, group in groups.items():
+            for who in names:
+                t = _cpu()
+                parsed = parse_with(who, group)
+                warm[who, g] = min(warm[who, g], max(_cpu() - t, 1e-6))
+                if g == "all":
+                    out[who] = parsed
     size = sum(len(d) for _, d in files)
+    kinds = ", ".join(f"{len(v)} {k}" for k, v in groups.items() if k != "all")
     print(
-        f"{len(files)} files (.pptx and .eml), {size / 1e6:.2f} MB, best of {args.rounds}, the two alternating"
+        f"{len(files)} files ({kinds}), {size / 1e6:.2f} MB, best of {args.rounds}, the parsers alternating"
     )
-    print(f"  first deck and e-mail in a fresh interpreter ({len(first)} files), wall:")
+    print(
+        f"  the first file of each format in a fresh interpreter ({', '.join(Path(p).name for p in first)}), wall:"
+    )
     for who, s in cold.items():
-        print(f"    {who:26} {s:6.2f} s")
+        print(f"    {names[who]:26} {s:6.2f} s")
     print(f"    raychunk is {cold['unstructured'] / cold['raychunk']:.2f}x unstructured's speed")
-    print("  every file again, warm, CPU (raychunk: parse_document, with the package checks every office")
-    print("  file gets, the zip bomb and DOCTYPE checks and the package's title; the other two alone):")
-    for who, s in warm.items():
-        print(f"    {who:26} {1000 * s / len(files):8.1f} ms a file")
-    alone = warm["raychunk's readers alone"]
-    print(f"    raychunk's readers are {warm['unstructured'] / alone:.2f}x unstructured's speed")
+    print("  every file again, warm, CPU ms a file (raychunk: parse_document, with the package checks every")
+    print(
+        "  office file gets, the zip bomb and DOCTYPE checks and the package's title; the other two alone):"
+    )
+    print(f"    {'':26} " + " ".join(f"{g:>9}" for g in groups))
+    for who in names:
+        print(
+            f"    {names[who]:26} "
+            + " ".join(f"{1000 * warm[who, g] / len(v):9.1f}" for g, v in groups.items())
+        )
+    print(
+        "    raychunk's readers, x unstructured's speed: "
+        + ", ".join(f"{g} {warm['unstructured', g] / warm['readers', g]:.2f}x" for g in groups)
+    )
     ours = [b for d in out["raychunk"] for b in d.blocks]
     theirs = [e for els in out["unstructured"] for e in els]
     print(
         f"  headings: raychunk {sum(b.kind == 'heading' for b in ours)}, unstructured "
         f"{sum(e.category == 'Title' for e in theirs)}; list items: raychunk "
-        f"{sum(b.kind == 'list_item' for b in ours)}, unstructured {sum(e.category == 'ListItem' for e in theirs)}"
+        f"{sum(b.kind == 'list_item' for b in ours)}, unstructured {sum(e.category == 'ListItem' for e in theirs)}; "
+        f"tables: raychunk {sum(b.kind == 'table' for b in ours)}, unstructured "
+        f"{sum(e.category == 'Table' for e in theirs)}"
     )
     return 0
 

@@ -227,7 +227,7 @@ def test_office_parse_compares_the_readers_with_unstructured(capsys):
     samples = str(ROOT / "samples")
     assert _load("office_parse").main(["--corpus", samples, "--rounds", "1"]) == 0
     out = capsys.readouterr().out
-    assert "2 files (.pptx and .eml)" in out and "first deck and e-mail in a fresh interpreter" in out
-    assert out.count("x unstructured's speed") == 2
+    assert "3 files (1 .docx, 1 .pptx, 1 .eml)" in out and "the first file of each format" in out
+    assert out.count("x unstructured's speed") == 2 and "all" in out and ".docx" in out
     # the sample deck's three bullets are list items only in raychunk's blocks
-    assert "list items: raychunk 3, unstructured 0" in out
+    assert "list items: raychunk 6, unstructured 3" in out
