@@ -150,6 +150,25 @@ def _title_heading(blocks: list[Block]) -> str:
     return first.text
 
 
+_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"), (40, "xl"),
+          (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))  # fmt: skip
+
+
+def roman(n: int) -> str:
+    """``n`` in lower-case roman numerals, a list item's number (1 to 3999); in digits outside.
+
+    >>> roman(14), roman(1999), roman(0)
+    ('xiv', 'mcmxcix', '0')
+    """
+    if not 0 < n < 4000:
+        return str(n)
+    out = ""
+    for value, letters in _ROMAN:
+        count, n = divmod(n, value)
+        out += letters * count
+    return out
+
+
 _LINE_END = re.compile(r"\r\n?|\n")
 
 

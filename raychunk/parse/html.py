@@ -27,7 +27,7 @@ from html import unescape
 from html.parser import HTMLParser
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, cell_text, clean_text, finish
+from raychunk.parse._common import BlockStream, cell_text, clean_text, finish, roman
 from raychunk.parse.html_pre import preformatted_body
 from raychunk.render import render_table, squash
 
@@ -1025,8 +1025,6 @@ class _Events(_Tokens):
 
 
 _NUMBERINGS = frozenset("1aAiI")
-_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"), (40, "xl"))
-_ROMAN += ((10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
 
 
 def _integer(value: str | None, default: int) -> int:
@@ -1045,13 +1043,8 @@ def _numeral(n: int, kind: str) -> str:
             n, r = divmod(n - 1, 26)
             out = chr(97 + r) + out
         return out if kind == "a" else out.upper()
-    if kind in "iI" and 0 < n < 4000:
-        out = ""
-        for value, letters in _ROMAN:
-            while n >= value:
-                out += letters
-                n -= value
-        return out if kind == "i" else out.upper()
+    if kind in "iI":
+        return roman(n) if kind == "i" else roman(n).upper()
     return str(n)
 
 

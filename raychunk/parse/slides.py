@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
+from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish, roman
 from raychunk.render import render_table, squash
 
 if TYPE_CHECKING:
@@ -333,30 +333,5 @@ def _auto_marker(kind: str, n: int) -> str:
             num = chr(ord("a") + r) + num
         num = num if style == "alphaLc" else num.upper()
     else:
-        num = _roman(n) if style == "romanLc" else _roman(n).upper()
+        num = roman(n) if style == "romanLc" else roman(n).upper()
     return {"Period": f"{num}.", "ParenR": f"{num})", "ParenBoth": f"({num})", "Plain": num}[punct]
-
-
-_ROMAN = (
-    (1000, "m"),
-    (900, "cm"),
-    (500, "d"),
-    (400, "cd"),
-    (100, "c"),
-    (90, "xc"),
-    (50, "l"),
-    (40, "xl"),
-    (10, "x"),
-    (9, "ix"),
-    (5, "v"),
-    (4, "iv"),
-    (1, "i"),
-)
-
-
-def _roman(n: int) -> str:
-    out = ""
-    for value, letters in _ROMAN:
-        while n >= value:
-            out, n = out + letters, n - value
-    return out or str(n)

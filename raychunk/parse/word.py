@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from raychunk.parse._common import BlockStream, TextAssembler, cell_text, clean_text, finish
+from raychunk.parse._common import BlockStream, TextAssembler, cell_text, clean_text, finish, roman
 from raychunk.render import render_table, squash
 
 if TYPE_CHECKING:
@@ -362,21 +362,13 @@ def _format(value: int, fmt: str) -> str:
         letters = chr(ord("a") + (value - 1) % 26) * ((value - 1) // 26 + 1)
         return letters if fmt == "lowerLetter" else letters.upper()
     if fmt in ("lowerRoman", "upperRoman") and 0 < value < 4000:
-        roman = ""
-        for numeral, size in _ROMAN:
-            count, value = divmod(value, size)
-            roman += numeral * count
-        return roman.lower() if fmt == "lowerRoman" else roman
+        return roman(value) if fmt == "lowerRoman" else roman(value).upper()
     if fmt == "ordinal":
         suffix = "th" if 10 <= value % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(value % 10, "th")
         return f"{value}{suffix}"
     if fmt == "decimalEnclosedCircle" and 1 <= value <= 20:
         return chr(0x2460 + value - 1)
     raise ValueError(fmt)
-
-
-_ROMAN = (("M", 1000), ("CM", 900), ("D", 500), ("CD", 400), ("C", 100), ("XC", 90), ("L", 50),
-          ("XL", 40), ("X", 10), ("IX", 9), ("V", 5), ("IV", 4), ("I", 1))  # fmt: skip
 
 
 @dataclass(slots=True)
