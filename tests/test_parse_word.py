@@ -41,6 +41,19 @@ def parse(data: bytes):
     return parsed
 
 
+def with_footnotes(xml: str):
+    """A new document with ``xml`` as its footnotes part (python-docx has no API for one)."""
+    from docx.opc.constants import RELATIONSHIP_TYPE
+    from docx.opc.packuri import PackURI
+    from docx.opc.part import Part
+
+    d = docx.Document()
+    content_type = "application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml"
+    part = Part(PackURI("/word/footnotes.xml"), content_type, xml.encode(), d.part.package)
+    d.part.relate_to(part, RELATIONSHIP_TYPE.FOOTNOTES)
+    return d
+
+
 def p(text: str, ppr: str = "") -> str:
     return f"<w:p><w:pPr>{ppr}</w:pPr><w:r><w:t xml:space='preserve'>{text}</w:t></w:r></w:p>"
 
@@ -228,19 +241,10 @@ def test_a_broken_grid_is_still_a_table():
 
 
 def test_a_note_cited_twice_is_read_once_and_an_unclosed_field_hides_only_its_paragraph():
-    d = docx.Document()
-    notes = (
+    d = with_footnotes(
         f"<w:footnotes {NS}><w:footnote w:type='separator' w:id='-1'><w:p/></w:footnote>"
         f"<w:footnote w:id='1'>{p('Per 28 U.S.C. 586.')}</w:footnote></w:footnotes>"
     )
-    from docx.opc.constants import RELATIONSHIP_TYPE as RT
-    from docx.opc.packuri import PackURI
-    from docx.opc.part import Part
-
-    part = Part(PackURI("/word/footnotes.xml"),
-                "application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml",
-                notes.encode(), d.part.package)  # fmt: skip
-    d.part.relate_to(part, RT.FOOTNOTES)
     ref = "<w:r><w:footnoteReference w:id='1'/></w:r>"
     data = body(
         f"<w:p><w:r><w:t>The trustee acts.</w:t></w:r>{ref}</w:p>",
@@ -279,18 +283,7 @@ def test_hostile_numbering_gives_no_label_and_no_failure():
 
 
 def test_a_damaged_notes_part_costs_its_notes_not_the_document():
-    d = docx.Document()
-    from docx.opc.constants import RELATIONSHIP_TYPE as RT
-    from docx.opc.packuri import PackURI
-    from docx.opc.part import Part
-
-    part = Part(
-        PackURI("/word/footnotes.xml"),
-        "application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml",
-        b"<w:footnotes><w:footnote w:id='1'>cut off",
-        d.part.package,
-    )
-    d.part.relate_to(part, RT.FOOTNOTES)
+    d = with_footnotes("<w:footnotes><w:footnote w:id='1'>cut off")
     parsed = parse(
         body("<w:p><w:r><w:t>Cited.</w:t></w:r><w:r><w:footnoteReference w:id='1'/></w:r></w:p>", doc=d)
     )
