@@ -148,6 +148,9 @@ def test_pptx_that_names_a_slide_relationship_its_rels_lacks():
         # on a local header whose name is not UTF-8; zipfile raised UnicodeDecodeError.
         (0x0800, b"[Content_Types\xdd.xml", "a part's local header has a name that is not UTF-8"),
         (0x0040, None, "a part needs a zip feature that cannot be read: strong encryption (flag bit 6)"),
+        # seed 9329, index 102 (a workbook): the encryption flag; zipfile's RuntimeError escaped the
+        # DOCTYPE check that reads every XML part first, and the reason was "the parser failed".
+        (0x0001, None, "a part is encrypted"),
     ],
 )
 def test_damaged_local_header_of_a_part(flags, name, found):
@@ -241,16 +244,16 @@ def test_docx_hyperlink_to_a_missing_relationship_keeps_its_text():
     assert parsed.text == "linkHello there, world."
 
 
-def test_xlsx_that_msoffcrypto_does_not_recognise():
+def test_xlsx_whose_workbook_part_holds_no_workbook():
     """Found by scripts/fuzz.py (seed 7003, index 23 of the shared corpus): unstructured raised
-    UnprocessableEntityError "Not a valid XLSX file." and the reason was "the parser failed"."""
+    UnprocessableEntityError "Not a valid XLSX file." and the reason was "the parser failed"; raychunk's
+    reader names the part."""
     doc = parse_document(
         zipped({"[Content_Types].xml": b"junk", "xl/workbook.xml": b"<x/>"}), "a.xlsx"
     ).document
     assert (doc.status, doc.reason) == (
         "failed",
-        "not a valid workbook: the package is damaged or is not a .xlsx "
-        "(Not a valid XLSX file: Unsupported file format)",
+        "not a valid workbook: the package is damaged or is not a .xlsx (its xl/workbook.xml holds no workbook)",
     )
 
 
@@ -333,3 +336,24 @@ def test_pptx_whose_relationship_lacks_its_target():
         "not a valid PowerPoint deck: the package is damaged or is not a .pptx (a part breaks its schema: "
         "required 'Target' attribute not present"
     ), doc.reason
+
+
+def test_a_workbook_part_flagged_encrypted_that_the_reader_never_reads_costs_nothing():
+    """The same flag on ``docProps/app.xml``: raychunk's workbook reader reads the sheets, not that."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.active.append(("Plan", "Seats"))
+    book.active.append(("Team", 10))
+    buf = io.BytesIO()
+    book.save(buf)
+    data = bytearray(buf.getvalue())
+    name = b"docProps/app.xml"
+    local = data.rindex(b"PK\x03\x04", 0, data.index(name))  # the part's local header, before its name
+    central = data.rindex(b"PK\x01\x02", 0, data.rindex(name))  # its directory entry, before the last
+    for at, offset in ((local, 6), (central, 8)):
+        flags = int.from_bytes(data[at + offset : at + offset + 2], "little") | 1
+        data[at + offset : at + offset + 2] = flags.to_bytes(2, "little")
+    parsed = parse_document(bytes(data), "seats.xlsx")
+    assert parsed.document.status == "ok", parsed.document.reason
+    [table] = [b for b in parsed.blocks if b.kind == "table"]
+    assert table.rows == (("Plan", "Seats"), ("Team", "10"))

@@ -1,23 +1,23 @@
 """Office documents and e-mail: unstructured's per-format partitioners, or raychunk's own readers.
 
-Slides (pptx) and e-mail (eml) are read by raychunk's own readers (``parse/slides.py``,
-``parse/mail.py``: the format's row names its ``reader``); they get the same checks here first (a
-damaged, encrypted or oversized package, binary bytes behind a text extension) and the same failure
-reasons after. docx, xlsx, xls, epub, odt, msg, rtf and org are partitioned by unstructured; its
+Word documents (docx, and odt through pandoc), workbooks (xlsx, xls), slides (pptx) and e-mail
+(eml) are read by raychunk's own readers (``parse/word.py``, ``parse/sheets.py``,
+``parse/slides.py``, ``parse/mail.py``: the format's row names its ``reader``); they get the same
+checks here first (a damaged, encrypted or oversized package, binary bytes behind a text extension)
+and the same failure reasons after. epub, msg, rtf and org are partitioned by unstructured; its
 elements become blocks and ``doc.text`` is their texts joined by blank lines, so every block
 satisfies ``doc.text[b.char_start:b.char_end] == b.text``. Legacy .doc and .ppt need LibreOffice
-(``soffice``) to convert them and are ``unsupported`` without it; .xls is read directly by xlrd.
+(``soffice``) to convert them and are ``unsupported`` without it.
 
 Mapping: Title -> ``heading`` at level ``category_depth + 1``; ListItem -> ``list_item``; Table ->
 ``table`` with rows read from ``text_as_html``; CodeSnippet -> ``code``; PageBreak -> ``page_break``;
 Header, Footer, PageNumber and Image are dropped; every other element with text is a ``paragraph``.
-xlsx sheets count as pages, each sheet's name a level-1 heading; an Outlook message's subject is a
-level-1 heading above its body (it is also the title; sender, recipients and date go to metadata).
+An Outlook message's subject is a level-1 heading above its body (it is also the title; sender, recipients and date go to metadata).
 Attachments are not parsed. Leading and trailing page breaks are dropped. A table whose html lost
 words that its text has (unstructured skips cells it cannot place) is kept as a paragraph instead.
 
 Table header rows: leading ``<th>``/``<thead>`` rows when unstructured marks them (it does for
-html-born formats: epub, org, msg). It never marks them for docx, xlsx, odt and rtf, whose tables
+html-born formats: epub, org, msg). It never marks them for a legacy .doc and rtf, whose tables
 conventionally start with a header row, so there a table of more than one row gets
 ``header_rows = 1``. An html-born table without ``<th>`` has no header row.
 
@@ -139,6 +139,8 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
             raise
         return damaged
     except Exception as e:
+        if isinstance(e, DamagedPackage):
+            return _not_a_valid_package(base, spec, str(e))
         if type(e).__name__ == "UnprocessableEntityError" and "password" in str(e).lower():
             return _failed(base, f"encrypted {spec.called}: needs a password")
         if spec.package and (type(e).__name__ == "PackageNotFoundError" or "not a zip" in str(e).lower()):
@@ -171,6 +173,11 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
             )
         raise
     return _to_document(elements, data, base, spec)
+
+
+class DamagedPackage(Exception):
+    """Raised by a reader of raychunk's own: the package is not what its format says; the message
+    says why."""
 
 
 def _read(spec: OfficeFormat, data: bytes, base: Document) -> ParsedDocument:
@@ -292,8 +299,8 @@ def _without_doctype(data: bytes) -> bytes:
                     body = parts.get(m.filename)
                     new.writestr(m, _strip_doctype(body) if body is not None else zf.read(m))
             return out.getvalue()
-    except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, zlib.error, EOFError):
-        return data  # the partitioner words what is wrong with it
+    except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, RuntimeError, zlib.error, EOFError):
+        return data  # the reader words what is wrong with it (RuntimeError: a part flagged encrypted)
 
 
 def _strip_doctype(xml: bytes) -> bytes:
@@ -424,8 +431,7 @@ def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat
     end = 0  # where the text so far ends: the offset of a page break
     pending_breaks = 0
     max_page = 0
-    shift = 0  # levels pushed down by the sheet / subject heading above
-    sheet = None
+    shift = 0  # levels pushed down by the subject heading above
     title = ""
     metadata: tuple[tuple[str, str], ...] = ()
 
@@ -448,13 +454,6 @@ def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat
             continue
         if category in _DROPPED:
             continue
-        if spec.sheets and md.page_name and squash(md.page_name) != sheet:
-            sheet = squash(md.page_name)
-            if sheet:
-                pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
-                start, end = asm.append(sheet)
-                stream.heading(sheet, 1, start, end, pages=(page,) if page else ())
-                shift = 1
         pages = (page,) if page else ()
         depth = md.category_depth if isinstance(md.category_depth, int) else 0
         raw = clean_text((el.text or "").replace("\x0b", "\n"))
@@ -477,7 +476,7 @@ def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat
             category = "NarrativeText"
         if category == "Title":
             text = squash(raw)
-            if not text or (sheet is not None and text == sheet):
+            if not text:
                 continue
             pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
             start, end = asm.append(text)

@@ -27,8 +27,8 @@ class OfficeFormat:
     # An OLE compound file, read by olefile (msg through python-oxmsg, xls by xlrd): what it is.
     ole: str = ""
     # What unstructured converts it through: "html" (pandoc or the e-mail body: a ListItem's depth
-    # counts the enclosing list, so a top-level item has depth 1) or "docx" (pandoc's docx, or the
-    # docx itself); its narrative-text model is skipped there.
+    # counts the enclosing list, so a top-level item has depth 1) or "docx" (a legacy .doc that
+    # LibreOffice converted); its narrative-text model is skipped there.
     read_as: str = ""
     # Its tables mark their header rows with <th>; where not, a table of more than one row has one.
     marks_headers: bool = False
@@ -41,7 +41,6 @@ class OfficeFormat:
     # E-mail: "mime" (eml, read by ``parse/mail.py``) or "outlook" (msg: headers from unstructured's
     # metadata); the subject is a heading.
     mail: str = ""
-    sheets: bool = False  # each sheet a page under a level-1 heading with its name
     # raychunk's own reader, ``module.function`` under ``raychunk.parse``, in place of unstructured's
     # partitioner: it takes the bytes, the document and the package's title, and gives the parse.
     reader: str = ""
@@ -65,11 +64,10 @@ _ROWS = (
                  parts=(*_OOXML, "word/"), refusal_is_damage=True, reader="word.read_docx"),
     OfficeFormat("pptx", "", "", "python-pptx", what="PowerPoint deck", package="ooxml",
                  parts=(*_OOXML, "ppt/"), refusal_is_damage=True, reader="slides.read_pptx"),
-    OfficeFormat("xlsx", "xlsx", "partition_xlsx", '"unstructured[xlsx]"', what="workbook",
-                 package="ooxml", parts=(*_OOXML, "xl/"), refusal_is_damage=True, sheets=True,
-                 options=_TABLES),
-    OfficeFormat("xls", "xlsx", "partition_xlsx", '"unstructured[xlsx]" xlrd', what="workbook",
-                 ole="legacy Excel workbook", refusal_is_damage=True, sheets=True, options=_TABLES),
+    OfficeFormat("xlsx", "", "", "lxml", what="workbook", package="ooxml", parts=(*_OOXML, "xl/"),
+                 refusal_is_damage=True, reader="sheets.read_xlsx"),
+    OfficeFormat("xls", "", "", "xlrd", what="workbook", ole="legacy Excel workbook",
+                 refusal_is_damage=True, reader="sheets.read_xls"),
     OfficeFormat("epub", "epub", "partition_epub", '"unstructured[epub]"', what="EPUB book",
                  package="epub", parts=("META-INF/container.xml",), read_as="html",
                  marks_headers=True, refusal_is_damage=True),
