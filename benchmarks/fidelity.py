@@ -59,6 +59,7 @@ SECTION_MODULES = (
     "fidelity_layout",
     "fidelity_slides",
     "fidelity_docx",
+    "fidelity_sheets",
 )
 
 Grid = tuple[tuple[str, ...], ...]
