@@ -1,8 +1,8 @@
-"""Word, slides and e-mail parse cost: raychunk's own readers (``parse_document``:
-``parse/word.py``, ``parse/slides.py``, ``parse/mail.py``) against unstructured's ``partition_docx``,
-``partition_pptx`` and ``partition_email`` (what raychunk called before, with the same options:
-tables inferred, slide notes, no language detection, no narrative-text model in a docx), on the same
-files side by side.
+"""Word, workbook, slides and e-mail parse cost: raychunk's own readers (``parse_document``:
+``parse/word.py``, ``parse/sheets.py``, ``parse/slides.py``, ``parse/mail.py``) against
+unstructured's ``partition_docx``, ``partition_xlsx``, ``partition_pptx`` and ``partition_email``
+(what raychunk called before, with the same options: tables inferred, slide notes, no language
+detection, no narrative-text model in a docx), on the same files side by side.
 
     python benchmarks/office_parse.py                      # samples/ and ../shared/corpus/other
     python benchmarks/office_parse.py --corpus DIR --rounds 5
@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 # extension: (raychunk's reader as module.function, format, unstructured's partitioner, its options)
 FORMATS = {
     ".docx": ("word.read_docx", "docx", "docx.partition_docx", {"infer_table_structure": True}),
+    ".xlsx": ("sheets.read_xlsx", "xlsx", "xlsx.partition_xlsx", {"infer_table_structure": True}),
     ".pptx": ("slides.read_pptx", "pptx", "pptx.partition_pptx",
               {"infer_table_structure": True, "include_slide_notes": True}),
     ".eml": ("mail.read_eml", "eml", "email.partition_email", {"process_attachments": False}),
