@@ -29,6 +29,7 @@ __all__ = [
     "doc_key",
     "open_previous",
     "reuse_previous",
+    "path_key",
     "unchanged_documents",
 ]
 
@@ -41,6 +42,12 @@ def doc_key(doc_id: str, fmt: str, identity: str | None = None) -> bytes:
     relative to its input root too (what its chunk ids name: a renamed file is chunked again)."""
     key = f"{doc_id}|{fmt}" if identity is None else f"{doc_id}|{fmt}|{identity}"
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()[:16]
+
+
+def path_key(identity: str) -> bytes:
+    """16 bytes naming a path (relative to its input root) that held an ``ok`` document: known bytes
+    that arrive at such a path meet the chunks the path held (``merge.new_rows``)."""
+    return hashlib.sha256(f"path|{identity}".encode("utf-8", "surrogatepass")).digest()[:16]
 
 
 class DocIndex:
@@ -172,10 +179,10 @@ def check_reuse(previous: dict, current: dict, *, force: bool, uri: str = "") ->
 
 
 def unchanged_documents(prev: Previous) -> tuple[DocIndex, DocIndex]:
-    """The previous output's ``ok`` documents as two ``DocIndex``: by bytes and format (``known``:
-    where their old rows are), and by bytes, format and identity (``unchanged``: what need not be
-    parsed again, its chunk ids being the same). Read a batch at a time (three short columns, 32
-    bytes a document kept)."""
+    """The previous output's ``ok`` documents as two ``DocIndex``: by bytes and format, and by path
+    (``known``: where their old rows are), and by bytes, format and identity (``unchanged``: what
+    need not be parsed again, its chunk ids being the same). Read a batch at a time (three short
+    columns, 48 bytes a document kept)."""
     import pyarrow.parquet as pq
 
     from raychunk.io import identity_of
@@ -194,8 +201,9 @@ def unchanged_documents(prev: Previous) -> tuple[DocIndex, DocIndex]:
                         # the format the name gives, as the lookups have it (the parse may have
                         # found another: an extension-less README is text)
                         fmt = format_from_name(source) or "unknown"
-                        known.append(doc_key(i, fmt))
-                        unchanged.append(doc_key(i, fmt, identity_of(source, root)))
+                        identity = identity_of(source, root)
+                        known += (doc_key(i, fmt), path_key(identity))
+                        unchanged.append(doc_key(i, fmt, identity))
     return DocIndex(known), DocIndex(unchanged)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from raychunk.incremental import DocIndex, Previous, doc_key
+from raychunk.incremental import DocIndex, Previous, doc_key, path_key
 from raychunk.io import identity_of
 from raychunk.parse.detect import format_from_name
 from raychunk.plan import JobPlan
@@ -87,7 +87,9 @@ def join_previous(previous: Previous, known: DocIndex, job: JobPlan, dim: int) -
 # id, source, text hash and vector), under ``src:`` + its source. A new row goes under ``id:`` when
 # its bytes are a document of the previous output (a ``reuse`` row; or, under --force-reuse, a
 # document chunked again), else under ``src:``: a file whose bytes changed meets the vectors of what
-# its path held before.
+# its path held before. Known bytes that arrive at a path which held other bytes go under ``src:``
+# too: there they meet the ids the path held, so that a chunk whose id and text the path had is no
+# upsert (texts new to the path are embedded again).
 
 
 def as_rows(batch, *, dim: int):
@@ -109,7 +111,8 @@ def as_rows(batch, *, dim: int):
 def new_rows(batch, *, dim: int, known: DocIndex, root: str = ""):
     """The chunk stage's rows → ``row_schema`` rows keyed for the join: ``id:`` + doc_id for a
     ``reuse`` row and for a document whose bytes and format ``known`` (the previous output's ``ok``
-    documents) holds, ``src:`` + its identity (source relative to ``root``) for the rest."""
+    documents) holds at a path it does not hold, ``src:`` + its identity (source relative to
+    ``root``) for the rest."""
     import pyarrow as pa
 
     rows = as_rows(batch, dim=dim)
@@ -123,8 +126,11 @@ def new_rows(batch, *, dim: int, known: DocIndex, root: str = ""):
     ):
         if (doc_id, source) not in seen:
             fmt = format_from_name(source or "") or "unknown"
-            by_id = doc_id is not None and (kind == "reuse" or doc_key(doc_id, fmt) in known)
-            seen[doc_id, source] = f"id:{doc_id}" if by_id else f"src:{identity_of(source or '', root)}"
+            identity = identity_of(source or "", root)
+            by_id = doc_id is not None and (
+                kind == "reuse" or (doc_key(doc_id, fmt) in known and path_key(identity) not in known)
+            )
+            seen[doc_id, source] = f"id:{doc_id}" if by_id else f"src:{identity}"
         keys.append(seen[doc_id, source])
     return rows.set_column(rows.schema.get_field_index("group"), "group", pa.array(keys, pa.string()))
 

@@ -20,7 +20,7 @@ from raychunk.config import build_run_config, load_config, load_doc_types
 from raychunk.dedupe import duplicates_of
 from raychunk.document import content_hash
 from raychunk.document_steps import chunk, per_document
-from raychunk.incremental import DocIndex, doc_key
+from raychunk.incremental import DocIndex, doc_key, path_key
 from raychunk.io import identity_of
 from raychunk.merge import merge_previous, new_rows, previous_chunk_rows, previous_document_rows
 from raychunk.parse.detect import format_from_name
@@ -84,7 +84,11 @@ def output(rows: list[dict]) -> tuple[list[dict], list[dict]]:
 
 
 def join(prev_chunks, prev_docs, new, *, root: str, prev_root: str) -> list[dict]:
-    known = DocIndex([doc_key(d["doc_id"], d["format"]) for d in prev_docs if d["status"] == "ok"])
+    ok = [d for d in prev_docs if d["status"] == "ok"]  # as incremental.unchanged_documents keys them
+    known = DocIndex(
+        [doc_key(d["doc_id"], d["format"]) for d in ok]
+        + [path_key(identity_of(d["source"], prev_root)) for d in ok]
+    )
 
     def table(rows, keys):
         return pa.Table.from_pylist([{k: r.get(k) for k in keys} for r in rows])
@@ -152,6 +156,21 @@ def edit(tree: dict, root: str, ops) -> tuple[dict, str]:
     ops=[("append", 0, 0, ("alpha", "alpha alpha alpha"))],
 )
 @example(tree={"guide.md": [("alpha", "one two three")] * 3}, ops=[("move", 0, 0, ("beta", "x y z"))])
+@example(  # CI, 2026-12-06: two files swap names; each path's chunks it had are no upsert
+    tree={
+        "caf\\xe9 \\n odd.md": [
+            ("billing", "alpha export"),
+            ("alpha", "beta agent alpha"),
+            ("token", "beta delta"),
+        ],
+        "guide.md": [("billing", "alpha export"), ("alpha", "beta agent billing"), ("token", "beta delta")],
+    },
+    ops=[
+        ("rename", 1, 1, ("proxy", "quota")),
+        ("rename", 0, 1, ("token", "gamma")),
+        ("rename", 1, 1, ("proxy", "quota")),
+    ],
+)
 def test_an_incremental_run_equals_a_full_rebuild_and_its_delta_the_pairs_that_changed(steps, tree, ops):
     root = "/data/corpus"
     first = process(steps, tree, root)
