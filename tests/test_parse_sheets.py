@@ -213,3 +213,40 @@ def test_a_table_with_its_title_and_note_is_read_before_the_table_beside_it():
         "Hires by team",
         "| Team | Hires |",
     ]
+
+
+def test_a_sparse_sheet_wide_and_long_is_read_by_its_cells_not_its_box():
+    """A column of 20,000 cells and a row across all 16,384 columns meeting at A1: one region whose
+    box is 327 million cells. The reader walks the cells, not the box: the two rows of several cells
+    are a table, the rows of one cell below them lines of text."""
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = "Sparse"
+    for r in range(1, 20_001):
+        ws.cell(r, 1, f"r{r}")
+    for c in range(2, 16_385):
+        ws.cell(1, c, f"c{c}")
+    ws.cell(2, 2, "inside")
+    parsed = parse(saved(book))
+    [table] = [b for b in parsed.blocks if b.kind == "table"]
+    assert len(table.rows) == 2 and len(table.rows[0]) == 16_384 and table.rows[1][:3] == ("r2", "inside", "")
+    lines = [b.text for b in parsed.blocks if b.kind == "paragraph"]
+    assert len(lines) == 19_998 and lines[0] == "r3" and lines[-1] == "r20000"
+
+
+def test_a_region_too_sparse_to_be_one_table_gives_its_rows_as_lines():
+    """A row across every column, a column of 300 cells and one more cell in each of those rows, far
+    apart: the rows of several cells span 15,000 columns, a grid of 4.5 million cells for 17,000
+    values. Its rows are lines (``a | b``), not a table a document process could not hold."""
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = "Scatter"
+    for c in range(1, 16_385):
+        ws.cell(1, c, f"h{c}")
+    for r in range(2, 302):
+        ws.cell(r, 1, f"r{r}")
+        ws.cell(r, 2 + (r * 53) % 15_000, f"v{r}")
+    parsed = parse(saved(book))
+    assert not [b for b in parsed.blocks if b.kind == "table"]
+    lines = [b.text for b in parsed.blocks if b.kind == "paragraph"]
+    assert len(lines) == 301 and lines[1] == "r2 | v2" and lines[0].startswith("h1 | h2 | ")

@@ -17,6 +17,7 @@ level-1 heading with its name, its cells laid out as the sheet lays them out.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import io
 import posixpath
@@ -42,6 +43,7 @@ _DATE_FORMATS = frozenset({*range(14, 23), 27, 30, 36, 45, 46, 47, 50, 57})
 # A format code's date or time letters, outside quoted text, escapes and [colour] / [$-409] parts.
 _FORMAT_NOISE = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]|_.|\*.')
 _MAX_ROWS, _MAX_COLUMNS = 1_048_576, 16_384  # Excel's sheet
+_MAX_TABLE_CELLS = 4_000_000
 
 
 def read_xlsx(data: bytes, base: Document, title: str = "") -> ParsedDocument:
@@ -308,23 +310,31 @@ def _sheet_blocks(stream: BlockStream, asm: TextAssembler, name: str, page: int,
     regions = _regions(shown)
     if not regions:
         return
+    by_row: dict[int, list[int]] = {}
+    for r, c in sorted(shown):
+        by_row.setdefault(r, []).append(c)
+
+    def row_cells(r: int, left: int, right: int) -> list[tuple[int, str]]:
+        cols = by_row.get(r, ())
+        return [
+            (c, shown[(r, c)])
+            for c in cols[bisect.bisect_left(cols, left) : bisect.bisect_right(cols, right)]
+        ]
+
     stream.leave(1)
     if name:
         start, end = asm.append(name)
         stream.heading(name, 1, start, end, pages=(page,))
-    for unit in _reading_order(regions, shown, origin):
+    for unit in _reading_order(regions, row_cells, origin):
         for top, left, bottom, right in unit:
-            rows = [
-                [(c, shown[(r, c)]) for c in range(left, right + 1) if (r, c) in shown]
-                for r in range(top, bottom + 1)
-            ]
+            rows = [row_cells(r, left, right) for r in range(top, bottom + 1)]
             singles = _single_rows(rows, top, origin)
             first = next((k for k, one in enumerate(singles) if not one), len(rows))
             last = max((k for k, one in enumerate(singles) if not one), default=-1)
             for k in range(first):
                 _line(stream, asm, rows[k], name, page)
             if last >= first:
-                _table(stream, asm, rows[first : last + 1], top + first, left, right, origin, page)
+                _table(stream, asm, rows[first : last + 1], top + first, origin, page)
             for k in range(max(last + 1, first), len(rows)):
                 _line(stream, asm, rows[k], name, page)
 
@@ -334,7 +344,7 @@ def _single_rows(rows, top: int, origin) -> list[bool]:
     return [len({origin.get((top + k, c), (top + k, c)) for c, _ in row}) <= 1 for k, row in enumerate(rows)]
 
 
-def _reading_order(regions, shown, origin) -> list[list[tuple[int, int, int, int]]]:
+def _reading_order(regions, row_cells, origin) -> list[list[tuple[int, int, int, int]]]:
     """Regions grouped into what a reader takes in one go, in reading order: a region of lines
     only (a title, a note) goes with the table it stands over or under (starting in the table's
     columns, a blank row or two away), so that a table to the right of another, level with it,
@@ -342,7 +352,7 @@ def _reading_order(regions, shown, origin) -> list[list[tuple[int, int, int, int
     tables, lines = [], []
     for box in regions:
         top, left, bottom, right = box
-        rows = [[(c, "") for c in range(left, right + 1) if (r, c) in shown] for r in range(top, bottom + 1)]
+        rows = [row_cells(r, left, right) for r in range(top, bottom + 1)]
         (lines if all(_single_rows(rows, top, origin)) else tables).append(box)
     units = {box: [box] for box in tables}
     for line in lines:
@@ -371,17 +381,24 @@ def _line(stream, asm, row, sheet: str, page: int) -> None:
     stream.add("paragraph", text, start, end, pages=(page,))
 
 
-def _table(stream, asm, rows, top: int, left: int, right: int, origin, page: int) -> None:
-    grid = [["" for _ in range(left, right + 1)] for _ in rows]
+def _table(stream, asm, rows, top: int, origin, page: int) -> None:
+    used = sorted({c for row in rows for c, _ in row})
+    if len(rows) * len(used) > _MAX_TABLE_CELLS:  # a region too sparse and wide to be one table: its rows
+        for row in rows:
+            _line(stream, asm, [(0, " | ".join(text for _, text in row))], "", page)
+        return
+    at = {c: j for j, c in enumerate(used)}
+    grid = [[""] * len(used) for _ in rows]
     copies = set()
     for i, row in enumerate(rows):
         for c, text in row:
-            grid[i][c - left] = squash(clean_text(text))
+            grid[i][at[c]] = squash(clean_text(text))
             if (top + i, c) in origin:
-                copies.add((i, c - left))
-    cols = [j for j in range(right - left + 1) if any(line[j] for line in grid)]
+                copies.add((i, at[c]))
+    cols = [j for j in range(len(used)) if any(line[j] for line in grid)]
+    kept_at = {j: k for k, j in enumerate(cols)}
     grid_t = tuple(tuple(line[j] for j in cols) for line in grid)
-    kept = tuple(sorted((i, cols.index(j)) for i, j in copies if j in cols and grid_t[i][cols.index(j)]))
+    kept = tuple(sorted((i, kept_at[j]) for i, j in copies if j in kept_at and grid_t[i][kept_at[j]]))
     header_rows = 1 if len(grid_t) > 1 else 0
     text = render_table(grid_t, header_rows)
     start, end = asm.append(text)
