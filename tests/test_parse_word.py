@@ -317,3 +317,40 @@ def test_word_labels_become_markers_and_chunks_hold_their_spans():
     assert items == [("(1)", 0), ("1.1.", 1), ("", 2), ("(2)", 0)]
     assert parsed.blocks[2].text.startswith("Step 1: ")
     assert all(n > 1 for n in chunks_holding_their_spans(parsed, 16))
+
+
+def test_an_imported_html_part_is_read_where_it_stands():
+    """``w:altChunk``: converters from HTML put the page in a part of its own that Word imports when
+    it opens the file. Neither python-docx nor unstructured read it: its text was lost."""
+    from docx.opc.packuri import PackURI
+    from docx.opc.part import Part
+
+    d = docx.Document()
+    reltype = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/aFChunk"
+    html = (
+        "<html><body><h2>Retention</h2><p>Logs are kept 30 days.</p><ol><li>Export</li><li>Delete</li></ol>"
+        "<table><tr><th>Plan</th><th>Days</th></tr><tr><td>Team</td><td>90</td></tr></table></body></html>"
+    )
+    page = Part(PackURI("/word/afchunk1.html"), "text/html", html.encode(), d.part.package)
+    rtf = Part(PackURI("/word/afchunk2.rtf"), "application/rtf", b"{\\rtf1 x}", d.part.package)
+    first, second = d.part.relate_to(page, reltype), d.part.relate_to(rtf, reltype)
+    r = 'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+    data = body(
+        p("Before the import."),
+        f"<w:altChunk {r} r:id='{first}'></w:altChunk>",
+        f"<w:altChunk {r} r:id='{second}'></w:altChunk>",
+        p("After it."),
+        doc=d,
+    )
+    parsed = parse(data)
+    got = [(b.kind, b.text if b.kind != "table" else b.rows, b.marker) for b in parsed.blocks]
+    assert got == [
+        ("paragraph", "Before the import.", ""),
+        ("heading", "Retention", ""),
+        ("paragraph", "Logs are kept 30 days.", ""),
+        ("list_item", "Export", "1."),
+        ("list_item", "Delete", "2."),
+        ("table", (("Plan", "Days"), ("Team", "90")), ""),
+        ("paragraph", "After it.", ""),
+    ]
+    assert parsed.document.reason == "an imported part not read (application/rtf)"

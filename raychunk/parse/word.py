@@ -1,7 +1,9 @@
 """Word documents (.docx), read from the package's XML as Word shows it, not guessed from the words;
 OpenDocument texts (.odt) through pandoc's conversion to one.
 
-- The body is read in order, content controls (``w:sdt``) and custom XML included; a text box is read
+- The body is read in order, content controls (``w:sdt``) and custom XML included, and an imported
+  part of HTML or plain text (``w:altChunk``, as converters from HTML write) by raychunk's own
+  parsers where it stands (another kind is named in the row's reason); a text box is read
   after the paragraph that anchors it (once: Word writes it twice, for new and old readers), a
   footnote or endnote after the paragraph that cites it. Headers, footers, comments, hidden text,
   deleted text, field instructions, a content control's placeholder and a table of contents (its
@@ -42,6 +44,7 @@ __all__ = ["read_docx", "read_odt"]
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
 _REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
 
@@ -89,6 +92,8 @@ def read_docx(data: bytes, base: Document, title: str = "") -> ParsedDocument:
         numbering=_Numbering(_related(part, "numbering")),
         notes=notes,
         rendered=next(body.iter(f"{_W}lastRenderedPageBreak"), None) is not None,
+        part=part,
+        base=base,
     )
     # each section's properties, in order: its start type (odd page, even page) is in the one ending it
     reader.sections = [s for s in body.iter(f"{_W}sectPr") if s.getparent().tag in (f"{_W}pPr", f"{_W}body")]
@@ -96,8 +101,8 @@ def read_docx(data: bytes, base: Document, title: str = "") -> ParsedDocument:
     changes: dict = {"pages": reader.page if reader.rendered else 0}
     if title:
         changes["title"] = title[:200]
-    if lost:
-        changes["reason"] = "; ".join(lost)
+    if lost or reader.lost:
+        changes["reason"] = "; ".join(lost + reader.lost)
     return finish(base, reader.asm.text, reader.stream.blocks, **changes)
 
 
@@ -389,7 +394,12 @@ class _Line:
 
 
 class _Reader:
-    def __init__(self, styles: _Styles, numbering: _Numbering, notes: dict, rendered: bool):
+    def __init__(
+        self, styles: _Styles, numbering: _Numbering, notes: dict, rendered: bool, part=None, base=None
+    ):
+        self.part = part  # the document's part: its relationships name imported parts
+        self.base = base
+        self.lost: list[str] = []  # what could not be read, for the row's reason
         self.styles = styles
         self.numbering = numbering
         numbering.styles = styles
@@ -413,8 +423,35 @@ class _Reader:
         for child in _block_children(container):
             if child.tag == f"{_W}p":
                 self._paragraph(child)
-            else:
+            elif child.tag == f"{_W}tbl":
                 self._table(child)
+            elif not self._aside:
+                self._imported(child)
+
+    def _imported(self, chunk) -> None:
+        """An ``w:altChunk``: a part of HTML or plain text the document imports where it stands (as
+        converters from HTML write one), read by raychunk's own parsers; another kind is named in
+        the row's reason."""
+        from raychunk.parse.html import parse_html
+        from raychunk.parse.text import parse_text
+
+        rel = self.part.rels.get(chunk.get(f"{_R}id") or "") if self.part is not None else None
+        if rel is None or rel.is_external:
+            return
+        target = rel.target_part
+        kind = (target.content_type or "").lower()
+        read = parse_html if "html" in kind else parse_text if kind.startswith("text/plain") else None
+        if read is None:
+            self.lost.append(f"an imported part not read ({kind or target.partname})")
+            return
+        text = clean_text(target.blob.decode("utf-8", errors="replace"))
+        for b in read(text, self.base).blocks:
+            if b.kind == "heading":
+                self._emit("heading", b.text, level=b.level)
+            elif b.kind != "page_break" and b.text.strip():
+                fields = {k: v for k, v in (("level", b.level), ("marker", b.marker), ("language", b.language),
+                          ("rows", b.rows), ("header_rows", b.header_rows), ("copies", b.copies)) if v}  # fmt: skip
+                self._emit(b.kind, b.text, **fields)
 
     def _emit(self, kind: str, text: str, first_page: int = 0, cut: int = 0, **kw) -> None:
         """Append a block, after the page breaks that come before it."""
@@ -699,7 +736,7 @@ def _block_children(container) -> Iterator:
     """The paragraphs and tables of a body, cell, text box or note, through content controls."""
     for child in container:
         tag = child.tag
-        if tag in (f"{_W}p", f"{_W}tbl"):
+        if tag in (f"{_W}p", f"{_W}tbl", f"{_W}altChunk"):
             yield child
         elif tag == f"{_W}sdt":
             content = child.find(f"{_W}sdtContent")
