@@ -3,10 +3,13 @@ level-1 heading with its name, its cells laid out as the sheet lays them out.
 
 - A sheet's non-empty cells fall into regions: cells that touch (a side or a corner) belong
   together, so tables stacked with a blank row between them, or side by side with a blank column,
-  are apart. Regions are read top to bottom, then left to right.
+  are apart. Regions are read top to bottom, then left to right, a title over a table and a note
+  under it (a blank row or two away) with that table.
 - In a region, rows of one cell (a merged cell counts once) before the first row of several and
   after the last are lines of text: a title above a table, a note under it. The rows between are
-  a table, its first row the header. A line that repeats the sheet's name is not repeated.
+  a table, its first row the header (or, too sparse for one grid, lines of their cells joined by
+  ``|``). A line that repeats the sheet's name is not repeated. A region is walked by its cells,
+  never by its bounding box.
 - A merged cell's value is repeated in the table cells it covers (``copies``).
 - A cell shows what Excel shows for its value: text; a number in its shortest form (``1500``,
   ``12.5``); a date or time in ISO form where its number format is a date's; ``TRUE`` / ``FALSE``;
