@@ -162,6 +162,21 @@ def counter():
     return _COUNTER
 
 
+_ROMAN = [(1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"), (40, "XL")]
+_ROMAN += [(10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
+
+
+def roman(n: int) -> str:
+    """``n`` in upper-case roman numerals, as a truth writes a list's number (the sections' own, not
+    raychunk's)."""
+    out = []
+    for v, s in _ROMAN:
+        while n >= v:
+            out.append(s)
+            n -= v
+    return "".join(out)
+
+
 def parse_and_chunk(data: bytes, name: str, *, max_tokens: int = 2048, table_max_tokens: int | None = None):
     """``(parsed, chunks)`` of one case: parsed as the job parses it, chunked by the structure
     strategy (a cap large enough that a case's list or table is one chunk unless asked otherwise)."""

@@ -37,7 +37,7 @@ from __future__ import annotations
 import io
 import random
 
-from fidelity import ListItem, Section, TruthTable, parse_and_chunk, score_lists, score_tables
+from fidelity import ListItem, Section, TruthTable, parse_and_chunk, roman, score_lists, score_tables
 
 _WORDS = [
     "backup",
@@ -77,20 +77,10 @@ _FORMATS = {
     "letter": ("lowerLetter", "%1)"),
     "roman": ("lowerRoman", "%1."),
 }
-_ROMAN = [(10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")]
-
-
-def _roman(n: int) -> str:
-    out = []
-    for v, s in _ROMAN:
-        while n >= v:
-            out.append(s)
-            n -= v
-    return "".join(out)
 
 
 def _shown(fmt: str, n: int) -> str:
-    return {"decimal": str(n), "lowerLetter": chr(96 + n), "lowerRoman": _roman(n)}[fmt]
+    return {"decimal": str(n), "lowerLetter": chr(96 + n), "lowerRoman": roman(n).lower()}[fmt]
 
 
 def _phrase(rng: random.Random, k: int) -> str:
@@ -596,18 +586,8 @@ def score_document(section: Section, case: str, data: bytes, t: dict) -> None:
                 section.miss(f"{case}: {figure}: {x!r} found {text.count(x)} times")
         if texts:
             section.add(figure, "docx", ok, len(texts))
-    checks = [(x, x in text) for x in t["inserted"]] + [(x, x not in text) for x in t["deleted"]]
-    for x, good in checks:
-        if not good:
-            section.miss(f"{case}: tracked change {x!r} {'dropped' if x in t['inserted'] else 'kept'}")
-    if checks:
-        section.add("tracked changes", "docx", sum(good for _, good in checks), len(checks))
-    checks = [(x, x in text) for x in t["shown"]] + [(x, x not in text) for x in t["not shown"]]
-    for x, good in checks:
-        if not good:
-            section.miss(f"{case}: {x!r} {'not shown' if x in t['shown'] else 'shown'}")
-    if checks:
-        section.add("fields and hidden text", "docx", sum(good for _, good in checks), len(checks))
+    _in_and_out(section, case, "tracked changes", text, t["inserted"], t["deleted"])
+    _in_and_out(section, case, "fields and hidden text", text, t["shown"], t["not shown"])
     if t["furniture"]:
         kept = [x for x in t["furniture"] if x in text]
         for x in kept:
@@ -623,6 +603,16 @@ def score_document(section: Section, case: str, data: bytes, t: dict) -> None:
         section.miss(f"{case}: {ok}/{len(at) - 1} in order")
     section.add("read in order", "docx", ok, len(at) - 1)
     section.cases += 1
+
+
+def _in_and_out(section: Section, case: str, figure: str, text: str, wanted, unwanted) -> None:
+    """One check a text: each ``wanted`` is in the document's text, each ``unwanted`` is not."""
+    checks = [(x, x in text, "missing") for x in wanted] + [(x, x not in text, "read") for x in unwanted]
+    for x, good, what in checks:
+        if not good:
+            section.miss(f"{case}: {figure}: {x!r} {what}")
+    if checks:
+        section.add(figure, "docx", sum(good for _, good, _ in checks), len(checks))
 
 
 SEED = 1

@@ -23,6 +23,7 @@ from fidelity import (
     Section,
     TruthTable,
     parse_and_chunk,
+    roman,
     score_lists,
     score_markup,
     score_quotes,
@@ -639,19 +640,6 @@ def _odt_lists() -> list[ListCase]:
     ]
 
 
-_ROMAN = [(1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"), (40, "XL")]
-_ROMAN += [(10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
-
-
-def _roman(n: int) -> str:
-    out = []
-    for v, s in _ROMAN:
-        while n >= v:
-            out.append(s)
-            n -= v
-    return "".join(out)
-
-
 @dataclass(slots=True)
 class _ListDraft:
     """One generated list written both ways, with the truth of each."""
@@ -677,9 +665,7 @@ class _ListDraft:
             written = "-" if kind == "bullet" else f"{number}."
             if kind == "task":
                 written = "- [x]" if checked else "- [ ]"
-            shown = {"alpha": f"{chr(96 + number)}.", "roman": f"{_roman(number).lower()}."}.get(
-                kind, written
-            )
+            shown = {"alpha": f"{chr(96 + number)}.", "roman": f"{roman(number).lower()}."}.get(kind, written)
             self.truth.append(ListItem(text, shown, level))
             self.md_truth.append(ListItem(text, written, level))
             self.md.append(f"{indent}{written} {text}")

@@ -32,7 +32,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from raychunk.parse.html import BOILERPLATE_CLASSES
-from raychunk.render import TERMINAL_ESCAPE, squash
+from raychunk.render import LIST_NUMBER, TERMINAL_ESCAPE, squash
 
 __all__ = ["SKIP_FLOOR", "SKIP_SHARE", "BadSpan", "SpanCheck", "check_chunk", "check_spans", "words"]
 
@@ -95,11 +95,7 @@ _INLINE_KEY = re.compile(r"(?<!\S)[\w.\-]{1,100}: ")
 # A list item's marker at the start of a line, as the chunker renders it: a bullet or a number
 # (digits, a letter, a roman numeral) with its delimiter or in parentheses, or a number of several
 # levels (``2.1.``, as Word numbers), then an optional task box.
-_LIST_MARKER = re.compile(
-    r"^[ \t]*(?:-|\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdm]{2,7}|[IVXLCDM]{2,7})[.)]|\d{1,9}(?:\.\d{1,9})+\.?)"
-    r"(?: \[[ xX]\])?(?= |$)",
-    re.M,
-)
+_LIST_MARKER = re.compile(rf"^[ \t]*(?:-|{LIST_NUMBER})(?: \[[ xX]\])?(?= |$)", re.M)
 
 
 @dataclass(frozen=True, slots=True)

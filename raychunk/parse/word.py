@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from raychunk.parse._common import BlockStream, TextAssembler, cell_text, clean_text, finish, roman
-from raychunk.render import render_table, squash
+from raychunk.render import LIST_NUMBER, render_table, squash
 
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
@@ -70,9 +70,7 @@ _GENERATED_ALT = re.compile(
 )
 # A label that reads as a list item's number (``7.``, ``b)``, ``(iv)``, ``2.1.``) is its marker; any
 # other ("Step 3:", "Article I.") stays in the item's text.
-_NUMBER_LABEL = re.compile(
-    r"\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdm]{2,7}|[IVXLCDM]{2,7})[.)]|\d{1,9}(?:\.\d{1,9})+\.?"
-)
+_NUMBER_LABEL = re.compile(LIST_NUMBER)
 _MAX_SPAN = 63  # Word's widest table
 _MAX_LEVEL = 8
 _MAX_NUMBER = 32767
@@ -751,23 +749,22 @@ def _block_children(container) -> Iterator:
 
 
 def _rows(tbl) -> Iterator:
-    for child in tbl:
-        if child.tag == f"{_W}tr":
-            yield child
-        elif child.tag in (f"{_W}sdt", f"{_W}customXml"):
-            inner = child.find(f"{_W}sdtContent") if child.tag == f"{_W}sdt" else child
-            if inner is not None:
-                yield from _rows(inner)
+    return _wrapped(tbl, f"{_W}tr")
 
 
 def _cells(tr) -> Iterator:
-    for child in tr:
-        if child.tag == f"{_W}tc":
+    return _wrapped(tr, f"{_W}tc")
+
+
+def _wrapped(parent, tag: str) -> Iterator:
+    """``parent``'s children of ``tag``, through the content controls and custom XML around them."""
+    for child in parent:
+        if child.tag == tag:
             yield child
         elif child.tag in (f"{_W}sdt", f"{_W}customXml"):
             inner = child.find(f"{_W}sdtContent") if child.tag == f"{_W}sdt" else child
             if inner is not None:
-                yield from _cells(inner)
+                yield from _wrapped(inner, tag)
 
 
 def _chosen(alternate):

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from raychunk.chunking.model import PEERS, Chunk, ChunkStats, Profile, chunk_ids
 from raychunk.document import ParsedDocument
 from raychunk.evaluation.locate import TextWords, find_quote
-from raychunk.render import render_table
+from raychunk.render import LIST_NUMBER, render_table
 from raychunk.tokens import TokenCounter
 
 __all__ = [
@@ -54,7 +54,7 @@ _ENDS = 8  # words at each end of a piece, when only its ends are found
 # list markers, then heading marks (a code comment starts with ``#`` too). A piece across a code block
 # or a list is found without them, each taken away in turn.
 # a list item's number and its space: ``7.``, ``b)``, ``(iv)``, Word's ``2.1.``
-_NUMBER = r"(?:\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{2,7})[.)]|\d{1,9}(?:\.\d{1,9})+\.?) "
+_NUMBER = rf"(?:{LIST_NUMBER}) "
 _MARKER = rf"(?:- (?:\[[ xX]\] )?|{_NUMBER})"
 _NUMBER_ADDED = re.compile(rf"^[ \t]*{_NUMBER}(?=\S)", re.M)
 _MARKDOWN_ADDED = (
