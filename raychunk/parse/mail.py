@@ -1,10 +1,14 @@
-"""E-mail (.eml), read with the standard library's MIME parser and raychunk's own text parsers.
+"""E-mail: ``.eml`` read with the standard library's MIME parser, Outlook's ``.msg`` with
+python-oxmsg; the body by raychunk's own text parsers.
 
 The subject is a level-1 heading and the document's title; sender, recipients and date go to
 metadata. The body is the message's HTML part where it has one (lists and tables as the sender
 wrote them), else its plain-text part, parsed as an ``.html`` or ``.txt`` file would be; its
 headings sit under the subject, one level down. A part whose character set Python does not know is
 read as UTF-8 with replacement characters, not lost. Attachments are not read: the row names them.
+An Outlook message's fields come from the internet headers it was received with; a message never
+sent through the internet (a draft, a message within one Exchange server) has none, and its fields
+come from Outlook's own properties.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import email.parser
 import email.policy
+import email.utils
 from typing import TYPE_CHECKING
 
 from raychunk.document import Block
@@ -21,25 +26,61 @@ from raychunk.render import squash
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
 
-__all__ = ["mail_fields", "read_eml"]
+__all__ = ["mail_fields", "read_eml", "read_msg"]
 
 _FIELDS = (("subject", "Subject"), ("from", "From"), ("to", "To"), ("cc", "Cc"), ("date", "Date"))
 
 
 def read_eml(data: bytes, base: Document, title: str = "") -> ParsedDocument:
+    msg = email.parser.BytesParser(policy=email.policy.default).parsebytes(data)
+    part = msg.get_body(preferencelist=("html", "plain"))
+    body, html = None, False
+    if part is not None:
+        body, html = _content(part), part.get_content_subtype() == "html"
+    attached = [a.get_filename() or a.get_content_type() for a in msg.iter_attachments()]
+    return _message(base, mail_fields(msg), title, body, html, attached)
+
+
+def read_msg(data: bytes, base: Document, title: str = "") -> ParsedDocument:
+    from oxmsg import Message
+    from oxmsg.domain import constants as c
+
+    msg = Message.load(data)
+    props = msg.properties
+    headers = props.str_prop_value(c.PID_TRANSPORT_MESSAGE_HEADERS) or ""
+    fields = mail_fields(email.parser.HeaderParser(policy=email.policy.default).parsestr(headers))
+    if "subject" not in fields and msg.subject:
+        fields = {"subject": squash(msg.subject), **fields}
+    own = {
+        "from": msg.sender or "",
+        "to": props.str_prop_value(c.PID_DISPLAY_TO) or "",
+        "cc": props.str_prop_value(c.PID_DISPLAY_CC) or "",
+        "date": email.utils.format_datetime(msg.sent_date) if msg.sent_date else "",
+    }
+    for key, value in own.items():  # a draft, or mail that stayed inside Exchange: no internet headers
+        if key not in fields and squash(value):
+            fields[key] = squash(value)
+    fields = {key: fields[key] for key, _ in _FIELDS if key in fields}
+    html_body = msg.html_body
+    html = bool(html_body and html_body.strip())
+    body = html_body if html else msg.body
+    attached = [a.file_name or a.mime_type or "an attachment" for a in msg.attachments]
+    return _message(base, fields, title, body, html, attached)
+
+
+def _message(
+    base: Document, fields: dict[str, str], title: str, body_text: str | None, html: bool, attached: list[str]
+) -> ParsedDocument:
+    """The parse of a message: its subject a heading over its body's blocks."""
     from raychunk.parse.html import parse_html
     from raychunk.parse.text import parse_text
 
-    msg = email.parser.BytesParser(policy=email.policy.default).parsebytes(data)
-    fields = mail_fields(msg)
     subject = fields.pop("subject", "") or title
-    part = msg.get_body(preferencelist=("html", "plain"))
     body = None
-    if part is not None:
-        text = clean_text(_content(part))
+    if body_text is not None:
+        text = clean_text(body_text)
         if text.strip():
-            read = parse_html if part.get_content_subtype() == "html" else parse_text
-            body = read(text, base)
+            body = (parse_html if html else parse_text)(text, base)
     asm = TextAssembler()
     blocks = []
     path: tuple[str, ...] = ()
@@ -64,9 +105,10 @@ def read_eml(data: bytes, base: Document, title: str = "") -> ParsedDocument:
     if subject:
         changes["title"] = subject[:200]
     notes = [body.document.reason] if body is not None and body.document.reason else []
-    attached = [a.get_filename() or a.get_content_type() for a in msg.iter_attachments()]
     if attached:
-        shown = ", ".join(attached[:3]) + (f" and {len(attached) - 3} more" if len(attached) > 3 else "")
+        shown = ", ".join(squash(a) for a in attached[:3]) + (
+            f" and {len(attached) - 3} more" if len(attached) > 3 else ""
+        )
         notes.append(f"attachments not read ({shown})")
     if notes:
         changes["reason"] = "; ".join(notes)

@@ -1,25 +1,23 @@
-"""Office documents and e-mail: unstructured's per-format partitioners, or raychunk's own readers.
+"""Office documents, books and e-mail: raychunk's own readers, and unstructured's partitioners for
+the legacy binary formats.
 
-Word documents (docx, and odt through pandoc), workbooks (xlsx, xls), slides (pptx) and e-mail
-(eml) are read by raychunk's own readers (``parse/word.py``, ``parse/sheets.py``,
-``parse/slides.py``, ``parse/mail.py``: the format's row names its ``reader``); they get the same
-checks here first (a damaged, encrypted or oversized package, binary bytes behind a text extension)
-and the same failure reasons after. epub, msg, rtf and org are partitioned by unstructured; its
-elements become blocks and ``doc.text`` is their texts joined by blank lines, so every block
-satisfies ``doc.text[b.char_start:b.char_end] == b.text``. Legacy .doc and .ppt need LibreOffice
-(``soffice``) to convert them and are ``unsupported`` without it.
+Word documents (docx, and odt through pandoc), workbooks (xlsx, xls), slides (pptx), e-mail (eml,
+and Outlook's msg), EPUB books, RTF and Org are read by raychunk's own readers (``parse/word.py``,
+``parse/sheets.py``, ``parse/slides.py``, ``parse/mail.py``, ``parse/book.py``,
+``parse/pandoc.py``: the format's row names its ``reader``); they get the same checks here first (a
+damaged, encrypted or oversized package, binary bytes behind a text extension) and the same failure
+reasons after. Legacy .doc and .ppt are converted by LibreOffice (``soffice``) and partitioned by
+unstructured, and are ``unsupported`` without it; their elements become blocks and ``doc.text`` is
+their texts joined by blank lines, so every block satisfies
+``doc.text[b.char_start:b.char_end] == b.text``.
 
 Mapping: Title -> ``heading`` at level ``category_depth + 1``; ListItem -> ``list_item``; Table ->
 ``table`` with rows read from ``text_as_html``; CodeSnippet -> ``code``; PageBreak -> ``page_break``;
 Header, Footer, PageNumber and Image are dropped; every other element with text is a ``paragraph``.
-An Outlook message's subject is a level-1 heading above its body (it is also the title; sender, recipients and date go to metadata).
-Attachments are not parsed. Leading and trailing page breaks are dropped. A table whose html lost
-words that its text has (unstructured skips cells it cannot place) is kept as a paragraph instead.
-
-Table header rows: leading ``<th>``/``<thead>`` rows when unstructured marks them (it does for
-html-born formats: epub, org, msg). It never marks them for a legacy .doc and rtf, whose tables
-conventionally start with a header row, so there a table of more than one row gets
-``header_rows = 1``. An html-born table without ``<th>`` has no header row.
+Leading and trailing page breaks are dropped. A table whose html lost words that its text has
+(unstructured skips cells it cannot place) is kept as a paragraph instead. unstructured never marks
+the header rows of a legacy document's tables, which conventionally start with one, so there a
+table of more than one row gets ``header_rows = 1``.
 
 What each format is read by and the features that steer it are its row of ``office_formats.FORMATS``,
 read once per file; nothing here tests a format's name.
@@ -46,10 +44,11 @@ from typing import TYPE_CHECKING
 
 from raychunk._unstructured import prepare_unstructured
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish, pandoc_error
+from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
 from raychunk.parse.compressed import BOMB_FLOOR_BYTES
 from raychunk.parse.detect import decode_text
 from raychunk.parse.office_formats import FORMATS, OfficeFormat
+from raychunk.parse.pandoc import PandocFailed
 from raychunk.render import render_table, squash
 
 if TYPE_CHECKING:
@@ -153,8 +152,8 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
             )
         if spec.package and _raised_by_zipfile(e):
             return _not_a_valid_package(base, spec, _unreadable_part(e))
-        if isinstance(e, RuntimeError) and "pandoc died" in str(e).lower():
-            return _failed(base, f"pandoc could not convert this .{fmt} file{pandoc_error(str(e))}")
+        if isinstance(e, PandocFailed):
+            return _failed(base, str(e))
         damaged = _damaged_file(e, base, spec)
         if damaged is not None:
             return damaged
@@ -431,16 +430,6 @@ def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat
     end = 0  # where the text so far ends: the offset of a page break
     pending_breaks = 0
     max_page = 0
-    shift = 0  # levels pushed down by the subject heading above
-    title = ""
-    metadata: tuple[tuple[str, str], ...] = ()
-
-    if spec.mail:
-        title, metadata = _mail_header(data, elements, spec)
-        if title:
-            start, end = asm.append(title)
-            stream.heading(title, 1, start, end)
-            shift = 1
 
     for el in elements:
         category = getattr(el, "category", "") or ""
@@ -459,7 +448,7 @@ def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat
         raw = clean_text((el.text or "").replace("\x0b", "\n"))
 
         if category == "Table":
-            rows, header_rows = _table_rows(md.text_as_html, spec.marks_headers)
+            rows, header_rows = _table_rows(md.text_as_html)
             # unstructured drops cells it cannot place (gridBefore/gridAfter offsets in
             # grid_offset_error.docx); a grid that lost words becomes a paragraph that keeps them.
             lost = _words(raw) - _words(" ".join(" ".join(row) for row in rows))
@@ -480,7 +469,7 @@ def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat
                 continue
             pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
             start, end = asm.append(text)
-            stream.heading(text, depth + 1 + shift, start, end, pages=pages)
+            stream.heading(text, depth + 1, start, end, pages=pages)
         elif category == "ListItem":
             text = raw.strip()
             if not text:
@@ -501,13 +490,7 @@ def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat
             start, end = asm.append(text)
             stream.add(kind, text, start, end, pages=pages)
 
-    changes: dict = {"pages": max_page, "metadata": metadata}
-    if not title:
-        title = _package_title(data, spec)
-        title = "" if _PLACEHOLDER_TITLE.match(title) else title
-    if title:
-        changes["title"] = title[:200]
-    return finish(base, asm.text, stream.blocks, **changes)
+    return finish(base, asm.text, stream.blocks, pages=max_page)
 
 
 # A list item's number at the start of its text: digits, one letter or a roman numeral, then . or ).
@@ -527,26 +510,6 @@ def _flush_breaks(stream: BlockStream, pending: int, at: int, page: int | None =
         opens = page - pending + 1 + i if page else 0
         stream.add("page_break", "", at, at, pages=(opens,) if opens > 0 else ())
     return 0
-
-
-def _mail_header(data: bytes, elements: list, spec: OfficeFormat) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """Subject and (from, to, cc, date) of an Outlook message, from unstructured's metadata."""
-    fields: dict[str, str] = {}
-    md = elements[0].metadata if elements else None
-    if md is not None:
-        for key, attr in (
-            ("subject", "subject"),
-            ("from", "sent_from"),
-            ("to", "sent_to"),
-            ("cc", "cc_recipient"),
-        ):
-            value = getattr(md, attr, None)
-            if value:
-                fields[key] = squash(", ".join(value) if isinstance(value, list) else str(value))
-        if md.last_modified:  # for a .msg unstructured sets this to the sent date
-            fields["date"] = str(md.last_modified)
-    subject = fields.pop("subject", "")
-    return subject, tuple(fields.items())
 
 
 def _package_title(data: bytes, spec: OfficeFormat) -> str:
@@ -655,7 +618,7 @@ def _span(value) -> int:
         return 1
 
 
-def _table_rows(html: str | None, marks_headers: bool) -> tuple[tuple[tuple[str, ...], ...], int]:
+def _table_rows(html: str | None) -> tuple[tuple[tuple[str, ...], ...], int]:
     """A table's rows as a rectangular grid, and how many leading rows are header rows.
 
     Spanned cells keep their text in the first position and leave the others empty; rows and
@@ -699,7 +662,7 @@ def _table_rows(html: str | None, marks_headers: bool) -> tuple[tuple[tuple[str,
         header_rows += 1
     if header_rows == len(rows) and len(rows) > 1:
         header_rows = 1  # every row marked <th>: a key/value grid, not all header
-    if header_rows == 0 and not marks_headers and len(rows) > 1:
+    if header_rows == 0 and len(rows) > 1:
         header_rows = 1
     return rows, header_rows
 

@@ -24,23 +24,17 @@ class OfficeFormat:
     # a part is stripped), "odf" or "epub"; and the parts it must hold (a folder ends with "/").
     package: str = ""
     parts: tuple[str, ...] = ()
-    # An OLE compound file, read by olefile (msg through python-oxmsg, xls by xlrd): what it is.
+    # An OLE compound file (msg read by python-oxmsg, xls by xlrd): what it is.
     ole: str = ""
-    # What unstructured converts it through: "html" (pandoc or the e-mail body: a ListItem's depth
-    # counts the enclosing list, so a top-level item has depth 1) or "docx" (a legacy .doc that
-    # LibreOffice converted); its narrative-text model is skipped there.
+    # What unstructured converts it through: "docx" (a legacy .doc that LibreOffice converted); its
+    # narrative-text model is skipped there. ("html": a ListItem's depth counts the enclosing list.)
     read_as: str = ""
-    # Its tables mark their header rows with <th>; where not, a table of more than one row has one.
-    marks_headers: bool = False
     # unstructured's own refusal (UnprocessableEntityError) means a damaged file.
     refusal_is_damage: bool = False
     # Text handed to unstructured as bytes: binary content is refused first, as for every text format.
     text: bool = False
     # A legacy format that LibreOffice (soffice) converts: "Word" or "PowerPoint" (97-2003).
     soffice: str = ""
-    # E-mail: "mime" (eml, read by ``parse/mail.py``) or "outlook" (msg: headers from unstructured's
-    # metadata); the subject is a heading.
-    mail: str = ""
     # raychunk's own reader, ``module.function`` under ``raychunk.parse``, in place of unstructured's
     # partitioner: it takes the bytes, the document and the package's title, and gives the parse.
     reader: str = ""
@@ -54,8 +48,6 @@ class OfficeFormat:
 
 _TABLES = (("infer_table_structure", True),)
 _SLIDES = (*_TABLES, ("include_slide_notes", True))  # speaker notes follow the slide's content
-# Attachments would be partitioned by whatever their type needs (pdf, OCR); the body is promised.
-_MAIL = (("process_attachments", False),)
 _OOXML = ("[Content_Types].xml",)
 
 # fmt: off
@@ -68,18 +60,16 @@ _ROWS = (
                  refusal_is_damage=True, reader="sheets.read_xlsx"),
     OfficeFormat("xls", "", "", "xlrd", what="workbook", ole="legacy Excel workbook",
                  refusal_is_damage=True, reader="sheets.read_xls"),
-    OfficeFormat("epub", "epub", "partition_epub", '"unstructured[epub]"', what="EPUB book",
-                 package="epub", parts=("META-INF/container.xml",), read_as="html",
-                 marks_headers=True, refusal_is_damage=True),
+    OfficeFormat("epub", "", "", "", what="EPUB book", package="epub",
+                 parts=("META-INF/container.xml",), refusal_is_damage=True, reader="book.read_epub"),
     # odt is not html-born: pandoc turns it into a docx, read as one.
-    OfficeFormat("odt", "", "", "python-docx pypandoc", what="OpenDocument text", package="odf",
+    OfficeFormat("odt", "", "", "python-docx pypandoc-binary", what="OpenDocument text", package="odf",
                  parts=("content.xml",), refusal_is_damage=True, reader="word.read_odt"),
-    OfficeFormat("eml", "", "", "", what="e-mail", text=True, mail="mime", reader="mail.read_eml"),
-    OfficeFormat("msg", "msg", "partition_msg", "unstructured python-oxmsg", ole="Outlook message",
-                 read_as="html", marks_headers=True, mail="outlook", options=_MAIL),
-    OfficeFormat("rtf", "rtf", "partition_rtf", '"unstructured[rtf]"', read_as="html"),
-    OfficeFormat("org", "org", "partition_org", '"unstructured[org]"', read_as="html",
-                 marks_headers=True, text=True),
+    OfficeFormat("eml", "", "", "", what="e-mail", text=True, reader="mail.read_eml"),
+    OfficeFormat("msg", "", "", "python-oxmsg", what="Outlook message", ole="Outlook message",
+                 reader="mail.read_msg"),
+    OfficeFormat("rtf", "", "", "pypandoc-binary", what="RTF document", reader="pandoc.read_rtf"),
+    OfficeFormat("org", "", "", "pypandoc-binary", what="Org document", text=True, reader="pandoc.read_org"),
     OfficeFormat("doc", "doc", "partition_doc", '"unstructured[doc]"', ole="legacy Word document",
                  read_as="docx", soffice="Word", options=_TABLES),
     OfficeFormat("ppt", "ppt", "partition_ppt", '"unstructured[ppt]"', ole="legacy PowerPoint deck",

@@ -1,4 +1,5 @@
-"""reStructuredText (``.rst``): read as Sphinx renders it, through pandoc and the HTML parser.
+"""reStructuredText (``.rst``): read as Sphinx renders it, through pandoc (``parse/pandoc.py``) and
+the HTML parser.
 
 pandoc's RST reader, run in its sandbox (an ``include`` or a ``csv-table`` ``:file:`` reads nothing
 from the disk: a document cannot pull another file into the index), turns the file into HTML;
@@ -23,11 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import subprocess
 from pathlib import Path
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import TextAssembler, finish, pandoc_error
+from raychunk.parse._common import with_reason
+from raychunk.parse.pandoc import PandocFailed, convert, read_html_of
 from raychunk.render import squash
 
 __all__ = ["parse_rst", "rst_html"]
@@ -57,40 +58,29 @@ _FILE_OPTION = re.compile(
 _PULLS = re.compile(
     r"^[ \t]*\.\.[ \t]+((?:\w+:)?(?:include|literalinclude|cmake-module|auto\w+))::[ \t]*(\S*)", re.M
 )
-_TIMEOUT_S = 120  # the document's own limit (limits.doc_timeout_s) is enforced outside, on the process
 
 
 def parse_rst(text: str, base: Document) -> ParsedDocument:
-    from raychunk.parse.html import parse_html
-
     title, body = file_metadata(text)
     if not body.strip():
         reason = "only file-wide metadata" if body != text else "only whitespace"
         return ParsedDocument(dataclasses.replace(base, status="empty", reason=reason, title=title), "")
     try:
         html = rst_html(body)
-    except _PandocFailed as e:
+    except PandocFailed as e:
         return ParsedDocument(dataclasses.replace(base, status="failed", reason=str(e)))
-    page = parse_html(html, base)
-    assembler = TextAssembler()
-    blocks = []
-    for b in page.blocks:
-        start, end = assembler.append(b.text)
-        blocks.append(dataclasses.replace(b, char_start=start, char_end=end))
-    changes = {"title": title} if title else {}
-    if page.document.reason and blocks:
-        changes["reason"] = page.document.reason
+    page = read_html_of(html, base, **({"title": title} if title else {}))
     pulls = [(m[1], m[2]) for m in _PULLS.finditer(body)]
-    if not blocks and pulls:
+    if not page.blocks and pulls:
         names = ", ".join(f".. {name}::" for name in sorted({name for name, _ in pulls}))
-        changes["reason"] = (
-            f"no text of its own: it only pulls in other files ({names}), which are not read from here"
+        return with_reason(
+            page, f"no text of its own: it only pulls in other files ({names}), which are not read from here"
         )
-    elif included := sorted({target for name, target in pulls if name.endswith("include") and target}):
+    if included := sorted({target for name, target in pulls if name.endswith("include") and target}):
         shown = ", ".join(included[:3]) + (f" and {len(included) - 3} more" if len(included) > 3 else "")
         note = f"included files not inlined ({shown}): each is read on its own"
-        changes["reason"] = "; ".join(x for x in (changes.get("reason"), note) if x)
-    return finish(base, assembler.text, blocks, **changes)
+        return with_reason(page, "; ".join(x for x in (page.document.reason, note) if x))
+    return page
 
 
 def file_metadata(text: str) -> tuple[str, str]:
@@ -126,34 +116,15 @@ def file_metadata(text: str) -> tuple[str, str]:
 
 
 def rst_html(text: str) -> str:
-    """The RST ``text`` as HTML, by pandoc in its sandbox with ``sphinx.lua``. Raises ``_PandocFailed``
+    """The RST ``text`` as HTML, by pandoc in its sandbox with ``sphinx.lua``. Raises PandocFailed
     with where pandoc stopped, and ImportError when pandoc is not installed."""
-    try:
-        import pypandoc
-    except ImportError as e:
-        raise ImportError("reading .rst needs pandoc: pip install pypandoc-binary") from e
-    try:
-        pandoc = pypandoc.get_pandoc_path()
-    except OSError as e:
-        raise ImportError("reading .rst needs pandoc: pip install pypandoc-binary") from e
     text = _OBJECT.sub(_marked_object, text)
     text = _DOMAIN_DIRECTIVE.sub(r"\1\2-\3", text)
     text = _FILE_OPTION.sub(r"\1", text)
-    try:
-        done = subprocess.run(
-            [pandoc, "--sandbox", "--from=rst", "--to=html", "--wrap=none", f"--lua-filter={_FILTER}"],
-            input=text.encode("utf-8", errors="replace"),
-            capture_output=True,
-            timeout=_TIMEOUT_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise _PandocFailed(f"pandoc did not convert this .rst file in {_TIMEOUT_S} s") from None
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", errors="replace")
-        where = pandoc_error(message) or (f" ({squash(message)[:120]})" if message.strip() else "")
-        raise _PandocFailed(f"pandoc could not convert this .rst file{where}")
-    return done.stdout.decode("utf-8", errors="replace")
+    html = convert(
+        text.encode("utf-8", errors="replace"), "rst", extension="rst", args=(f"--lua-filter={_FILTER}",)
+    )
+    return html.decode("utf-8", errors="replace")
 
 
 def _marked_object(m: re.Match) -> str:
@@ -167,7 +138,3 @@ def _marked_object(m: re.Match) -> str:
     if "``" in signature or signature.endswith("\\"):
         return f"{m['indent']}.. raychunk-object::{m['arg']}\n{m['more']}"
     return f"{m['indent']}.. raychunk-object:: ``{signature}``\n"
-
-
-class _PandocFailed(Exception):
-    pass

@@ -105,21 +105,11 @@ def read_docx(data: bytes, base: Document, title: str = "") -> ParsedDocument:
 
 
 def read_odt(data: bytes, base: Document, title: str = "") -> ParsedDocument:
-    """An OpenDocument text, converted by pandoc into a Word document (sandboxed: it reads no other
-    file) and read as one."""
-    import os
-    import tempfile
+    """An OpenDocument text, converted by pandoc into a Word document (``parse/pandoc.py``: in its
+    sandbox, it reads no other file) and read as one."""
+    from raychunk.parse.pandoc import convert
 
-    import pypandoc
-
-    with tempfile.TemporaryDirectory() as folder:
-        source, target = os.path.join(folder, "document.odt"), os.path.join(folder, "document.docx")
-        with open(source, "wb") as f:
-            f.write(data)
-        pypandoc.convert_file(source, "docx", format="odt", outputfile=target, sandbox=True)
-        with open(target, "rb") as f:
-            converted = f.read()
-    return read_docx(converted, base, title)
+    return read_docx(convert(data, "odt", "docx", extension="odt"), base, title)
 
 
 def _related(part, kind: str):

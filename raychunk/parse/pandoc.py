@@ -1,0 +1,335 @@
+"""The formats raychunk reads through pandoc: RTF and Org as HTML, read by raychunk's HTML parser
+(headings, numbered lists with their numbers, tables with their header rows); reStructuredText
+(``parse/rst.py``) and OpenDocument text (``parse/word.py``, as a Word document) use ``convert``.
+
+pandoc runs as a process of its own, in its sandbox (a document reads no other file: an RTF
+``\\field`` or an Org ``#+INCLUDE`` pulls nothing into the index), with a time limit of its own, so a
+file that sends pandoc's reader into a loop costs 30 s (and 10 s a MB) and a ``failed`` row saying so,
+not the document process. As for the other formats read through a converter, ``doc.text`` is the
+blocks' texts joined by blank lines, so every block satisfies
+``doc.text[b.char_start:b.char_end] == b.text``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import subprocess
+from typing import TYPE_CHECKING
+
+from raychunk.parse._common import TextAssembler, finish, pandoc_error
+from raychunk.render import LIST_NUMBER, render_table, squash
+
+if TYPE_CHECKING:
+    from raychunk.document import Document, ParsedDocument
+
+__all__ = ["PandocFailed", "convert", "read_html_of", "read_org", "read_rtf"]
+
+_TABLE_WORD = re.compile(r"\\(trowd|pard|row|intbl)(?![A-Za-z])")
+_UNICODE_OR_UC = re.compile(r"\\uc(?P<uc>\d+) ?|\\u(?P<u>-?\d+) ?")
+_ENDS_IN_WORD = re.compile(r"\\[A-Za-z]+-?\d*$")
+_FALLBACK = re.compile(r"\\'[0-9A-Fa-f]{2}|\\[A-Za-z]+-?\d* ?|\\.")
+_STYLESHEET = re.compile(r"\{\\stylesheet(?![A-Za-z])")
+_STYLE_ENTRY = re.compile(r"\{(?:\\\*)?\\s(?P<n>\d+)(?![0-9])(?P<body>[^{}]*)")
+_OUTLINE = re.compile(r"\\outlinelevel(\d)(?![0-9])")
+_HEADING_NAME = re.compile(r"(?:^|[\s;}])heading ?(\d)\s*;", re.I)
+_PARAGRAPH_STYLE = re.compile(r"\\s(\d+)(?![0-9])")
+_BRACE = re.compile(r"\\[{}\\]|[{}]")
+_TITLE = re.compile(r"\{\\title(?![A-Za-z]) ?((?:[^{}\\]|\\[^{}])*)\}")
+_CODEPAGE = re.compile(r"\\'([0-9A-Fa-f]{2})")
+_ORG_TITLE = re.compile(r"^[ \t]*#\+title:[ \t]*(.*?)[ \t]*$", re.I | re.M)
+_LISTTEXT = re.compile(r"\{\\listtext(?![A-Za-z])((?:[^{}\\]|\\[^{}])*)\}")
+_NUMBER_LABEL = re.compile(LIST_NUMBER)
+_ORG_BLOCK = re.compile(r"[ \t]*#\+(?:begin|end)_\w+", re.I)
+_ORG_ITEM = re.compile(r"(?:[ \t]*\d{1,9}(?P<delimiter>[.)])|[ \t]*[-+]|[ \t]+\*)(?:[ \t]+|$)")
+_CONTROL = re.compile(r"\\[A-Za-z]+-?\d* ?|\\.")
+# Control words and spaces (between a row's \pard and its \intbl): a run reads one way only, so one
+# that does not match fails in linear time
+_CONTROL_WORDS = re.compile(r"(?:\\[A-Za-z]+-?\d*|\s)*")
+# pandoc's own time limit, by the size of its input (a 1 KB Org file that loops its reader costs 30 s,
+# not the document's whole limit, limits.doc_timeout_s, which is enforced outside on the process).
+_TIMEOUT_S = 30.0
+_TIMEOUT_S_PER_MB = 10.0
+
+
+class PandocFailed(Exception):
+    """pandoc could not convert the file; the message says where it stopped."""
+
+
+def convert(
+    data: bytes, source: str, target: str = "html", *, extension: str, args: tuple[str, ...] = ()
+) -> bytes:
+    """``data`` in pandoc's format ``source`` converted to ``target``, by pandoc in its sandbox.
+    Raises PandocFailed with where pandoc stopped, ImportError when pandoc is not installed."""
+    try:
+        import pypandoc
+
+        pandoc = pypandoc.get_pandoc_path()
+    except (ImportError, OSError) as e:
+        raise ImportError(f"reading .{extension} files needs pandoc: pip install pypandoc-binary") from e
+    # no syntax highlighting: the HTML parser reads a code block's language from its class, never its colours
+    command = [
+        pandoc,
+        "--sandbox",
+        f"--from={source}",
+        f"--to={target}",
+        "--wrap=none",
+        "--no-highlight",
+        *args,
+    ]
+    if target in ("docx", "odt", "epub"):
+        command += ["--output=-"]
+    limit = round(_TIMEOUT_S + _TIMEOUT_S_PER_MB * len(data) / 1e6, 1)
+    try:
+        done = subprocess.run(command, input=data, capture_output=True, timeout=limit, check=False)
+    except subprocess.TimeoutExpired:
+        raise PandocFailed(f"pandoc did not convert this .{extension} file in {limit:g} s") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", errors="replace")
+        where = pandoc_error(message) or (f" ({squash(message)[:120]})" if message.strip() else "")
+        raise PandocFailed(f"pandoc could not convert this .{extension} file{where}")
+    return done.stdout
+
+
+def read_rtf(data: bytes, base: Document, title: str = "") -> ParsedDocument:
+    # RTF is 7-bit text; bytes above it, which some writers leave unescaped, are the ANSI code page's.
+    text = data.decode("utf-8") if _utf8(data) else data.decode("cp1252", errors="replace")
+    text = heading_styles(unicode_escapes(rows_defined(text)))
+    html = convert(text.encode("utf-8"), "rtf", extension="rtf").decode("utf-8", errors="replace")
+    title = _rtf_title(text)
+    # pandoc marks no header row in RTF; a word processor's table starts with one, as in a Word document
+    parsed = read_html_of(html, base, header_rows=1, **({"title": title} if title else {}))
+    return _with_labels(parsed, [_label(m[1]) for m in _LISTTEXT.finditer(text)])
+
+
+def _with_labels(parsed: ParsedDocument, labels: list[str]) -> ParsedDocument:
+    """List items marked with the labels the writer put before them (``{\\listtext a)\\tab}``: what
+    Word shows, counted as Word counts), where there is one a list item: pandoc's HTML keeps neither
+    a ``)`` nor a count that runs on past a nested list."""
+    items = [i for i, b in enumerate(parsed.blocks) if b.kind == "list_item"]
+    if not items or len(items) != len(labels):
+        return parsed
+    blocks = list(parsed.blocks)
+    for i, label in zip(items, labels):
+        if label and label != blocks[i].marker:
+            blocks[i] = dataclasses.replace(blocks[i], marker=label)
+    return dataclasses.replace(parsed, blocks=tuple(blocks))
+
+
+def _label(listtext: str) -> str:
+    """A list label as a marker: a number as written (``a)``, ``2.``), ``-`` for a bullet glyph,
+    '' for another shape (``Step 3:``), which leaves pandoc's marker."""
+    text = _CODEPAGE.sub(lambda c: bytes([int(c[1], 16)]).decode("cp1252", errors="replace"), listtext)
+    text = squash(_CONTROL.sub(" ", text))
+    if _NUMBER_LABEL.fullmatch(text):
+        return text
+    return "-" if text and not any(ch.isalnum() for ch in text) else ""
+
+
+def unicode_escapes(rtf: str) -> str:
+    """RTF with its ``\\uN`` escapes of characters past ASCII written as the characters, their
+    fallbacks (``\\ucN`` of them, 1 by default: ``?`` or ``\\'3f``) left out. pandoc drops the
+    character after an escape where a ``\\uc0`` was set before a ``\\pard`` (``İ\\u304?zmir``
+    read ``İmir``); read here, an escape cannot take a character with it."""
+    out, at, skip = [], 0, 1
+    pending: list[int] = []  # UTF-16 code units of escapes in a row (a surrogate pair is two)
+    for m in _UNICODE_OR_UC.finditer(rtf):
+        if m["uc"] is not None:
+            skip = int(m["uc"])
+            continue
+        if m.start() < at:
+            continue  # inside the fallback of the escape before
+        unit = int(m["u"]) % 65536
+        if unit < 128:
+            continue  # an ASCII escape could spell a control symbol: left to pandoc
+        if m.start() != at:
+            out.append(_units(pending))
+            pending = []
+            out.append(rtf[at : m.start()])
+            if _ENDS_IN_WORD.search(out[-1]):
+                out.append(" ")  # the word's delimiter: pandoc takes the character after it for one
+        pending.append(unit)
+        at = _past_fallback(rtf, m.end(), skip)
+    out.append(_units(pending))
+    out.append(rtf[at:])
+    return "".join(out)
+
+
+def _past_fallback(rtf: str, i: int, n: int) -> int:
+    """Where the ``n`` fallback characters after an escape end: ``\\'hh`` is one, a control word
+    one, any other character one; a group's brace ends them."""
+    for _ in range(n):
+        if i >= len(rtf) or rtf[i] in "{}":
+            break
+        m = _FALLBACK.match(rtf, i)
+        i = m.end() if m else i + 1
+    return i
+
+
+def _units(units: list[int]) -> str:
+    return b"".join(u.to_bytes(2, "little") for u in units).decode("utf-16-le", errors="replace")
+
+
+def heading_styles(rtf: str) -> str:
+    """RTF whose paragraphs in a style named ``heading N`` (or given an outline level in the
+    stylesheet) say their outline level, as Word and LibreOffice show them; pandoc reads a heading
+    only from a paragraph's own ``\\outlinelevel``."""
+    sheet = _STYLESHEET.search(rtf)
+    if sheet is None:
+        return rtf
+    end = _group_end(rtf, sheet.start())
+    levels = {}
+    for entry in _STYLE_ENTRY.finditer(rtf, sheet.end(), end):
+        outline = _OUTLINE.search(entry["body"])
+        named = _HEADING_NAME.search(entry["body"])
+        if outline is not None:
+            if int(outline[1]) < 9:  # level 9 is Word's body text
+                levels[entry["n"]] = int(outline[1])
+        elif named is not None and 1 <= int(named[1]) <= 9:
+            levels[entry["n"]] = int(named[1]) - 1
+    if not levels:
+        return rtf
+    tail = _PARAGRAPH_STYLE.sub(
+        lambda m: f"\\outlinelevel{levels[m[1]]}{m[0]}" if m[1] in levels else m[0], rtf[end:]
+    )
+    return rtf[:end] + tail
+
+
+def _group_end(rtf: str, start: int) -> int:
+    """The index past the ``}`` that closes the group opened at ``start``."""
+    depth = 0
+    for m in _BRACE.finditer(rtf, start):
+        depth += 1 if m[0] == "{" else -1 if m[0] == "}" else 0
+        if depth == 0:
+            return m.end()
+    return len(rtf)
+
+
+def _rtf_title(rtf: str) -> str:
+    """The document's title in its information group (``{\\info{\\title ...}}``), '' if none."""
+    m = _TITLE.search(rtf)
+    if m is None:
+        return ""
+    text = _CODEPAGE.sub(lambda c: bytes([int(c[1], 16)]).decode("cp1252", errors="replace"), m[1])
+    return squash(_CONTROL.sub(" ", text))[:200]
+
+
+def rows_defined(rtf: str) -> str:
+    """RTF with each table row opened by its own ``\\trowd``: a row may reuse the one before's
+    definition (Word and LibreOffice read it so), but pandoc starts a row only at ``\\trowd`` and
+    would run such rows into one. One pass over the control words that matter."""
+    words = [(m[1], m.start(), m.end()) for m in _TABLE_WORD.finditer(rtf)]
+    out, at, definition, opened = [], 0, "", -1
+    for k, (word, start, end) in enumerate(words):
+        if word == "trowd":
+            opened = start
+        elif word == "pard" and opened >= 0:
+            definition, opened = rtf[opened:start], -1
+        elif word == "row" and definition and k + 2 < len(words):
+            (pard, p0, p1), (intbl, i0, _) = words[k + 1], words[k + 2]
+            if (
+                pard == "pard"
+                and intbl == "intbl"
+                and not rtf[end:p0].strip()
+                and _CONTROL_WORDS.fullmatch(rtf, p1, i0)
+            ):
+                out.append(rtf[at:end] + "\n" + definition)
+                at = end
+    return "".join(out) + rtf[at:] if out else rtf
+
+
+def read_org(data: bytes, base: Document, title: str = "") -> ParsedDocument:
+    from raychunk.parse.detect import decode_text
+
+    text, _ = decode_text(data)
+    html = convert(text.encode("utf-8", errors="replace"), "org", extension="org")
+    # pandoc writes no #+TITLE without a standalone page; the title is the keyword's, as Org exports it
+    title = squash(" ".join(_ORG_TITLE.findall(text)))[:200]
+    items, tables = _org_lists_and_tables(text)
+    parsed = read_html_of(
+        html.decode("utf-8", errors="replace"),
+        base,
+        header_rows=tables,
+        **({"title": title} if title else {}),
+    )
+    return _with_delimiters(parsed, items)
+
+
+def _org_lists_and_tables(org: str) -> tuple[list[str], list[int]]:
+    """Each list item's delimiter as written (``)`` of ``1)``, ``.``; '' for a bullet) and each
+    table's rows above its first rule, in order, blocks (``#+BEGIN_SRC`` ... ``#+END_SRC``) left
+    out. Org counts its lists itself (a ``[@3]`` cookie, a renumbered buffer), but the ``)`` is the
+    author's, and pandoc's HTML has no room for it; Org exports every row above a table's rule as a
+    header row, pandoc only one."""
+    items, tables = [], []
+    block, rows, ruled = False, 0, False
+    for line in org.splitlines():
+        if _ORG_BLOCK.match(line):
+            block = not line.lstrip().lower().startswith("#+end_")
+            continue
+        if block:
+            continue
+        if line.lstrip().startswith("|"):
+            if line.lstrip().startswith("|-"):
+                if not ruled and rows:
+                    ruled = True
+                    tables.append(rows)
+            elif not ruled:
+                rows += 1
+            continue
+        if rows and not ruled:
+            tables.append(0)
+        rows, ruled = 0, False
+        if m := _ORG_ITEM.match(line):
+            items.append(m["delimiter"] or "")
+    if rows and not ruled:
+        tables.append(0)
+    return items, tables
+
+
+def _with_delimiters(parsed: ParsedDocument, delimiters: list[str]) -> ParsedDocument:
+    items = [i for i, b in enumerate(parsed.blocks) if b.kind == "list_item"]
+    if not items or len(items) != len(delimiters):
+        return parsed
+    blocks = list(parsed.blocks)
+    for i, delimiter in zip(items, delimiters):
+        marker = blocks[i].marker
+        if delimiter == ")" and marker.endswith("."):
+            blocks[i] = dataclasses.replace(blocks[i], marker=marker[:-1] + ")")
+    return dataclasses.replace(parsed, blocks=tuple(blocks))
+
+
+def read_html_of(html: str, base: Document, *, header_rows: int | list[int] = 0, **changes) -> ParsedDocument:
+    """The parse of HTML that a converter wrote: its blocks, their texts joined as the document's
+    text; the HTML parser's reason kept where there is text (``changes`` override the rest).
+    ``header_rows``: what the source says of a table with no header row marked in the HTML, for
+    every table (RTF: 1, a word processor's table starts with one) or table by table (Org: the rows
+    above its rule), the latter only where the HTML holds as many tables."""
+    from raychunk.parse.html import parse_html
+
+    page = parse_html(html, base)
+    tables = sum(b.kind == "table" for b in page.blocks)
+    if isinstance(header_rows, list) and len(header_rows) != tables:
+        header_rows = 0
+    assembler = TextAssembler()
+    blocks = []
+    k = -1
+    for b in page.blocks:
+        if b.kind == "table":
+            k += 1
+            n = header_rows if isinstance(header_rows, int) else header_rows[k]
+            if n and not b.header_rows and len(b.rows) > n:
+                b = dataclasses.replace(b, header_rows=n, text=render_table(b.rows, n))
+        start, end = assembler.append(b.text)
+        blocks.append(dataclasses.replace(b, char_start=start, char_end=end))
+    if page.document.reason and blocks and "reason" not in changes:
+        changes["reason"] = page.document.reason
+    return finish(base, assembler.text, blocks, **changes)
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
