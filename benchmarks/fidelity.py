@@ -51,7 +51,7 @@ sys.path.insert(0, str(HERE))
 if __name__ == "__main__":
     sys.modules.setdefault("fidelity", sys.modules["__main__"])  # the section modules import these helpers
 
-# One line per section module (text formats, PDF tables, OCR); each defines SECTIONS.
+# One line per section module (text formats, PDF tables, OCR, office files, books); each defines SECTIONS.
 SECTION_MODULES = (
     "fidelity_text",
     "fidelity_ocr",
@@ -60,6 +60,7 @@ SECTION_MODULES = (
     "fidelity_slides",
     "fidelity_docx",
     "fidelity_sheets",
+    "fidelity_books",
 )
 
 Grid = tuple[tuple[str, ...], ...]
