@@ -1,18 +1,20 @@
-"""Word, workbook, slides and e-mail parse cost: raychunk's own readers (``parse_document``:
-``parse/word.py``, ``parse/sheets.py``, ``parse/slides.py``, ``parse/mail.py``) against
-unstructured's ``partition_docx``, ``partition_xlsx``, ``partition_pptx`` and ``partition_email``
-(what raychunk called before, with the same options: tables inferred, slide notes, no language
-detection, no narrative-text model in a docx), on the same files side by side.
+"""Office, book and e-mail parse cost: raychunk's own readers (``parse_document``: ``parse/word.py``,
+``parse/sheets.py``, ``parse/slides.py``, ``parse/mail.py``, ``parse/book.py``, ``parse/pandoc.py``)
+against unstructured's ``partition_docx``, ``partition_xlsx``, ``partition_pptx``,
+``partition_email``, ``partition_msg``, ``partition_epub``, ``partition_rtf`` and ``partition_org``
+(what raychunk called before, with the same options: tables inferred, slide notes, no attachments,
+no language detection, no narrative-text model in a docx), on the same files side by side.
 
     python benchmarks/office_parse.py                      # samples/ and ../shared/corpus/other
     python benchmarks/office_parse.py --corpus DIR --rounds 5
 
 Two figures each:
 - **first files, cold**: a fresh interpreter that imports what it needs and parses the first file
-  of each format (a Word document, a deck, an e-mail), wall seconds, best of ``--rounds`` (what a
+  of each format (a Word document, a deck, an e-mail, a book, ...), wall seconds, best of ``--rounds`` (what a
   job's document process pays before its first office file: the cost that sits on a small run's
   path);
-- **warm**: every file parsed again in this process, passes alternating, CPU ms a file, best of
+- **warm**: every file parsed again in this process, passes alternating, CPU ms a file (pandoc's
+  included, a process of its own on both sides), best of
   ``--rounds``, for all files and for each format.
 Then what each gives a reader over the same files: headings, list items and tables.
 """
@@ -36,6 +38,10 @@ FORMATS = {
     ".pptx": ("slides.read_pptx", "pptx", "pptx.partition_pptx",
               {"infer_table_structure": True, "include_slide_notes": True}),
     ".eml": ("mail.read_eml", "eml", "email.partition_email", {"process_attachments": False}),
+    ".msg": ("mail.read_msg", "msg", "msg.partition_msg", {"process_attachments": False}),
+    ".epub": ("book.read_epub", "epub", "epub.partition_epub", {}),
+    ".rtf": ("pandoc.read_rtf", "rtf", "rtf.partition_rtf", {}),
+    ".org": ("pandoc.read_org", "org", "org.partition_org", {}),
 }  # fmt: skip
 
 _COLD = """
@@ -47,10 +53,13 @@ parse_with(sys.argv[1], [(p, open(p, "rb").read()) for p in sys.argv[2:]])
 
 
 def _cpu() -> float:
+    """This process's CPU seconds and its finished children's (pandoc, which both sides run)."""
     import resource
 
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
+    return sum(
+        r.ru_utime + r.ru_stime
+        for r in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
 
 
 def parse_with(who: str, files: list[tuple[str, bytes]]) -> list:
