@@ -10,6 +10,7 @@ from raychunk.render import TERMINAL_ESCAPE, squash
 
 _OVERSTRIKE = re.compile(r".\x08")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_CONTROL_OR_BREAK = re.compile(r"[\x00-\x1f\x7f]")
 # "== Title ==" or WikiText's spaced "= = Title = =": a title that neither starts nor ends with "=".
 _WIKI_HEADING = re.compile(r"[ \t]*(=(?:[ \t]*=)*)[ \t]*([^=\s](?:.*?[^=\s])?)[ \t]*(=(?:[ \t]*=)*)[ \t\r]*")
 
@@ -110,6 +111,16 @@ def pandoc_error(message: str) -> str:
         return ""
     what = squash(m.group(3))[:80]
     return f" (line {m.group(1)}, column {m.group(2)}" + (f": {what})" if what else ")")
+
+
+def listing(names, limit: int = 3) -> str:
+    """``a, b, c and 2 more``: names for a one-line reason, each on one line (a control character a
+    damaged file put in a name is a ``?``), 'nothing' for none."""
+    names = [_CONTROL_OR_BREAK.sub("?", str(n)) for n in names]
+    if not names:
+        return "nothing"
+    shown = ", ".join(names[:limit])
+    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
 
 
 def with_reason(parsed: ParsedDocument, reason: str) -> ParsedDocument:

@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 from typing import TYPE_CHECKING
 
-from raychunk.parse._common import BlockStream, TextAssembler, finish
+from raychunk.parse._common import BlockStream, TextAssembler, finish, listing
 
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
@@ -83,13 +83,13 @@ def read_epub(data: bytes, base: Document, title: str = "") -> ParsedDocument:
         raise DamagedPackage(
             "its package document lists no pages in its spine"
             if not spine
-            else f"none of the pages its spine lists is in the package ({_names(missing)})"
+            else f"none of the pages its spine lists is in the package ({listing(missing)})"
         )
     notes = []
     if missing:
-        notes.append(f"pages its spine lists are missing from the package ({_names(missing)})")
+        notes.append(f"pages its spine lists are missing from the package ({listing(missing)})")
     if skipped:
-        notes.append(f"spine items that are not pages of text not read ({_names(skipped)})")
+        notes.append(f"spine items that are not pages of text not read ({listing(skipped)})")
     changes: dict = {}
     if title:
         changes["title"] = title[:200]
@@ -158,8 +158,3 @@ def _decode(data: bytes) -> str:
             except (LookupError, UnicodeDecodeError):
                 pass
     return decode_text(data, html=True)[0]
-
-
-def _names(items: list[str], limit: int = 3) -> str:
-    shown = ", ".join(" ".join(n.split())[:80] for n in items[:limit])
-    return shown if len(items) <= limit else f"{shown} and {len(items) - limit} more"

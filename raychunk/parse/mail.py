@@ -20,7 +20,7 @@ import email.utils
 from typing import TYPE_CHECKING
 
 from raychunk.document import Block
-from raychunk.parse._common import TextAssembler, clean_text, finish
+from raychunk.parse._common import TextAssembler, clean_text, finish, listing
 from raychunk.render import squash
 
 if TYPE_CHECKING:
@@ -106,10 +106,7 @@ def _message(
         changes["title"] = subject[:200]
     notes = [body.document.reason] if body is not None and body.document.reason else []
     if attached:
-        shown = ", ".join(squash(a) for a in attached[:3]) + (
-            f" and {len(attached) - 3} more" if len(attached) > 3 else ""
-        )
-        notes.append(f"attachments not read ({shown})")
+        notes.append(f"attachments not read ({listing(attached)})")
     if notes:
         changes["reason"] = "; ".join(notes)
     return finish(base, asm.text, blocks, **changes)

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 
 from raychunk._unstructured import prepare_unstructured
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
+from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish, listing
 from raychunk.parse.compressed import BOMB_FLOOR_BYTES
 from raychunk.parse.detect import decode_text
 from raychunk.parse.office_formats import FORMATS, OfficeFormat
@@ -59,7 +59,6 @@ __all__ = ["parse_office"]
 log = logging.getLogger(__name__)
 
 _DROPPED = {"Header", "Footer", "PageNumber", "Image"}
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 # A package is refused as a zip bomb when its parts would decompress to more than BOMB_FLOOR_BYTES and to
 # more than ParseOptions.max_unzip_ratio times its size. zipfile reads no more than a part's declared
@@ -355,7 +354,7 @@ def _check_package(
         present = any(n.startswith(part) for n in names) if part.endswith("/") else part in names
         if not present:
             what = f"{part} folder" if part.endswith("/") else part
-            return _not_a_valid_package(base, spec, f"it has no {what}; it holds {_listing(names)}")
+            return _not_a_valid_package(base, spec, f"it has no {what}; it holds {listing(names)}")
     return None
 
 
@@ -400,14 +399,6 @@ def _unreadable_part(e: BaseException) -> str:
     if isinstance(e, RuntimeError) and "encrypted" in str(e):
         return "a part is encrypted"
     return f"a part cannot be read ({type(e).__name__})"
-
-
-def _listing(names: list[str], limit: int = 3) -> str:
-    if not names:
-        return "nothing"
-    names = [_CONTROL.sub("?", n) for n in names]  # a damaged name must not break the one-line reason
-    shown = ", ".join(names[:limit])
-    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
 
 
 def _mb(n: int) -> str:

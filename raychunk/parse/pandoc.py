@@ -99,28 +99,30 @@ def read_rtf(data: bytes, base: Document, title: str = "") -> ParsedDocument:
     title = _rtf_title(text)
     # pandoc marks no header row in RTF; a word processor's table starts with one, as in a Word document
     parsed = read_html_of(html, base, header_rows=1, **({"title": title} if title else {}))
-    return _with_labels(parsed, [_label(m[1]) for m in _LISTTEXT.finditer(text)])
+    # The labels the writer put before the items (``{\\listtext a)\\tab}``: what Word shows, counted as
+    # Word counts): pandoc's HTML keeps neither a ``)`` nor a count that runs on past a nested list.
+    labels = [_label(m[1]) for m in _LISTTEXT.finditer(text)]
+    return _remarked(parsed, labels, lambda marker, label: label or marker)
 
 
-def _with_labels(parsed: ParsedDocument, labels: list[str]) -> ParsedDocument:
-    """List items marked with the labels the writer put before them (``{\\listtext a)\\tab}``: what
-    Word shows, counted as Word counts), where there is one a list item: pandoc's HTML keeps neither
-    a ``)`` nor a count that runs on past a nested list."""
+def _remarked(parsed: ParsedDocument, marks: list[str], mark) -> ParsedDocument:
+    """List items' markers mended by what the source says of each (``mark(marker, what) -> marker``),
+    item by item, where the HTML holds as many list items as the source."""
     items = [i for i, b in enumerate(parsed.blocks) if b.kind == "list_item"]
-    if not items or len(items) != len(labels):
+    if not items or len(items) != len(marks):
         return parsed
     blocks = list(parsed.blocks)
-    for i, label in zip(items, labels):
-        if label and label != blocks[i].marker:
-            blocks[i] = dataclasses.replace(blocks[i], marker=label)
+    for i, what in zip(items, marks):
+        marker = mark(blocks[i].marker, what)
+        if marker != blocks[i].marker:
+            blocks[i] = dataclasses.replace(blocks[i], marker=marker)
     return dataclasses.replace(parsed, blocks=tuple(blocks))
 
 
 def _label(listtext: str) -> str:
     """A list label as a marker: a number as written (``a)``, ``2.``), ``-`` for a bullet glyph,
     '' for another shape (``Step 3:``), which leaves pandoc's marker."""
-    text = _CODEPAGE.sub(lambda c: bytes([int(c[1], 16)]).decode("cp1252", errors="replace"), listtext)
-    text = squash(_CONTROL.sub(" ", text))
+    text = _plain(listtext)
     if _NUMBER_LABEL.fullmatch(text):
         return text
     return "-" if text and not any(ch.isalnum() for ch in text) else ""
@@ -210,8 +212,13 @@ def _rtf_title(rtf: str) -> str:
     m = _TITLE.search(rtf)
     if m is None:
         return ""
-    text = _CODEPAGE.sub(lambda c: bytes([int(c[1], 16)]).decode("cp1252", errors="replace"), m[1])
-    return squash(_CONTROL.sub(" ", text))[:200]
+    return _plain(m[1])[:200]
+
+
+def _plain(rtf: str) -> str:
+    """A short run of RTF as one line of text: code-page escapes read, control words dropped."""
+    text = _CODEPAGE.sub(lambda c: bytes([int(c[1], 16)]).decode("cp1252", errors="replace"), rtf)
+    return squash(_CONTROL.sub(" ", text))
 
 
 def rows_defined(rtf: str) -> str:
@@ -252,7 +259,9 @@ def read_org(data: bytes, base: Document, title: str = "") -> ParsedDocument:
         header_rows=tables,
         **({"title": title} if title else {}),
     )
-    return _with_delimiters(parsed, items)
+    return _remarked(
+        parsed, items, lambda marker, d: marker[:-1] + d if d == ")" and marker.endswith(".") else marker
+    )
 
 
 def _org_lists_and_tables(org: str) -> tuple[list[str], list[int]]:
@@ -285,18 +294,6 @@ def _org_lists_and_tables(org: str) -> tuple[list[str], list[int]]:
     if rows and not ruled:
         tables.append(0)
     return items, tables
-
-
-def _with_delimiters(parsed: ParsedDocument, delimiters: list[str]) -> ParsedDocument:
-    items = [i for i, b in enumerate(parsed.blocks) if b.kind == "list_item"]
-    if not items or len(items) != len(delimiters):
-        return parsed
-    blocks = list(parsed.blocks)
-    for i, delimiter in zip(items, delimiters):
-        marker = blocks[i].marker
-        if delimiter == ")" and marker.endswith("."):
-            blocks[i] = dataclasses.replace(blocks[i], marker=marker[:-1] + ")")
-    return dataclasses.replace(parsed, blocks=tuple(blocks))
 
 
 def read_html_of(html: str, base: Document, *, header_rows: int | list[int] = 0, **changes) -> ParsedDocument:

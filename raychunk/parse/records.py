@@ -8,7 +8,7 @@ import json
 import re
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish, with_reason
+from raychunk.parse._common import BlockStream, clean_text, finish, listing, with_reason
 from raychunk.render import squash
 
 __all__ = ["parse_csv", "parse_json", "parse_jsonl"]
@@ -81,9 +81,8 @@ def _parse_csv(text: str, base: Document) -> ParsedDocument:
         )
     notes = [f"{ragged} rows do not have the header's {len(header)} columns"] if ragged and header else []
     if cut:
-        lines_cut = ", ".join(map(str, cut[:5])) + (f" and {len(cut) - 5} more" if len(cut) > 5 else "")
         notes.append(
-            f"a field over {FIELD_LIMIT:,} characters was cut to that length (row at line {lines_cut})"
+            f"a field over {FIELD_LIMIT:,} characters was cut to that length (row at line {listing(cut, 5)})"
         )
     return finish(base, text, out.blocks, reason="; ".join(notes))
 

@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import with_reason
+from raychunk.parse._common import listing, with_reason
 from raychunk.parse.pandoc import PandocFailed, convert, read_html_of
 from raychunk.render import squash
 
@@ -77,8 +77,7 @@ def parse_rst(text: str, base: Document) -> ParsedDocument:
             page, f"no text of its own: it only pulls in other files ({names}), which are not read from here"
         )
     if included := sorted({target for name, target in pulls if name.endswith("include") and target}):
-        shown = ", ".join(included[:3]) + (f" and {len(included) - 3} more" if len(included) > 3 else "")
-        note = f"included files not inlined ({shown}): each is read on its own"
+        note = f"included files not inlined ({listing(included)}): each is read on its own"
         return with_reason(page, "; ".join(x for x in (page.document.reason, note) if x))
     return page
 
