@@ -44,5 +44,6 @@ def test_an_empty_document_keeps_what_its_parse_said(tmp_path):
     assert chunks == []
     assert (doc["status"], doc["reason"]) == (
         "empty",
-        "no text to chunk: only headings, nothing under them; attachments not read (q3.pdf)",
+        "no text to chunk: only headings, nothing under them; attachments not read (q3.pdf (failed: "
+        "cannot open PDF: the file is damaged or is not a PDF (MuPDF: Failed to open stream)))",
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from raychunk.parse import parse_document
+from raychunk.parse import ParseOptions, parse_document
 from raychunk.parse.pandoc import rows_defined
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -319,3 +319,131 @@ def test_org_title_delimiters_and_header_rows_as_org_exports_them():
         "",
         2,
     )
+
+
+def _message_with_attachments() -> bytes:
+    import email.message
+
+    import fitz
+
+    pdf = fitz.open()
+    pdf.new_page().insert_text((72, 72), "Invoice 4471: 12 licences at 40 EUR.")
+    pdf_bytes = pdf.tobytes()
+    forwarded = email.message.EmailMessage()
+    forwarded["Subject"] = "Old thread"
+    forwarded.set_content("The renewal date is 1 March.")
+    forwarded.add_attachment(b"inner notes", maintype="text", subtype="plain", filename="inner.txt")
+    msg = email.message.EmailMessage()
+    msg["Subject"] = "Licence renewal"
+    msg["From"] = "ops@example.com"
+    msg.set_content("See the attached invoice and the thread.")
+    msg.add_alternative('<p>See the attached invoice and the thread.</p><img src="cid:logo">', subtype="html")
+    msg.get_payload()[1].add_related(b"\x89PNG\r\n\x1a\n", maintype="image", subtype="png", cid="<logo>")
+    msg.add_attachment(  # a signature's logo, shown in the body
+        b"\x89PNG\r\n\x1a\n",
+        maintype="image",
+        subtype="png",
+        cid="<sig>",
+        disposition="inline",
+        filename="sig.png",
+    )
+    msg.add_attachment(pdf_bytes, maintype="application", subtype="pdf", filename="invoice.pdf")
+    msg.add_attachment(b"# Terms\n\nNet 30 days.\n", maintype="text", subtype="markdown", filename="terms.md")
+    msg.add_attachment(b"PK\x05\x06" + b"\0" * 18, maintype="application", subtype="zip", filename="old.zip")
+    msg.add_attachment(forwarded)
+    return msg.as_bytes()
+
+
+def test_attachments_are_read_under_the_message_one_level_deep():
+    parsed = parse_document(_message_with_attachments(), "renewal.eml")
+    assert parsed.document.status == "ok"
+    got = [(k, t, p) for k, t, p, _, _ in blocks(parsed)]
+    assert got == [
+        ("heading", "Licence renewal", ()),
+        ("paragraph", "See the attached invoice and the thread.", ("Licence renewal",)),
+        ("heading", "Attachment: invoice.pdf", ("Licence renewal",)),
+        ("paragraph", "Invoice 4471: 12 licences at 40 EUR.", ("Licence renewal", "Attachment: invoice.pdf")),
+        ("heading", "Attachment: terms.md", ("Licence renewal",)),
+        ("heading", "Terms", ("Licence renewal", "Attachment: terms.md")),
+        ("paragraph", "Net 30 days.", ("Licence renewal", "Attachment: terms.md", "Terms")),
+        ("heading", "Attachment: message.eml", ("Licence renewal",)),
+        ("heading", "Old thread", ("Licence renewal", "Attachment: message.eml")),
+        (
+            "paragraph",
+            "The renewal date is 1 March.",
+            ("Licence renewal", "Attachment: message.eml", "Old thread"),
+        ),
+    ]
+    assert [b.level for b in parsed.blocks if b.kind == "heading"] == [1, 2, 2, 3, 2, 3]
+    assert all(not b.pages for b in parsed.blocks)  # the PDF's page is its own, not the message's
+    reason = parsed.document.reason
+    assert reason == (
+        "attachments not read (sig.png (a picture in the body), "
+        "old.zip (unsupported: content is a zip archive, not a supported document))"
+    )
+    assert "inner.txt" not in reason  # the forwarded message's own attachment: named there, not here
+    off = parse_document(
+        _message_with_attachments(), "renewal.eml", options=ParseOptions(attachments=False)
+    ).document
+    assert (
+        off.reason
+        == "attachments not read (sig.png (a picture in the body), invoice.pdf, terms.md and 2 more)"
+    )
+
+
+@pytest.mark.parametrize("name", ["old.zip", "notes.md"])
+def test_an_empty_zip_is_a_zip_not_utf16_text(name):
+    """Found reading attachments: an empty archive (only its end record, ``PK\\x05\\x06`` and zeros)
+    was decoded as UTF-16 text, its zeros taken for the high bytes of characters."""
+    doc = parse_document(b"PK\x05\x06" + b"\0" * 18, name).document
+    assert doc.status in ("unsupported", "failed") and "zip archive" in doc.reason, doc
+
+
+def test_a_message_whose_inner_boundary_is_broken_keeps_its_text_and_attachments():
+    """Found by scripts/fuzz.py (seed 58007): a byte flipped in a nested part's boundary made the
+    standard library keep that part's parts as a string, and ``get_body`` raise AttributeError; the
+    message was "the parser failed" (before the attachment reader too)."""
+    raw = (
+        b"Subject: Broken\nMIME-Version: 1.0\n"
+        b'Content-Type: multipart/mixed; boundary="outer"\n\n'
+        b"--outer\n"
+        b'Content-Type: multipart/alternative; boundary="alt"\n\n'
+        b"--alt\nContent-Type: text/plain\n\nThe plain words.\n"
+        b'--alt\nContent-Type: multipart/related;\n boundary="rel=\x1d"\n\n'  # the lines say "rel=="
+        b"--rel==\nContent-Type: text/html\n\n<p>The html words.</p>\n--rel==--\n"
+        b"--alt--\n"
+        b'--outer\nContent-Type: text/markdown\nContent-Disposition: attachment; filename="terms.md"\n\n'
+        b"# Terms\n\nNet 30 days.\n"
+        b"--outer--\n"
+    )
+    parsed = parse_document(raw, "broken.eml")
+    assert parsed.document.status == "ok", parsed.document.reason
+    assert [b.text for b in parsed.blocks] == [
+        "Broken",
+        "The plain words.",
+        "Attachment: terms.md",
+        "Terms",
+        "Net 30 days.",
+    ]
+
+
+def test_a_forwarded_message_is_read_as_it_was_received():
+    """Found by scripts/fuzz.py (seeds 58010, 58044): writing a forwarded message back out, the
+    standard library refolds its headers, and raised IndexError on a quote inside its Content-Type
+    (and took minutes over a long parameter); written back as received, it is read."""
+    raw = (
+        b'Subject: Fwd\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="outer"\n\n'
+        b"--outer\nContent-Type: text/plain\n\nSee below.\n"
+        b"--outer\nContent-Type: message/rfc822\nContent-Disposition: attachment\n\n"
+        b'Subject: Old thread\nMIME-Version: 1.0\nContent-Type: multipart/mixe"d; boundary="===============1863060482465526092=="\n\n'
+        b"--===============1863060482465526092==\nContent-Type: text/plain\n\nThe renewal date is 1 March.\n--===============1863060482465526092==--\n"
+        b"--outer--\n"
+    )
+    parsed = parse_document(raw, "fwd.eml")
+    assert parsed.document.status == "ok" and parsed.document.reason == ""
+    assert [b.text for b in parsed.blocks][:4] == [
+        "Fwd",
+        "See below.",
+        "Attachment: message.eml",
+        "Old thread",
+    ]

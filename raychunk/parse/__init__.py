@@ -48,6 +48,10 @@ class ParseOptions:
     ``ocr``: ``auto`` reads PDF pages (and images) without a usable text layer with ``ocr_engine``
     (``tesseract`` or ``rapidocr``: ``raychunk.parse.ocr``) from a rendering at ``ocr_dpi``;
     ``never`` leaves them ``no_text``.
+
+    ``attachments``: the files attached to an e-mail (``.eml``, ``.msg``) are read as part of the
+    message, each under a heading with its name, one level deep (an attached message's own
+    attachments are named, not read); off, they are only named in the row's reason.
     """
 
     pdf_tables: str = "auto"
@@ -56,6 +60,7 @@ class ParseOptions:
     ocr: str = "auto"
     ocr_engine: str = "tesseract"
     ocr_dpi: float = 200.0
+    attachments: bool = True
 
     def __post_init__(self):
         if self.pdf_tables not in ("auto", "always", "never"):

@@ -120,7 +120,7 @@ def sniff_content(data: bytes) -> str | None:
     head = data[:2048]
     if b"%PDF-" in data[:1024]:
         return "pdf"
-    if head.startswith(b"PK\x03\x04"):
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):  # a member; an empty or spanned zip
         return _sniff_zip(data)
     if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
         return "ole"  # doc, xls, ppt, msg: told apart by extension

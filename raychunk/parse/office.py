@@ -121,7 +121,7 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
     kwargs = {"languages": [""], **dict(spec.options)}
     try:
         if spec.reader:
-            return _read(spec, data, base)
+            return _read(spec, data, base, options)
         prepare_unstructured()
         partition = getattr(importlib.import_module(f"unstructured.partition.{spec.module}"), spec.function)
         _skip_narrative_model(spec)
@@ -178,12 +178,14 @@ class DamagedPackage(Exception):
     says why."""
 
 
-def _read(spec: OfficeFormat, data: bytes, base: Document) -> ParsedDocument:
-    """A format raychunk reads itself (``spec.reader``): the bytes, the document and its package's title."""
+def _read(spec: OfficeFormat, data: bytes, base: Document, options: ParseOptions) -> ParsedDocument:
+    """A format raychunk reads itself (``spec.reader``): the bytes, the document and its package's
+    title; a reader of e-mail also the parse options, which its attachments are read with."""
     module, func = spec.reader.rsplit(".", 1)
     read = getattr(importlib.import_module(f"raychunk.parse.{module}"), func)
     title = _package_title(data, spec)
-    return read(data, base, "" if _PLACEHOLDER_TITLE.match(title) else title)
+    title = "" if _PLACEHOLDER_TITLE.match(title) else title
+    return read(data, base, title, options) if spec.attachments else read(data, base, title)
 
 
 _OLE_LIBRARIES = ("olefile", "oxmsg", "xlrd")

@@ -35,6 +35,8 @@ class OfficeFormat:
     text: bool = False
     # A legacy format that LibreOffice (soffice) converts: "Word" or "PowerPoint" (97-2003).
     soffice: str = ""
+    # E-mail: its reader takes the parse options too, to read the files attached to a message.
+    attachments: bool = False
     # raychunk's own reader, ``module.function`` under ``raychunk.parse``, in place of unstructured's
     # partitioner: it takes the bytes, the document and the package's title, and gives the parse.
     reader: str = ""
@@ -65,9 +67,9 @@ _ROWS = (
     # odt is not html-born: pandoc turns it into a docx, read as one.
     OfficeFormat("odt", "", "", "python-docx pypandoc-binary", what="OpenDocument text", package="odf",
                  parts=("content.xml",), refusal_is_damage=True, reader="word.read_odt"),
-    OfficeFormat("eml", "", "", "", what="e-mail", text=True, reader="mail.read_eml"),
+    OfficeFormat("eml", "", "", "", what="e-mail", text=True, attachments=True, reader="mail.read_eml"),
     OfficeFormat("msg", "", "", "python-oxmsg", what="Outlook message", ole="Outlook message",
-                 reader="mail.read_msg"),
+                 attachments=True, reader="mail.read_msg"),
     OfficeFormat("rtf", "", "", "pypandoc-binary", what="RTF document", reader="pandoc.read_rtf"),
     OfficeFormat("org", "", "", "pypandoc-binary", what="Org document", text=True, reader="pandoc.read_org"),
     OfficeFormat("doc", "doc", "partition_doc", '"unstructured[doc]"', ole="legacy Word document",
