@@ -447,3 +447,14 @@ def test_a_forwarded_message_is_read_as_it_was_received():
         "Attachment: message.eml",
         "Old thread",
     ]
+
+
+@pytest.mark.skipif(not (CORPUS_OTHER / "fake-email.msg").exists(), reason="shared corpus not present")
+def test_an_outlook_property_of_the_wrong_type_costs_that_field_not_the_message():
+    """Found by scripts/fuzz.py (seed 60030): one byte of a property's type tag changed made
+    python-oxmsg return an integer for the sent time; the message is read without a date."""
+    data = bytearray((CORPUS_OTHER / "fake-email.msg").read_bytes())
+    data[4448] = 96  # was 64: the submit time's property type
+    doc = parse_document(bytes(data), "fake-email.msg").document
+    assert doc.status == "ok" and doc.title == "Test Email"
+    assert dict(doc.metadata)["date"] == "Fri, 16 Dec 2022 17:04:16 -0500"  # the internet header's, kept

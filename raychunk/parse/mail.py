@@ -18,6 +18,7 @@ come from Outlook's own properties.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import email.message
 import email.parser
 import email.policy
@@ -85,15 +86,16 @@ def read_msg(
 
     msg = Message.load(data)
     props = msg.properties
-    headers = props.str_prop_value(c.PID_TRANSPORT_MESSAGE_HEADERS) or ""
+    headers = _text(props.str_prop_value(c.PID_TRANSPORT_MESSAGE_HEADERS))
     fields = mail_fields(email.parser.HeaderParser(policy=email.policy.default).parsestr(headers))
-    if "subject" not in fields and msg.subject:
+    if "subject" not in fields and _text(msg.subject):
         fields = {"subject": squash(msg.subject), **fields}
+    sent = msg.sent_date
     own = {
-        "from": msg.sender or "",
-        "to": props.str_prop_value(c.PID_DISPLAY_TO) or "",
-        "cc": props.str_prop_value(c.PID_DISPLAY_CC) or "",
-        "date": email.utils.format_datetime(msg.sent_date) if msg.sent_date else "",
+        "from": _text(msg.sender),
+        "to": _text(props.str_prop_value(c.PID_DISPLAY_TO)),
+        "cc": _text(props.str_prop_value(c.PID_DISPLAY_CC)),
+        "date": email.utils.format_datetime(sent) if isinstance(sent, datetime.datetime) else "",
     }
     for key, value in own.items():  # a draft, or mail that stayed inside Exchange: no internet headers
         if key not in fields and squash(value):
@@ -104,6 +106,12 @@ def read_msg(
     body = html_body if html else msg.body
     files = [_outlook_file(a, c) for a in msg.attachments]
     return _message(base, fields, title, body, html, files, options)
+
+
+def _text(value) -> str:
+    """A property's text; '' for none, or for a damaged property holding another type than its tag
+    says (an integer for a time, bytes for a name)."""
+    return value if isinstance(value, str) else ""
 
 
 def _message(
