@@ -1,5 +1,5 @@
-"""The office and e-mail formats, one row each: what reads a format (unstructured's partitioner or
-raychunk's own reader, and what to install for it), what its file is (a zip package and what it must hold, an OLE container,
+"""The office, book and e-mail formats, one row each: what reads a format (raychunk's own reader, or
+unstructured's partitioner for legacy .doc and .ppt, and what to install for it), what its file is (a zip package and what it must hold, an OLE container,
 text), and the features that decide how its elements become blocks. ``parse/office.py`` reads a
 format's row once and asks it, never the format's name; a new office format is one row here (and
 its extension in ``detect.py``). Standard library only: the dispatcher lists its formats from here."""
@@ -31,7 +31,7 @@ class OfficeFormat:
     read_as: str = ""
     # unstructured's own refusal (UnprocessableEntityError) means a damaged file.
     refusal_is_damage: bool = False
-    # Text handed to unstructured as bytes: binary content is refused first, as for every text format.
+    # Text (e-mail, Org): binary content behind its extension is refused first, as for every text format.
     text: bool = False
     # A legacy format that LibreOffice (soffice) converts: "Word" or "PowerPoint" (97-2003).
     soffice: str = ""
