@@ -458,3 +458,24 @@ def test_an_outlook_property_of_the_wrong_type_costs_that_field_not_the_message(
     doc = parse_document(bytes(data), "fake-email.msg").document
     assert doc.status == "ok" and doc.title == "Test Email"
     assert dict(doc.metadata)["date"] == "Fri, 16 Dec 2022 17:04:16 -0500"  # the internet header's, kept
+
+
+def test_wordpad_lists_are_list_items_with_their_labels():
+    """WordPad (and Word 95) write a list item's label as text in ``\\pntext``; pandoc leaves it at
+    the start of a paragraph. The label becomes the item's marker; a paragraph that only begins
+    like one, with no ``\\pntext`` of its own, stays a paragraph."""
+    rtf = (
+        rb"{\rtf1\ansi{\fonttbl{\f0 Arial;}{\f1 Symbol;}}\pard 1) not a list item, no pntext\par"
+        rb"{\pntext\f0 1)\tab}{\*\pn\pnlvlbody\pnf0\pnindent0\pnstart1\pndec{\pntxta)}}\fi-360\li720 Stop the canary.\par"
+        rb"{\pntext\f0 2)\tab}\fi-360\li720 Restore the image.\par\pard\par"
+        rb"{\pntext\f1\'B7\tab}{\*\pn\pnlvlblt\pnf1\pnindent0{\pntxtb\'B7}}\fi-360\li720 Tell the channel.\par"
+        rb"\pard After.\par}"
+    )
+    got = [(k, t, m) for k, t, _, m, _ in blocks(parse_document(rtf, "steps.rtf"))]
+    assert got == [
+        ("paragraph", "1) not a list item, no pntext", ""),
+        ("list_item", "Stop the canary.", "1)"),
+        ("list_item", "Restore the image.", "2)"),
+        ("list_item", "Tell the channel.", "-"),
+        ("paragraph", "After.", ""),
+    ]

@@ -39,6 +39,12 @@ _TITLE = re.compile(r"\{\\title(?![A-Za-z]) ?((?:[^{}\\]|\\[^{}])*)\}")
 _CODEPAGE = re.compile(r"\\'([0-9A-Fa-f]{2})")
 _ORG_TITLE = re.compile(r"^[ \t]*#\+title:[ \t]*(.*?)[ \t]*$", re.I | re.M)
 _LISTTEXT = re.compile(r"\{\\listtext(?![A-Za-z])((?:[^{}\\]|\\[^{}])*)\}")
+# A private-use character: where a WordPad list label stood, through pandoc and out of every block.
+ITEM_MARK = "\ue000"
+_PNTEXT = re.compile(r"\{\\pntext(?![A-Za-z])((?:[^{}\\]|\\[^{}])*)\}")
+# a label's group, and a control word right before it, which takes a space as its end: pandoc would
+# take the mark after it for the word's own end
+_WORD_PNTEXT = re.compile(r"(\\[A-Za-z]+-?\d*)?(" + _PNTEXT.pattern + ")")
 _NUMBER_LABEL = re.compile(LIST_NUMBER)
 _ORG_BLOCK = re.compile(r"[ \t]*#\+(?:begin|end)_\w+", re.I)
 _ORG_ITEM = re.compile(r"(?:[ \t]*\d{1,9}(?P<delimiter>[.)])|[ \t]*[-+]|[ \t]+\*)(?:[ \t]+|$)")
@@ -95,13 +101,20 @@ def read_rtf(data: bytes, base: Document, title: str = "") -> ParsedDocument:
     # RTF is 7-bit text; bytes above it, which some writers leave unescaped, are the ANSI code page's.
     text = data.decode("utf-8") if _utf8(data) else data.decode("cp1252", errors="replace")
     text = heading_styles(unicode_escapes(rows_defined(text)))
-    html = convert(text.encode("utf-8"), "rtf", extension="rtf").decode("utf-8", errors="replace")
+    # each WordPad label marked where it stands, so its paragraph is known in pandoc's output
+    marked = _WORD_PNTEXT.sub(
+        lambda m: (m[1] + " " if m[1] else "") + ITEM_MARK + m[2], text.replace(ITEM_MARK, "")
+    )
+    html = convert(marked.encode("utf-8"), "rtf", extension="rtf").decode("utf-8", errors="replace")
     title = _rtf_title(text)
-    # pandoc marks no header row in RTF; a word processor's table starts with one, as in a Word document
-    parsed = read_html_of(html, base, header_rows=1, **({"title": title} if title else {}))
+    # WordPad's (and Word 95's) lists: each item's label as text (``{\\pntext 1)\\tab}``), which pandoc
+    # leaves at the start of a paragraph; and pandoc marks no header row in RTF, where a word
+    # processor's table starts with one, as in a Word document
+    labels = [_plain(m[1]) for m in _PNTEXT.finditer(text)]
+    parsed = read_html_of(html, base, header_rows=1, items=labels, **({"title": title} if title else {}))
     # The labels the writer put before the items (``{\\listtext a)\\tab}``: what Word shows, counted as
     # Word counts): pandoc's HTML keeps neither a ``)`` nor a count that runs on past a nested list.
-    labels = [_label(m[1]) for m in _LISTTEXT.finditer(text)]
+    labels = [_marker(_plain(m[1])) for m in _LISTTEXT.finditer(text)]
     return _remarked(parsed, labels, lambda marker, label: label or marker)
 
 
@@ -119,13 +132,12 @@ def _remarked(parsed: ParsedDocument, marks: list[str], mark) -> ParsedDocument:
     return dataclasses.replace(parsed, blocks=tuple(blocks))
 
 
-def _label(listtext: str) -> str:
+def _marker(label: str) -> str:
     """A list label as a marker: a number as written (``a)``, ``2.``), ``-`` for a bullet glyph,
     '' for another shape (``Step 3:``), which leaves pandoc's marker."""
-    text = _plain(listtext)
-    if _NUMBER_LABEL.fullmatch(text):
-        return text
-    return "-" if text and not any(ch.isalnum() for ch in text) else ""
+    if _NUMBER_LABEL.fullmatch(label):
+        return label
+    return "-" if label and not any(ch.isalnum() for ch in label) else ""
 
 
 def unicode_escapes(rtf: str) -> str:
@@ -296,22 +308,26 @@ def _org_lists_and_tables(org: str) -> tuple[list[str], list[int]]:
     return items, tables
 
 
-def read_html_of(html: str, base: Document, *, header_rows: int | list[int] = 0, **changes) -> ParsedDocument:
+def read_html_of(
+    html: str, base: Document, *, header_rows: int | list[int] = 0, items: list[str] | None = None, **changes
+) -> ParsedDocument:
     """The parse of HTML that a converter wrote: its blocks, their texts joined as the document's
     text; the HTML parser's reason kept where there is text (``changes`` override the rest).
     ``header_rows``: what the source says of a table with no header row marked in the HTML, for
     every table (RTF: 1, a word processor's table starts with one) or table by table (Org: the rows
-    above its rule), the latter only where the HTML holds as many tables."""
+    above its rule), the latter only where the HTML holds as many tables. ``items``: the labels of
+    list items the converter left as paragraphs that begin with them, in order (WordPad's lists)."""
     from raychunk.parse.html import parse_html
 
     page = parse_html(html, base)
-    tables = sum(b.kind == "table" for b in page.blocks)
+    found = _as_items(list(page.blocks), items) if items else page.blocks
+    tables = sum(b.kind == "table" for b in found)
     if isinstance(header_rows, list) and len(header_rows) != tables:
         header_rows = 0
     assembler = TextAssembler()
     blocks = []
     k = -1
-    for b in page.blocks:
+    for b in found:
         if b.kind == "table":
             k += 1
             n = header_rows if isinstance(header_rows, int) else header_rows[k]
@@ -322,6 +338,29 @@ def read_html_of(html: str, base: Document, *, header_rows: int | list[int] = 0,
     if page.document.reason and blocks and "reason" not in changes:
         changes["reason"] = page.document.reason
     return finish(base, assembler.text, blocks, **changes)
+
+
+def _as_items(blocks: list, labels: list[str]) -> list:
+    """Paragraphs that begin with ``ITEM_MARK`` and then the next label (``1)``, a bullet glyph) as
+    list items marked with it, the label off their text; the mark off every block."""
+    k = 0
+    for i, b in enumerate(blocks):
+        if ITEM_MARK not in b.text:
+            continue
+        text = b.text.replace(ITEM_MARK, "")
+        rows = tuple(tuple(c.replace(ITEM_MARK, "") for c in r) for r in b.rows)
+        label = labels[k] if k < len(labels) else ""
+        if b.kind == "paragraph" and b.text.startswith(ITEM_MARK + label) and _marker(label):
+            rest = text[len(label) :]
+            if rest[:1].isspace() and rest.strip():
+                blocks[i] = dataclasses.replace(
+                    b, kind="list_item", text=rest.lstrip(), marker=_marker(label)
+                )
+                k += 1
+                continue
+        k += b.text.count(ITEM_MARK)
+        blocks[i] = dataclasses.replace(b, text=text, rows=rows)
+    return blocks
 
 
 def _utf8(data: bytes) -> bool:
