@@ -479,3 +479,19 @@ def test_wordpad_lists_are_list_items_with_their_labels():
         ("list_item", "Tell the channel.", "-"),
         ("paragraph", "After.", ""),
     ]
+
+
+def test_pandoc_past_its_heap_limit_is_a_failed_row_saying_so(monkeypatch):
+    """pandoc runs with its heap capped (``+RTS -M``), as its manual advises for untrusted input: a
+    10 KB RTF whose numbers the fuzz mangled (seed 62000) had it take 15 GB. Here a small cap and a
+    2 MB file of paragraphs reach it."""
+    import raychunk.parse.pandoc as pandoc
+
+    monkeypatch.setattr(pandoc, "_HEAP_MB", 4)
+    rtf = b"{\\rtf1\\ansi " + b"\\par word " * 200_000 + b"}"
+    doc = parse_document(rtf, "big.rtf").document
+    assert (doc.status, doc.reason) == (
+        "failed",
+        "pandoc could not convert this .rtf file within its 4 MB heap limit "
+        "(a file built to exhaust the converter, or one too large for it)",
+    )

@@ -56,6 +56,7 @@ _CONTROL_WORDS = re.compile(r"(?:\\[A-Za-z]+-?\d*|\s)*")
 # not the document's whole limit, limits.doc_timeout_s, which is enforced outside on the process).
 _TIMEOUT_S = 30.0
 _TIMEOUT_S_PER_MB = 10.0
+_HEAP_MB = 1024
 
 
 class PandocFailed(Exception):
@@ -82,6 +83,11 @@ def convert(
         "--wrap=none",
         "--no-highlight",
         *args,
+        # its heap capped as pandoc's manual advises for untrusted input: a 10 KB RTF whose numbers were
+        # mangled had it take 15 GB
+        "+RTS",
+        f"-M{_HEAP_MB}m",
+        "-RTS",
     ]
     if target in ("docx", "odt", "epub"):
         command += ["--output=-"]
@@ -91,7 +97,16 @@ def convert(
     except subprocess.TimeoutExpired:
         raise PandocFailed(f"pandoc did not convert this .{extension} file in {limit:g} s") from None
     if done.returncode != 0:
-        message = done.stderr.decode("utf-8", errors="replace")
+        message = "\n".join(
+            line
+            for line in done.stderr.decode("utf-8", errors="replace").splitlines()
+            if not line.startswith("[WARNING]")
+        )
+        if "Heap exhausted" in message:
+            raise PandocFailed(
+                f"pandoc could not convert this .{extension} file within its {_HEAP_MB:,} MB heap limit "
+                "(a file built to exhaust the converter, or one too large for it)"
+            )
         where = pandoc_error(message) or (f" ({squash(message)[:120]})" if message.strip() else "")
         raise PandocFailed(f"pandoc could not convert this .{extension} file{where}")
     return done.stdout
