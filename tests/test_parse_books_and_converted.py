@@ -495,3 +495,28 @@ def test_pandoc_past_its_heap_limit_is_a_failed_row_saying_so(monkeypatch):
         "pandoc could not convert this .rtf file within its 4 MB heap limit "
         "(a file built to exhaust the converter, or one too large for it)",
     )
+
+
+def test_a_pandoc_that_takes_no_heap_limit_still_converts(tmp_path, monkeypatch):
+    """A pandoc built without ``-rtsopts`` refuses ``+RTS -M``; pypandoc may find one on PATH newer than
+    its own. Such a pandoc (here the real one behind a wrapper that refuses RTS options as GHC
+    does) converts the file without the heap limit."""
+    import os
+
+    import pypandoc
+
+    real = pypandoc.get_pandoc_path()
+    wrapper = tmp_path / "pandoc"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do [ "$a" = "+RTS" ] && { echo "pandoc: Most RTS options are disabled. '
+        'Link with -rtsopts to enable them." >&2; exit 1; }; done\n'
+        f'exec "{real}" "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    monkeypatch.setattr(pypandoc, "get_pandoc_path", lambda: os.fspath(wrapper))
+    parsed = parse_document(b"* Steps\n1. Stop the canary.\n", "runbook.org")
+    assert [(b.kind, b.text) for b in parsed.blocks] == [
+        ("heading", "Steps"),
+        ("list_item", "Stop the canary."),
+    ]

@@ -94,6 +94,11 @@ def convert(
     limit = round(_TIMEOUT_S + _TIMEOUT_S_PER_MB * len(data) / 1e6, 1)
     try:
         done = subprocess.run(command, input=data, capture_output=True, timeout=limit, check=False)
+        if done.returncode != 0 and b"RTS options are disabled" in done.stderr:
+            # a pandoc built without -rtsopts (another than pypandoc-binary's, found first on PATH)
+            # takes no heap limit: run it without one, under the time limit and the document's own
+            command = [c for c in command if c not in ("+RTS", f"-M{_HEAP_MB}m", "-RTS")]
+            done = subprocess.run(command, input=data, capture_output=True, timeout=limit, check=False)
     except subprocess.TimeoutExpired:
         raise PandocFailed(f"pandoc did not convert this .{extension} file in {limit:g} s") from None
     if done.returncode != 0:
