@@ -137,6 +137,13 @@ def test_epub_pages_missing_or_not_text_are_named_and_the_rest_read():
         ),
         (b"<container", "", "", {}, "META-INF/container.xml is not well-formed XML"),
         (
+            CONTAINER.replace(b"OPS/book.opf", b"OPS/lost&#10;book.opf"),
+            "",
+            "",
+            {},
+            "its container names a package document it lacks (OPS/lost?book.opf)",
+        ),
+        (
             b'<?xml version="1.0" encoding="utf-65535"?><container/>',
             "",
             "",

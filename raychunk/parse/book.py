@@ -106,7 +106,9 @@ def _package_path(zf: zipfile.ZipFile, names: set[str]) -> str:
         path = rootfile.get("full-path") or ""
         if rootfile.get("media-type", "application/oebps-package+xml") == "application/oebps-package+xml":
             if path not in names:
-                raise DamagedPackage(f"its container names a package document it lacks ({path[:80]})")
+                raise DamagedPackage(
+                    f"its container names a package document it lacks ({listing([path[:80]])})"
+                )
             return path
     raise DamagedPackage("META-INF/container.xml names no package document")
 
