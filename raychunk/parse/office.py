@@ -79,17 +79,16 @@ def _never_narrative(text: str, *args, **kwargs) -> bool:
 
 
 def _skip_narrative_model(spec: OfficeFormat) -> None:
-    """Stop unstructured running spaCy over every docx / html paragraph to no effect here.
+    """Stop unstructured running spaCy over every paragraph of a legacy .doc (LibreOffice's docx) to
+    no effect here.
 
-    In its docx partitioner and html parser, ``is_possible_narrative_text`` only tells
+    In its docx partitioner, ``is_possible_narrative_text`` only tells
     NarrativeText from Text (lists, addresses and titles are decided before it), and both become
     ``paragraph`` blocks; yet it runs a spaCy tagger and parser over each paragraph, 90% of the time
     of a long docx (handbook-872p.docx: 42 s -> 7 s). pptx, xlsx and plain text are left alone:
     there the same check decides between paragraph and Title.
     """
-    target = {"docx": "unstructured.partition.docx", "html": "unstructured.partition.html.parser"}.get(
-        spec.read_as
-    )
+    target = {"docx": "unstructured.partition.docx"}.get(spec.read_as)
     if target is None:
         return
     module = importlib.import_module(target)
@@ -467,7 +466,7 @@ def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat
             text = raw.strip()
             if not text:
                 continue
-            level = max(0, depth - 1) if spec.read_as == "html" else max(0, depth)
+            level = max(0, depth)
             marker, cut = "", 0
             if m := _NUMBERED.match(text):  # docx and odt numbering, as unstructured writes it
                 marker, cut = m.group(1), m.end()

@@ -27,7 +27,7 @@ class OfficeFormat:
     # An OLE compound file (msg read by python-oxmsg, xls by xlrd): what it is.
     ole: str = ""
     # What unstructured converts it through: "docx" (a legacy .doc that LibreOffice converted); its
-    # narrative-text model is skipped there. ("html": a ListItem's depth counts the enclosing list.)
+    # narrative-text model is skipped there.
     read_as: str = ""
     # unstructured's own refusal (UnprocessableEntityError) means a damaged file.
     refusal_is_damage: bool = False
