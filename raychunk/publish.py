@@ -188,11 +188,17 @@ def resume_state(fs: pafs.FileSystem, staging: str, compression: str) -> set[str
 
 
 def _manifests(fs: pafs.FileSystem, staging: str) -> dict[str, dict]:
+    """The shards' manifests. One that does not read whole (the run died while writing it) is a
+    write cut short like any other: deleted, so its shard's files are unlisted and written again."""
     found = {}
     for info in fs.get_file_info(pafs.FileSelector(f"{staging}/_done", allow_not_found=True)):
         if info.path.endswith(".json"):
             with fs.open_input_stream(info.path) as f:
-                found[info.path] = json.loads(f.read())
+                text = f.read()
+            try:
+                found[info.path] = json.loads(text)
+            except ValueError:
+                fs.delete_file(info.path)
     return found
 
 

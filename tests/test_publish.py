@@ -135,6 +135,19 @@ def test_resume_keeps_whole_documents_and_drops_the_rest(tmp_path):
     assert result["chunks"] == 2 and result["documents"] == 1
 
 
+def test_resume_takes_a_manifest_cut_short_for_a_shard_never_done(tmp_path):
+    """Found by CI (tests/test_faults.py, a driver killed mid-run): the kill came between the
+    manifest's creation and its write, and the resume failed on the empty file."""
+    staging = stage(tmp_path / "out", [])
+    FS.delete_file(f"{staging.path}/documents/part-x-00000.parquet")
+    shard(staging, "s1", [("a1", "a.md")], {"a.md": 1})
+    shard(staging, "s2", [("b1", "b.md")], {"b.md": 1})
+    FS.open_output_stream(f"{staging.path}/_done/s2.json").close()  # s2's manifest: created, empty
+    assert publish.resume_state(FS, staging.path, "zstd") == {"a.md"}
+    assert not (tmp_path / staging.path / "chunks/s2.parquet").exists()
+    assert not (tmp_path / staging.path / "_done/s2.json").exists()
+
+
 def test_resume_finds_the_interrupted_run_and_refuses_a_changed_config(tmp_path):
     out = str(tmp_path / "out")
     first = publish.open_staging(FS, out, {"max_tokens": 200}, resume=False)
