@@ -51,7 +51,8 @@ sys.path.insert(0, str(HERE))
 if __name__ == "__main__":
     sys.modules.setdefault("fidelity", sys.modules["__main__"])  # the section modules import these helpers
 
-# One line per section module (text formats, PDF tables, OCR, office files, books); each defines SECTIONS.
+# One line per section module (text formats, PDF tables, OCR, office files, legacy Word, books); each
+# defines SECTIONS.
 SECTION_MODULES = (
     "fidelity_text",
     "fidelity_ocr",
@@ -59,6 +60,7 @@ SECTION_MODULES = (
     "fidelity_layout",
     "fidelity_slides",
     "fidelity_docx",
+    "fidelity_legacy",
     "fidelity_sheets",
     "fidelity_books",
 )

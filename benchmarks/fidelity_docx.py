@@ -542,8 +542,10 @@ _FEATURES = [
 ]
 
 
-def score_document(section: Section, case: str, data: bytes, t: dict) -> None:
-    parsed, chunks = parse_and_chunk(data, f"{case}.docx")
+def score_document(section: Section, case: str, data: bytes, t: dict, fmt: str = "docx") -> None:
+    """Score one document against its truth; ``fmt`` is its extension (``doc``: the same document
+    saved as Word 97-2003, ``fidelity_legacy.py``)."""
+    parsed, chunks = parse_and_chunk(data, f"{case}.{fmt}")
     blocks = [b for b in parsed.blocks if b.kind != "page_break"]
     heads = {}
     for b in blocks:
@@ -555,7 +557,7 @@ def score_document(section: Section, case: str, data: bytes, t: dict) -> None:
             ok += 1
         else:
             section.miss(f"{case}: heading {text!r} level {level}: got {heads.get(text, 'no heading')}")
-    section.add("headings", "docx", ok, len(t["headings"]))
+    section.add("headings", fmt, ok, len(t["headings"]))
     ok = 0
     for text, heading in t["under"]:
         b = next((b for b in blocks if b.kind != "heading" and text in b.text), None)
@@ -564,16 +566,16 @@ def score_document(section: Section, case: str, data: bytes, t: dict) -> None:
             ok += 1
         else:
             section.miss(f"{case}: {text[:40]!r} under {path!r}, want under {heading!r}")
-    section.add("under their heading", "docx", ok, len(t["under"]))
+    section.add("under their heading", fmt, ok, len(t["under"]))
     made = [x for x in t["plain"] if x in heads]
     for x in made:
         section.miss(f"{case}: {x!r} made a heading")
     if t["plain"]:
-        section.add("not made headings", "docx", len(t["plain"]) - len(made), len(t["plain"]))
+        section.add("not made headings", fmt, len(t["plain"]) - len(made), len(t["plain"]))
     if t["items"]:
-        score_lists(section, case, "docx", t["items"], chunks)
+        score_lists(section, case, fmt, t["items"], chunks)
     found = [(b.rows, b.header_rows) for b in blocks if b.kind == "table"]
-    score_tables(section, case, "docx", t["tables"], found)
+    score_tables(section, case, fmt, t["tables"], found)
     text = parsed.text
     for figure, texts, want in (
         ("content controls", t["controls"], lambda x: x in text),
@@ -585,34 +587,34 @@ def score_document(section: Section, case: str, data: bytes, t: dict) -> None:
             if not want(x):
                 section.miss(f"{case}: {figure}: {x!r} found {text.count(x)} times")
         if texts:
-            section.add(figure, "docx", ok, len(texts))
-    _in_and_out(section, case, "tracked changes", text, t["inserted"], t["deleted"])
-    _in_and_out(section, case, "fields and hidden text", text, t["shown"], t["not shown"])
+            section.add(figure, fmt, ok, len(texts))
+    _in_and_out(section, case, fmt, "tracked changes", text, t["inserted"], t["deleted"])
+    _in_and_out(section, case, fmt, "fields and hidden text", text, t["shown"], t["not shown"])
     if t["furniture"]:
         kept = [x for x in t["furniture"] if x in text]
         for x in kept:
             section.miss(f"{case}: header/footer {x!r} in the text")
-        section.add("page furniture dropped", "docx", len(t["furniture"]) - len(kept), len(t["furniture"]))
+        section.add("page furniture dropped", fmt, len(t["furniture"]) - len(kept), len(t["furniture"]))
     breaks = sum(1 for b in parsed.blocks if b.kind == "page_break")
     if breaks != t["breaks"]:
         section.miss(f"{case}: {breaks} page breaks, want {t['breaks']}")
-    section.add("page breaks", "docx", int(breaks == t["breaks"]), 1)
+    section.add("page breaks", fmt, int(breaks == t["breaks"]), 1)
     at = [text.find(x) for x in t["order"]]
     ok = sum(1 for a, b in zip(at, at[1:]) if 0 <= a < b)
     if ok < len(at) - 1:
         section.miss(f"{case}: {ok}/{len(at) - 1} in order")
-    section.add("read in order", "docx", ok, len(at) - 1)
+    section.add("read in order", fmt, ok, len(at) - 1)
     section.cases += 1
 
 
-def _in_and_out(section: Section, case: str, figure: str, text: str, wanted, unwanted) -> None:
+def _in_and_out(section: Section, case: str, fmt: str, figure: str, text: str, wanted, unwanted) -> None:
     """One check a text: each ``wanted`` is in the document's text, each ``unwanted`` is not."""
     checks = [(x, x in text, "missing") for x in wanted] + [(x, x not in text, "read") for x in unwanted]
     for x, good, what in checks:
         if not good:
             section.miss(f"{case}: {figure}: {x!r} {what}")
     if checks:
-        section.add(figure, "docx", sum(good for _, good, _ in checks), len(checks))
+        section.add(figure, fmt, sum(good for _, good, _ in checks), len(checks))
 
 
 SEED = 1

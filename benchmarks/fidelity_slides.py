@@ -140,8 +140,10 @@ def deck(rng: random.Random, n: int = 4):
     return buf.getvalue(), truth
 
 
-def score_deck(section: Section, case: str, data: bytes, truth: list[dict]) -> None:
-    parsed, chunks = parse_and_chunk(data, f"{case}.pptx")
+def score_deck(section: Section, case: str, data: bytes, truth: list[dict], fmt: str = "pptx") -> None:
+    """Score one deck against its truth; ``fmt`` is its extension (``ppt``: the same deck saved as
+    PowerPoint 97-2003, ``fidelity_legacy.py``)."""
+    parsed, chunks = parse_and_chunk(data, f"{case}.{fmt}")
     headed = total = 0
     for k, t in enumerate(truth, 1):
         for b in parsed.blocks:
@@ -154,17 +156,17 @@ def score_deck(section: Section, case: str, data: bytes, truth: list[dict]) -> N
                 headed += 1
             else:
                 section.miss(f"{case} slide {k}: {b.text[:40]!r} under {path!r}, want {own!r}")
-    section.add("titles head their slide", "pptx", headed, total)
-    score_lists(section, case, "pptx", [i for t in truth for i in t["items"]], chunks)
+    section.add("titles head their slide", fmt, headed, total)
+    score_lists(section, case, fmt, [i for t in truth for i in t["items"]], chunks)
     headings = {b.text for b in parsed.blocks if b.kind == "heading"}
     labels = [x for t in truth for x in t["labels"]]
     kept = [x for x in labels if x not in headings]
     for x in labels:
         if x in headings:
             section.miss(f"{case}: {x!r} made a heading")
-    section.add("not made headings", "pptx", len(kept), len(labels))
+    section.add("not made headings", fmt, len(kept), len(labels))
     found = [(b.rows, b.header_rows) for b in parsed.blocks if b.kind == "table"]
-    score_tables(section, case, "pptx", [x for t in truth for x in t["tables"]], found)
+    score_tables(section, case, fmt, [x for t in truth for x in t["tables"]], found)
     text = parsed.text
     in_order = pairs = 0
     for t in truth:
@@ -174,7 +176,7 @@ def score_deck(section: Section, case: str, data: bytes, truth: list[dict]) -> N
         in_order += ok
         if ok < len(at) - 1:
             section.miss(f"{case}: {ok}/{len(at) - 1} in order: {t['order']}")
-    section.add("read in order", "pptx", in_order, pairs)
+    section.add("read in order", fmt, in_order, pairs)
     section.cases += 1
 
 

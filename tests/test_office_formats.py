@@ -1,10 +1,9 @@
 """The office formats' table (``parse/office_formats.py``) is what the detector and the parser
 follow: each row's extension and text-ness agree with ``detect``, and a file of each format is
-refused with the row's own words (what the file is, the part its package must hold, the program a
-legacy format needs), through the real dispatcher."""
+refused with the row's own words (what the file is, the part its package must hold), through the
+real dispatcher."""
 
 import io
-import shutil
 import zipfile
 
 import pytest
@@ -34,14 +33,4 @@ def test_a_package_without_its_parts_is_refused_in_its_rows_words(fmt):
     assert parsed.document.reason == (
         f"not a valid {spec.called}: the package is damaged or is not a .{fmt} "
         f"(it has no {what}; it holds readme.txt)"
-    )
-
-
-@pytest.mark.parametrize("fmt", sorted(f for f, spec in FORMATS.items() if spec.soffice))
-def test_a_legacy_format_needs_libreoffice_as_its_row_says(fmt, monkeypatch):
-    monkeypatch.setattr(shutil, "which", lambda name: None)
-    parsed = parse_document(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504), f"old.{fmt}")
-    assert parsed.document.status == "unsupported"
-    assert parsed.document.reason.startswith(
-        f"legacy .{fmt} ({FORMATS[fmt].soffice} 97-2003) needs LibreOffice"
     )

@@ -1,4 +1,4 @@
-"""Office and e-mail parsing through unstructured: fixtures are generated here, nothing is downloaded."""
+"""Office and e-mail parsing: fixtures are generated here, nothing is downloaded."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import dataclasses
 import importlib.util
 import io
 import json
-import shutil
 import socket
 import zlib
 from email.message import EmailMessage
@@ -17,13 +16,13 @@ import pytest
 
 from raychunk._unstructured import use_packaged_spacy_model
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse import ParseOptions, office, parse_document
-from raychunk.parse.office import _table_rows, parse_office
+from raychunk.parse import ParseOptions, parse_document
+from raychunk.parse.office import parse_office
 
 # Looked up, not imported: importing unstructured before prepare_unstructured() has set the opt-out
-# variables would send its load-time analytics ping. raychunk.parse.office imports it lazily.
+# variables would send its load-time analytics ping (the spaCy test below uses it; no reader does).
 if importlib.util.find_spec("unstructured") is None:
-    pytest.skip("office parsing needs unstructured", allow_module_level=True)
+    pytest.skip("these tests need unstructured, a dependency", allow_module_level=True)
 
 CORPUS_BAD = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "bad"  # beside the repo
 
@@ -224,14 +223,6 @@ def test_truncated_docx_fails_with_a_reason():
     assert via_dispatcher.document.status == "failed" and via_dispatcher.document.reason
 
 
-def test_legacy_doc_without_soffice_is_unsupported(monkeypatch):
-    monkeypatch.setattr(office.shutil, "which", lambda name: None)
-    data = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504)
-    parsed = parse(data, "old.doc")
-    assert parsed.document.status == "unsupported"
-    assert "LibreOffice (soffice)" in parsed.document.reason
-
-
 @pytest.mark.skipif(not (CORPUS_BAD / "password_protected.xlsx").exists(), reason="shared corpus not present")
 def test_encrypted_workbook_fails_cleanly():
     data = (CORPUS_BAD / "password_protected.xlsx").read_bytes()
@@ -251,37 +242,6 @@ def test_spacy_patch_is_idempotent_and_loads_a_packaged_model():
         "One sentence here.",
         "Another one there.",
     ]
-
-
-@pytest.mark.parametrize(
-    ("html", "rows", "header_rows"),
-    [
-        (
-            "<table><thead><tr><th>A</th><th>B</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>",
-            (("A", "B"), ("1", "2")),
-            1,
-        ),
-        (
-            "<table><tr><td>x</td><td>y</td></tr><tr><td>1</td><td>2</td></tr></table>",
-            (("x", "y"), ("1", "2")),
-            1,
-        ),
-        (
-            '<table><tr><td rowspan="2">a</td><td colspan="2">b</td></tr><tr><td>c</td><td>d</td></tr></table>',
-            (("a", "b", ""), ("", "c", "d")),
-            1,
-        ),
-        (
-            "<table><tr><td>a</td><td><table><tr><td>in1</td><td>in2</td></tr></table></td></tr></table>",
-            (("a", "in1 in2"),),
-            0,
-        ),
-        ("<table><tr><td/><td/></tr><tr><td>a &amp; b</td><td/></tr></table>", (("a & b",),), 0),
-        ("", (), 0),
-    ],
-)
-def test_table_html_to_rows(html, rows, header_rows):
-    assert _table_rows(html) == (rows, header_rows)
 
 
 def test_unhandled_format_is_a_clear_error():
@@ -409,53 +369,3 @@ def test_office_samples_parse_without_unstructured_or_spacy():
         assert not unstructured, name
         assert seen[name, "eager"][2]  # spaCy imported up front brings torch
         assert seen[name, "deferred"][4:] == seen[name, "eager"][4:]
-
-
-@pytest.mark.skipif(shutil.which("soffice") is None, reason="a legacy .doc needs LibreOffice (soffice)")
-@pytest.mark.skipif(not (CORPUS_OTHER / "fake.doc").exists(), reason="shared corpus not present")
-def test_office_files_parse_without_language_detection_and_the_same_blocks(tmp_path):
-    """unstructured detects each document's language (langdetect, its 55 profiles loaded first in
-    every process: ~0.3 s) only to fill metadata.languages, which no block reads: it is skipped,
-    and the same files with detection on give the same blocks. iso639's table (~0.2 s), imported
-    with it, loads only when asked for."""
-    import subprocess
-    import sys
-
-    root = Path(__file__).resolve().parent.parent
-    script = (
-        "import sys, json, dataclasses\n"
-        "from raychunk.parse import parse_document, office_formats\n"
-        "from langdetect import detector_factory\n"
-        "def run():\n"
-        "    out = []\n"
-        "    for name in sys.argv[1:]:\n"
-        "        p = parse_document(open(name, 'rb').read(), name)\n"
-        "        out.append([p.document.status, p.document.title, p.text,\n"
-        "                    [[b.kind, b.text, b.char_start, b.char_end, list(b.heading_path)] for b in p.blocks]])\n"
-        "    return out\n"
-        "skipped = run()\n"
-        "loaded = detector_factory._factory is not None\n"
-        "table = 'iso639.language' in sys.modules\n"
-        "from unstructured.partition.common.lang import _get_iso639_language_object\n"
-        "english = _get_iso639_language_object('en').part3\n"
-        "for k, spec in list(office_formats.FORMATS.items()):\n"
-        "    office_formats.FORMATS[k] = dataclasses.replace(spec, options=(*spec.options, ('languages', ['auto'])))\n"
-        "detected = run()\n"
-        "print(json.dumps([loaded, detector_factory._factory is not None, skipped == detected, skipped, table, english]))\n"
-    )
-    # unstructured partitions legacy Word documents; the samples' office files are read by raychunk's readers
-    names = [*(str(root / "samples" / n) for n in ("onboarding-checklist.docx", "q3-platform-review.pptx")),
-             str(CORPUS_OTHER / "fake.doc")]  # fmt: skip
-    out = subprocess.run(
-        [sys.executable, "-c", script, *names],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        check=True,
-    ).stdout
-    loaded_before, loaded_after, same, parsed, table, english = json.loads(out.splitlines()[-1])
-    assert [p[0] for p in parsed] == ["ok"] * 3 and all(p[3] for p in parsed)
-    assert not loaded_before  # no profiles loaded for three office files
-    assert not table and english == "eng"  # nor iso639's language table, until something asks for it
-    assert loaded_after  # the switch is what skips it: on, langdetect runs
-    assert same

@@ -15,6 +15,19 @@ _CONTROL_OR_BREAK = re.compile(r"[\x00-\x1f\x7f]")
 _WIKI_HEADING = re.compile(r"[ \t]*(=(?:[ \t]*=)*)[ \t]*([^=\s](?:.*?[^=\s])?)[ \t]*(=(?:[ \t]*=)*)[ \t\r]*")
 
 
+class ConversionFailed(Exception):
+    """A converter a reader goes through (msdoc2docx, ppt2pptx) refused the file; the message is the
+    row's one-line reason and ``status`` its status."""
+
+    def __init__(self, reason: str, status: str = "failed"):
+        super().__init__(reason)
+        self.status = status
+
+
+def one_line(x: object, limit: int = 160) -> str:
+    return " ".join(str(x).split())[:limit]
+
+
 def clean_text(s: str) -> str:
     """Drop nroff overstrikes (``_\\bI`` -> ``I``), terminal escape sequences and control characters;
     keep layout whitespace."""

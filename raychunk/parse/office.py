@@ -1,29 +1,15 @@
-"""Office documents, books and e-mail: raychunk's own readers, and unstructured's partitioners for
-the legacy binary formats.
+"""Office documents, books and e-mail, each read by raychunk's own reader, with one set of checks
+and failure reasons for all of them.
 
-Word documents (docx, and odt through pandoc), workbooks (xlsx, xls), slides (pptx), e-mail (eml,
-and Outlook's msg), EPUB books, RTF and Org are read by raychunk's own readers (``parse/word.py``,
-``parse/sheets.py``, ``parse/slides.py``, ``parse/mail.py``, ``parse/book.py``,
-``parse/pandoc.py``: the format's row names its ``reader``); they get the same checks here first (a
-damaged, encrypted or oversized package, binary bytes behind a text extension) and the same failure
-reasons after. Legacy .doc and .ppt are converted by LibreOffice (``soffice``) and partitioned by
-unstructured, and are ``unsupported`` without it; their elements become blocks and ``doc.text`` is
-their texts joined by blank lines, so every block satisfies
-``doc.text[b.char_start:b.char_end] == b.text``.
-
-Mapping: Title -> ``heading`` at level ``category_depth + 1``; ListItem -> ``list_item``; Table ->
-``table`` with rows read from ``text_as_html``; CodeSnippet -> ``code``; PageBreak -> ``page_break``;
-Header, Footer, PageNumber and Image are dropped; every other element with text is a ``paragraph``.
-Leading and trailing page breaks are dropped. A table whose html lost words that its text has
-(unstructured skips cells it cannot place) is kept as a paragraph instead. unstructured never marks
-the header rows of a legacy document's tables, which conventionally start with one, so there a
-table of more than one row gets ``header_rows = 1``.
+Word documents (docx; odt through pandoc; Word 97-2003 doc through msdoc2docx), workbooks (xlsx,
+xls), slides (pptx; PowerPoint 97-2003 ppt through ppt2pptx), e-mail (eml, and Outlook's msg), EPUB
+books, RTF and Org are read by ``parse/word.py``, ``parse/sheets.py``, ``parse/slides.py``,
+``parse/mail.py``, ``parse/book.py`` and ``parse/pandoc.py`` (the format's row names its
+``reader``). They get the same checks here first (a damaged, encrypted or oversized package, binary
+bytes behind a text extension) and the same failure reasons after.
 
 What each format is read by and the features that steer it are its row of ``office_formats.FORMATS``,
 read once per file; nothing here tests a format's name.
-
-unstructured is imported on first use and only once per process, with its telemetry switched off
-and its spaCy model loaded from an installed package (it would otherwise download one).
 """
 
 from __future__ import annotations
@@ -34,22 +20,18 @@ import io
 import logging
 import os
 import re
-import shutil
 import xml.etree.ElementTree as ET
 import zipfile
 import zlib
-from collections import Counter
-from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 
-from raychunk._unstructured import prepare_unstructured
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish, listing
+from raychunk.parse._common import ConversionFailed, listing
 from raychunk.parse.compressed import BOMB_FLOOR_BYTES
 from raychunk.parse.detect import decode_text
 from raychunk.parse.office_formats import FORMATS, OfficeFormat
 from raychunk.parse.pandoc import PandocFailed
-from raychunk.render import render_table, squash
+from raychunk.render import squash
 
 if TYPE_CHECKING:
     from raychunk.parse import ParseOptions
@@ -58,7 +40,6 @@ __all__ = ["parse_office"]
 
 log = logging.getLogger(__name__)
 
-_DROPPED = {"Header", "Footer", "PageNumber", "Image"}
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 # A package is refused as a zip bomb when its parts would decompress to more than BOMB_FLOOR_BYTES and to
 # more than ParseOptions.max_unzip_ratio times its size. zipfile reads no more than a part's declared
@@ -74,35 +55,12 @@ _PLACEHOLDER_TITLE = re.compile(
 )
 
 
-def _never_narrative(text: str, *args, **kwargs) -> bool:
-    return False
-
-
-def _skip_narrative_model(spec: OfficeFormat) -> None:
-    """Stop unstructured running spaCy over every paragraph of a legacy .doc (LibreOffice's docx) to
-    no effect here.
-
-    In its docx partitioner, ``is_possible_narrative_text`` only tells
-    NarrativeText from Text (lists, addresses and titles are decided before it), and both become
-    ``paragraph`` blocks; yet it runs a spaCy tagger and parser over each paragraph, 90% of the time
-    of a long docx (handbook-872p.docx: 42 s -> 7 s). pptx, xlsx and plain text are left alone:
-    there the same check decides between paragraph and Title.
-    """
-    target = {"docx": "unstructured.partition.docx"}.get(spec.read_as)
-    if target is None:
-        return
-    module = importlib.import_module(target)
-    if getattr(module, "is_possible_narrative_text", None) not in (None, _never_narrative):
-        module.is_possible_narrative_text = _never_narrative
-
-
 def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDocument:
-    """Read an office or e-mail file: by the format's own reader, or partitioned by unstructured and
-    its elements mapped onto blocks.
+    """Read an office, book or e-mail file by its format's reader (``office_formats``).
 
-    Expected failures (a corrupt or encrypted file, a legacy format without LibreOffice) come back
-    as ``failed`` / ``unsupported`` records; anything else a reader raises propagates to the
-    dispatcher, which records it.
+    Expected failures (a corrupt or encrypted file, one a converter refuses) come back as ``failed``
+    / ``unsupported`` records; anything else a reader raises propagates to the dispatcher, which
+    records it.
     """
     fmt = base.format
     spec = FORMATS.get(fmt)
@@ -115,16 +73,8 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
         return refused
     if spec.package == "ooxml":
         data = _without_doctype(data)
-    # languages=[""]: no language detection. It only fills metadata.languages, which no block reads,
-    # and langdetect loads its 55 profiles in every document process first (~0.3 s).
-    kwargs = {"languages": [""], **dict(spec.options)}
     try:
-        if spec.reader:
-            return _read(spec, data, base, options)
-        prepare_unstructured()
-        partition = getattr(importlib.import_module(f"unstructured.partition.{spec.module}"), spec.function)
-        _skip_narrative_model(spec)
-        elements = partition(file=io.BytesIO(data), **kwargs)
+        return _read(spec, data, base, options)
     except ImportError as e:
         raise ImportError(f"parsing .{fmt} files needs {e.name or e}: pip install {spec.install}") from e
     except (zipfile.BadZipFile, KeyError, zlib.error, EOFError) as e:
@@ -138,8 +88,6 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
     except Exception as e:
         if isinstance(e, DamagedPackage):
             return _not_a_valid_package(base, spec, str(e))
-        if type(e).__name__ == "UnprocessableEntityError" and "password" in str(e).lower():
-            return _failed(base, f"encrypted {spec.called}: needs a password")
         if spec.package and (type(e).__name__ == "PackageNotFoundError" or "not a zip" in str(e).lower()):
             return _not_a_valid_package(base, spec, "it is not a readable zip package")
         if spec.package and isinstance(e, SyntaxError) and type(e).__name__ in _XML_ERRORS:
@@ -152,6 +100,8 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
             return _not_a_valid_package(base, spec, _unreadable_part(e))
         if isinstance(e, PandocFailed):
             return _failed(base, str(e))
+        if isinstance(e, ConversionFailed):
+            return ParsedDocument(dataclasses.replace(base, status=e.status, reason=str(e)))
         damaged = _damaged_file(e, base, spec)
         if damaged is not None:
             return damaged
@@ -169,7 +119,6 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
                 base, spec, f"a part holds a value its format does not define ({str(e)[:120]})"
             )
         raise
-    return _to_document(elements, data, base, spec)
 
 
 class DamagedPackage(Exception):
@@ -204,26 +153,12 @@ def _damaged_file(e: BaseException, base: Document, spec: OfficeFormat) -> Parse
     """A ``failed`` record when the exception is what a damaged file of this format makes its reader
     raise (found by scripts/fuzz.py); None for anything else, which stays a parser failure."""
     text = " ".join(str(e).split())
-    if spec.ole and _raised_in(e, *_OLE_LIBRARIES):
+    if spec.ole and _raised_in(e, *_OLE_LIBRARIES, anywhere=True):
         if isinstance(e, KeyError) and e.args:
             detail = f"a required stream {e.args[0]} is missing"
         else:
             detail = text[:120] or type(e).__name__
         return _failed(base, f"not a valid {spec.ole}: its OLE container is damaged ({detail})")
-    if not spec.refusal_is_damage:
-        return None
-    if type(e).__name__ == "UnprocessableEntityError":
-        # unstructured's own refusal: "Invalid EPUB file: Pandoc died ...", "Not a valid XLSX file."
-        m = re.search(r"during conversion:\s*(.*)", text)
-        cause = " ".join(str(e.__cause__ or "").split())
-        detail = (
-            f"pandoc cannot read it: {m.group(1)}"
-            if m
-            else text.rstrip(".") + (f": {cause}" if cause else "")
-        )
-        if not spec.package:
-            return _failed(base, f"not a valid {spec.ole} ({detail[:160]})")
-        return _not_a_valid_package(base, spec, detail[:160])
     if not spec.package:
         return None
     m = re.search(r"is not a (?:Word|PowerPoint|Excel) file, content type is '([^']+)'", text)
@@ -235,31 +170,27 @@ def _damaged_file(e: BaseException, base: Document, spec: OfficeFormat) -> Parse
     return None
 
 
-def _raised_in(e: BaseException, *packages: str) -> bool:
-    """The innermost frame of the exception's traceback is in one of these top-level packages."""
+def _raised_in(e: BaseException, *packages: str, anywhere: bool = False) -> bool:
+    """The innermost frame of the exception's traceback is in one of these top-level packages; with
+    ``anywhere``, some frame is (a codec or ``struct`` the library called raised it)."""
     tb = e.__traceback__
-    while tb is not None and tb.tb_next is not None:
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code.co_filename)
         tb = tb.tb_next
-    if tb is None:
-        return False
-    path = tb.tb_frame.f_code.co_filename
-    return any(f"{os.sep}{p}{os.sep}" in path or os.path.basename(path) == f"{p}.py" for p in packages)
+    return any(
+        f"{os.sep}{p}{os.sep}" in path or os.path.basename(path) == f"{p}.py"
+        for path in (frames if anywhere else frames[-1:])
+        for p in packages
+    )
 
 
 def _refuse(data: bytes, base: Document, spec: OfficeFormat, options: ParseOptions) -> ParsedDocument | None:
-    """A record for input that cannot be partitioned here, before paying for unstructured."""
+    """A record for input that cannot be read, before its reader is paid for."""
     if spec.text:
         # Binary bytes behind a text extension: BinaryContent, which the dispatcher words as it does
         # for every text format, before pandoc or the e-mail parser chokes on them.
         decode_text(data)
-    if spec.soffice and shutil.which("soffice") is None:
-        return ParsedDocument(
-            dataclasses.replace(
-                base,
-                status="unsupported",
-                reason=f"legacy .{spec.name} ({spec.soffice} 97-2003) needs LibreOffice (soffice) to convert; not installed",
-            )
-        )
     if spec.package == "ooxml" and data.startswith(_OLE_MAGIC):
         # An encrypted OOXML file is an OLE container holding EncryptionInfo + EncryptedPackage.
         if _ole_streams(data) >= {"EncryptionInfo", "EncryptedPackage"}:
@@ -416,94 +347,6 @@ def _ole_streams(data: bytes) -> set[str]:
         return set()
 
 
-def _to_document(elements: list, data: bytes, base: Document, spec: OfficeFormat) -> ParsedDocument:
-    asm = TextAssembler()
-    stream = BlockStream()
-    end = 0  # where the text so far ends: the offset of a page break
-    pending_breaks = 0
-    max_page = 0
-
-    for el in elements:
-        category = getattr(el, "category", "") or ""
-        md = el.metadata
-        page = md.page_number if isinstance(md.page_number, int) and md.page_number > 0 else None
-        if page:
-            max_page = max(max_page, page)
-        if category == "PageBreak":
-            if stream.blocks:
-                pending_breaks += 1
-            continue
-        if category in _DROPPED:
-            continue
-        pages = (page,) if page else ()
-        depth = md.category_depth if isinstance(md.category_depth, int) else 0
-        raw = clean_text((el.text or "").replace("\x0b", "\n"))
-
-        if category == "Table":
-            rows, header_rows = _table_rows(md.text_as_html)
-            # unstructured drops cells it cannot place (gridBefore/gridAfter offsets in
-            # grid_offset_error.docx); a grid that lost words becomes a paragraph that keeps them.
-            lost = _words(raw) - _words(" ".join(" ".join(row) for row in rows))
-            if rows and not lost:
-                text = render_table(rows, header_rows)
-                pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
-                start, end = asm.append(text)
-                stream.add("table", text, start, end, pages=pages, rows=rows, header_rows=header_rows)
-                continue
-            if rows:
-                log.info(
-                    "table html of %s lost %d words; keeping the table as a paragraph", base.source, len(lost)
-                )
-            category = "NarrativeText"
-        if category == "Title":
-            text = squash(raw)
-            if not text:
-                continue
-            pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
-            start, end = asm.append(text)
-            stream.heading(text, depth + 1, start, end, pages=pages)
-        elif category == "ListItem":
-            text = raw.strip()
-            if not text:
-                continue
-            level = max(0, depth)
-            marker, cut = "", 0
-            if m := _NUMBERED.match(text):  # docx and odt numbering, as unstructured writes it
-                marker, cut = m.group(1), m.end()
-            pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
-            start, end = asm.append(text)  # a number stays in the text, spanned by no block
-            stream.add("list_item", text[cut:], start + cut, end, pages=pages, level=level, marker=marker)
-        else:
-            kind = "code" if category == "CodeSnippet" else "paragraph"
-            text = raw.strip("\r\n").rstrip() if kind == "code" else raw.strip()
-            if not text.strip():
-                continue
-            pending_breaks = _flush_breaks(stream, pending_breaks, end, page)
-            start, end = asm.append(text)
-            stream.add(kind, text, start, end, pages=pages)
-
-    return finish(base, asm.text, stream.blocks, pages=max_page)
-
-
-# A list item's number at the start of its text: digits, one letter or a roman numeral, then . or ).
-_NUMBERED = re.compile(r"((?:\d{1,9}|[A-Za-z]|[ivxlcdm]{2,7}|[IVXLCDM]{2,7})[.)])[ \t]+(?=\S)")
-
-
-def _words(text: str) -> Counter:
-    return Counter(text.split())
-
-
-def _flush_breaks(stream: BlockStream, pending: int, at: int, page: int | None = None) -> int:
-    """Emit the page breaks seen since the last block, now that content on ``page`` follows them.
-
-    As in the pdf parser, each break carries the page it opens, when the pages are known.
-    """
-    for i in range(pending):
-        opens = page - pending + 1 + i if page else 0
-        stream.add("page_break", "", at, at, pages=(opens,) if opens > 0 else ())
-    return 0
-
-
 def _package_title(data: bytes, spec: OfficeFormat) -> str:
     """dc:title from an OOXML core.xml, an ODF meta.xml or an EPUB package document; '' if none."""
     if not spec.package:
@@ -524,139 +367,6 @@ def _package_title(data: bytes, spec: OfficeFormat) -> str:
         return ""  # XML declaration naming an encoding that does not exist
     found = root.find(".//{http://purl.org/dc/elements/1.1/}title")
     return squash(found.text or "") if found is not None else ""
-
-
-class _TableHTML(HTMLParser):
-    """Rows of the outermost <table> in unstructured's ``text_as_html``.
-
-    Each row is ``(cells, is_header)`` with cells as ``(text, colspan, rowspan)``. A nested table's
-    text goes into the cell that holds it.
-    """
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.rows: list[tuple[list[tuple[str, int, int]], bool]] = []
-        self._depth = 0
-        self._in_thead = False
-        self._row: list[tuple[str, int, int]] | None = None
-        self._row_header = True
-        self._cell: list[str] | None = None
-        self._span = (1, 1)
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "table":
-            self._depth += 1
-            if self._depth > 1 and self._cell is not None:
-                self._cell.append(" ")
-            return
-        if self._depth > 1:
-            if self._cell is not None and tag in ("td", "th", "tr", "br", "p", "div", "li"):
-                self._cell.append(" ")
-            return
-        if self._depth != 1:
-            return
-        if tag == "thead":
-            self._in_thead = True
-        elif tag in ("tbody", "tfoot"):
-            self._in_thead = False
-        elif tag == "tr":
-            self._end_row()
-            self._row, self._row_header = [], True
-        elif tag in ("td", "th"):
-            self._end_cell()
-            if self._row is None:
-                self._row, self._row_header = [], True
-            self._row_header = self._row_header and (tag == "th" or self._in_thead)
-            attrs = dict(attrs)
-            self._span = (_span(attrs.get("colspan")), _span(attrs.get("rowspan")))
-            self._cell = []
-        elif tag in ("br", "p", "div", "li") and self._cell is not None:
-            self._cell.append("\n")
-
-    def handle_endtag(self, tag):
-        if tag == "table":
-            if self._depth == 1:
-                self._end_row()
-            self._depth = max(0, self._depth - 1)
-        elif self._depth != 1:
-            return
-        elif tag in ("td", "th"):
-            self._end_cell()
-        elif tag == "tr":
-            self._end_row()
-        elif tag == "thead":
-            self._in_thead = False
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell.append(data)
-
-    def _end_cell(self):
-        if self._cell is not None and self._row is not None:
-            self._row.append((squash("".join(self._cell)), *self._span))
-        self._cell = None
-
-    def _end_row(self):
-        self._end_cell()
-        if self._row is not None:
-            self.rows.append((self._row, self._row_header and bool(self._row)))
-        self._row = None
-
-
-def _span(value) -> int:
-    try:
-        return min(max(int(value), 1), 1000)  # hostile spans must not blow the grid up
-    except (TypeError, ValueError):
-        return 1
-
-
-def _table_rows(html: str | None) -> tuple[tuple[tuple[str, ...], ...], int]:
-    """A table's rows as a rectangular grid, and how many leading rows are header rows.
-
-    Spanned cells keep their text in the first position and leave the others empty; rows and
-    columns with no text at all are dropped.
-    """
-    if not html:
-        return (), 0
-    parser = _TableHTML()
-    parser.feed(html)
-    parser.close()
-    parser._end_row()
-    grid: list[list[str]] = []
-    header_flags: list[bool] = []
-    carry: dict[int, int] = {}  # column -> rows still covered by a rowspan from above
-    for cells, is_header in parser.rows:
-        line: list[str] = []
-        for text, colspan, rowspan in cells:
-            while carry.get(len(line), 0) > 0:
-                carry[len(line)] -= 1
-                line.append("")
-            for k in range(colspan):
-                if rowspan > 1:
-                    carry[len(line)] = rowspan - 1
-                line.append(text if k == 0 else "")
-        for col in sorted(c for c, left in carry.items() if c >= len(line) and left > 0):
-            line.extend([""] * (col - len(line)) + [""])
-            carry[col] -= 1
-        grid.append(line)
-        header_flags.append(is_header)
-    keep = [i for i, line in enumerate(grid) if any(line)]
-    grid = [grid[i] for i in keep]
-    header_flags = [header_flags[i] for i in keep]
-    if not grid:
-        return (), 0
-    width = max(len(line) for line in grid)
-    grid = [line + [""] * (width - len(line)) for line in grid]
-    cols = [c for c in range(width) if any(line[c] for line in grid)]
-    rows = tuple(tuple(line[c] for c in cols) for line in grid)
-    header_rows = 0
-    while header_rows < len(rows) and header_flags[header_rows]:
-        header_rows += 1
-    if header_rows == len(rows) and len(rows) > 1:
-        header_rows = 1  # every row marked <th>: a key/value grid, not all header
-    if header_rows == 0 and len(rows) > 1:
-        header_rows = 1
-    return rows, header_rows
 
 
 def _failed(base: Document, reason: str) -> ParsedDocument:

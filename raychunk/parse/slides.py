@@ -1,4 +1,5 @@
-"""PowerPoint decks (.pptx), read with python-pptx as the deck says, not guessed from the words.
+"""PowerPoint decks (.pptx), read with python-pptx as the deck says, not guessed from the words;
+PowerPoint 97-2003 decks (.ppt) through ppt2pptx's conversion to one (pure Python: no LibreOffice).
 
 Each slide is a page. Its title placeholder is a level-1 heading, wherever it sits on the slide; then
 its other shapes in reading order (top to bottom, then left to right; a group's shapes where the
@@ -14,6 +15,10 @@ heading: its text is not part of the slide before it.
   its first row is a header row unless the table's "Header Row" option (``firstRow``) is turned off.
 - A chart is its title and its data as a table: categories down, one column a series.
 - Footers, dates, slide numbers and shapes placed off the slide give no text; pictures give none.
+- A .ppt is read as the .pptx ppt2pptx makes of it, with what its own records say and the
+  conversion does not carry (``ppt_records.py``): the shape holding the text the deck records as a
+  slide's title is that slide's title (ppt2pptx writes placeholders as plain text boxes), and a
+  table (which it writes as a text box per cell) is read as a table, in its place.
 """
 
 from __future__ import annotations
@@ -23,13 +28,22 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish, roman
+from raychunk.parse._common import (
+    BlockStream,
+    ConversionFailed,
+    TextAssembler,
+    clean_text,
+    finish,
+    one_line,
+    roman,
+)
+from raychunk.parse.ppt_records import LegacySlide, LegacyTable, read_slides
 from raychunk.render import render_table, squash
 
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
 
-__all__ = ["read_pptx"]
+__all__ = ["read_ppt", "read_pptx"]
 
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
@@ -42,7 +56,11 @@ _TITLES = {"title", "ctrTitle"}
 _TITLE_STYLE, _BODY_STYLE, _OTHER_STYLE = f"{_P}titleStyle", f"{_P}bodyStyle", f"{_P}otherStyle"
 
 
-def read_pptx(data: bytes, base: Document, title: str = "") -> ParsedDocument:
+def read_pptx(
+    data: bytes, base: Document, title: str = "", *, legacy: list[LegacySlide] | None = None
+) -> ParsedDocument:
+    """``legacy``: what a .ppt's own records say of each slide (its title, its tables), which the
+    conversion to this .pptx does not carry."""
     import pptx
 
     deck = pptx.Presentation(io.BytesIO(data))
@@ -55,7 +73,8 @@ def read_pptx(data: bytes, base: Document, title: str = "") -> ParsedDocument:
         if stream.blocks:
             pending += 1
         stream.leave(1)
-        for kind, text, kw in _slide_blocks(slide, deck.slide_width, deck.slide_height):
+        facts = legacy[n - 1] if legacy is not None and n <= len(legacy) else None
+        for kind, text, kw in _slide_blocks(slide, deck.slide_width, deck.slide_height, facts):
             for opens in range(n - pending + 1, n + 1):
                 stream.add("page_break", "", end, end, pages=(opens,))
             pending = 0
@@ -70,17 +89,25 @@ def read_pptx(data: bytes, base: Document, title: str = "") -> ParsedDocument:
     return finish(base, asm.text, stream.blocks, **changes)
 
 
-def _slide_blocks(slide, width, height) -> Iterator[tuple[str, str, dict]]:
+def _slide_blocks(slide, width, height, facts: LegacySlide | None = None) -> Iterator[tuple[str, str, dict]]:
     """``(kind, text, block fields)`` of one slide: its title, its shapes in reading order, its notes."""
     title = next((x for x in slide.shapes if _placeholder_type(x) in _TITLES), None)
+    if title is None and facts is not None and facts.title:
+        title = next((x for x in slide.shapes if _shape_text(x) == facts.title), None)
     if title is not None and (not title.has_text_frame or _bulleted(title)):
         title = None  # a title placeholder holding a list is body text, read where it sits
     if title is not None:
-        text = squash(" ".join(clean_text(p.text.replace("\v", " ")) for p in title.text_frame.paragraphs))
+        text = _shape_text(title)
         if text:
             yield "heading", text, {}
     skip = title._element if title is not None else None
-    for top, left, shape in sorted(_placed(slide.shapes, None), key=lambda x: (x[0], x[1])):
+    placed: list[tuple[int, int, object]] = list(_placed(slide.shapes, None))
+    if facts is not None and facts.tables:
+        placed = _legacy_tables(placed, facts.tables)
+    for top, left, shape in sorted(placed, key=lambda x: (x[0], x[1])):
+        if isinstance(shape, LegacyTable):
+            yield from _legacy_table(shape)
+            continue
         if shape._element is skip or _placeholder_type(shape) in _CHROME or top < 0 or left < 0:
             continue
         if width and height and (top >= height or left >= width):
@@ -99,6 +126,66 @@ def _slide_blocks(slide, width, height) -> Iterator[tuple[str, str, dict]]:
             text = clean_text(p.text.replace("\v", "\n")).strip()
             if text:
                 yield "paragraph", text, {}
+
+
+def _legacy_tables(placed: list, tables: tuple[LegacyTable, ...]) -> list:
+    """The shapes with each legacy table's cells (text boxes inside its box, holding a cell's text)
+    in the table's place: the conversion wrote the cells as text boxes."""
+    slack = 3175  # EMUs: two of the .ppt's master units (576 an inch)
+    out, taken = [], set()
+    for table in tables:
+        left, top, right, bottom = table.box
+        texts = {cell for row in table.rows for cell in row}
+        inside = [
+            i
+            for i, (t, x, shape) in enumerate(placed)
+            if i not in taken
+            and left - slack <= x <= right + slack
+            and top - slack <= t <= bottom + slack
+            and getattr(shape, "has_text_frame", False)
+            and _shape_text(shape) in texts
+        ]
+        if inside:
+            taken.update(inside)
+            out.append((top, left, table))
+    return [p for i, p in enumerate(placed) if i not in taken] + out
+
+
+def _legacy_table(table: LegacyTable) -> Iterator[tuple[str, str, dict]]:
+    """A .ppt's table, its first row a header, as PowerPoint styles a new table."""
+    return _table_block([list(r) for r in table.rows], table.copies, header=True)
+
+
+def _shape_text(shape) -> str:
+    if not getattr(shape, "has_text_frame", False):
+        return ""
+    return squash(" ".join(clean_text(p.text.replace("\v", " ")) for p in shape.text_frame.paragraphs))
+
+
+def read_ppt(data: bytes, base: Document, title: str = "") -> ParsedDocument:
+    """A PowerPoint 97-2003 deck, converted into a .pptx by ppt2pptx (in this process, from a private
+    temporary folder) and read as one, each slide's title taken from the deck's slide list."""
+    import tempfile
+    from pathlib import Path
+
+    try:
+        from ppt2pptx import convert
+        from ppt2pptx.errors import EncryptedPresentationError, Ppt2PptxError, UnsupportedPptVersionError
+    except ImportError as e:
+        raise ImportError(f"reading .ppt files needs ppt2pptx: pip install ppt2pptx ({e})") from e
+    with tempfile.TemporaryDirectory(prefix="raychunk-ppt-") as tmp:
+        source, target = Path(tmp, "in.ppt"), Path(tmp, "out.pptx")
+        source.write_bytes(data)
+        try:
+            convert(source, target)
+        except EncryptedPresentationError as e:
+            raise ConversionFailed("encrypted legacy PowerPoint deck: needs a password") from e
+        except UnsupportedPptVersionError as e:
+            raise ConversionFailed(f"legacy PowerPoint deck: {one_line(e)}", "unsupported") from e
+        except Ppt2PptxError as e:
+            raise ConversionFailed(f"not a valid legacy PowerPoint deck: {one_line(e)}") from e
+        converted = target.read_bytes()
+    return read_pptx(converted, base, title, legacy=read_slides(data))
 
 
 def _bulleted(shape) -> bool:
@@ -246,7 +333,6 @@ def _base(placeholder):
 
 
 def _table(table) -> Iterator[tuple[str, str, dict]]:
-    rows: list[list[str]] = []
     copies: list[tuple[int, int]] = []
     grid = [[squash(clean_text(c.text.replace("\v", " "))) for c in row.cells] for row in table.rows]
     for i, row in enumerate(table.rows):
@@ -257,13 +343,16 @@ def _table(table) -> Iterator[tuple[str, str, dict]]:
                         if (di or dj) and i + di < len(grid) and j + dj < len(grid[i + di]):
                             grid[i + di][j + dj] = grid[i][j]
                             copies.append((i + di, j + dj))
-    for row in grid:
-        rows.append(row)
+    return _table_block(grid, copies, header=_header_row(table._tbl.tblPr))
+
+
+def _table_block(rows: list[list[str]], copies, *, header: bool) -> Iterator[tuple[str, str, dict]]:
+    """A table block of ``rows`` (trailing empty rows dropped), its merged cells' ``copies``."""
     while rows and not any(rows[-1]):
         rows.pop()
     if not any(any(r) for r in rows):
         return
-    header_rows = int(len(rows) > 1 and _header_row(table._tbl.tblPr))
+    header_rows = int(len(rows) > 1 and header)
     rows_t = tuple(tuple(r) for r in rows)
     kw = {"rows": rows_t, "header_rows": header_rows}
     kept = tuple(sorted(c for c in set(copies) if c[0] < len(rows_t)))

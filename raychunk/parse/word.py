@@ -1,5 +1,6 @@
 """Word documents (.docx), read from the package's XML as Word shows it, not guessed from the words;
-OpenDocument texts (.odt) through pandoc's conversion to one.
+OpenDocument texts (.odt) through pandoc's conversion to one, and Word 97-2003 documents (.doc)
+through msdoc2docx's (pure Python: no LibreOffice).
 
 - The body is read in order, content controls (``w:sdt``) and custom XML included, and an imported
   part of HTML or plain text (``w:altChunk``, as converters from HTML write) by raychunk's own
@@ -33,13 +34,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from raychunk.parse._common import BlockStream, TextAssembler, cell_text, clean_text, finish, roman
+from raychunk.parse._common import (
+    BlockStream,
+    ConversionFailed,
+    TextAssembler,
+    cell_text,
+    clean_text,
+    finish,
+    one_line,
+    roman,
+)
 from raychunk.render import LIST_NUMBER, render_table, squash
 
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
 
-__all__ = ["read_docx", "read_odt"]
+__all__ = ["read_doc", "read_docx", "read_odt"]
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
@@ -110,6 +120,108 @@ def read_odt(data: bytes, base: Document, title: str = "") -> ParsedDocument:
     from raychunk.parse.pandoc import convert
 
     return read_docx(convert(data, "odt", "docx", extension="odt"), base, title)
+
+
+def read_doc(data: bytes, base: Document, title: str = "") -> ParsedDocument:
+    """A Word 97-2003 document, converted into a Word document by msdoc2docx (in this process, from a
+    private temporary folder) and read as one. What the converter had to leave out of the text (a
+    damaged text-box story, a table it flattened) is named in the row's reason."""
+    import dataclasses
+    import tempfile
+    from pathlib import Path
+
+    try:
+        from doc2docx import convert
+        from doc2docx.errors import Doc2DocxError, EncryptedDocumentError, UnsupportedFeatureError
+    except ImportError as e:
+        raise ImportError(f"reading .doc files needs msdoc2docx: pip install msdoc2docx ({e})") from e
+    version = _word_version(data)
+    if version is not None and version < _WORD_97:
+        raise ConversionFailed(
+            f"a Word 6 or Word 95 document (format version {version}): raychunk reads Word 97-2003 .doc files",
+            "unsupported",
+        )
+    with tempfile.TemporaryDirectory(prefix="raychunk-doc-") as tmp:
+        source, target = Path(tmp, "in.doc"), Path(tmp, "out.docx")
+        source.write_bytes(data)
+        try:
+            report = convert(source, target).report
+        except EncryptedDocumentError as e:
+            raise ConversionFailed("encrypted legacy Word document: needs a password") from e
+        except UnsupportedFeatureError as e:
+            raise ConversionFailed(
+                f"legacy Word document uses what msdoc2docx cannot read: {one_line(e)}", "unsupported"
+            ) from e
+        except Doc2DocxError as e:
+            raise ConversionFailed(f"not a valid legacy Word document: {one_line(e)}") from e
+        converted = _without_object_marks(target.read_bytes())
+    parsed = read_docx(converted, base, title)
+    lost = _conversion_losses(report.to_dict().get("diagnostics", ()))
+    if lost and parsed.document.status == "ok":
+        reason = "; ".join(x for x in (parsed.document.reason, lost) if x)
+        return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=reason))
+    return parsed
+
+
+_WORD_97 = 0x00C1  # the FIB's nFib from Word 97 on; Word 6 and 95 wrote 101-105
+
+
+def _word_version(data: bytes) -> int | None:
+    """The Word document stream's format version (``nFib``), None where it cannot be read here (the
+    converter then says what is wrong)."""
+    import olefile
+
+    try:
+        with olefile.OleFileIO(data) as ole:
+            head = ole.openstream("WordDocument").read(4)
+    except Exception:  # not an OLE container, or no Word document stream in it
+        return None
+    if len(head) < 4 or head[:2] != b"\xec\xa5":
+        return None
+    return int.from_bytes(head[2:4], "little")
+
+
+def _without_object_marks(package: bytes) -> bytes:
+    """msdoc2docx writes a picture or object it cannot place as U+FFFC in the text: no text of its
+    own, taken out of the document's part."""
+    import zipfile
+
+    src = zipfile.ZipFile(io.BytesIO(package))
+    if b"\xef\xbf\xbc" not in src.read("word/document.xml"):
+        return package
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body = src.read(info)
+            dst.writestr(
+                info, body.replace(b"\xef\xbf\xbc", b"") if info.filename == "word/document.xml" else body
+            )
+    return out.getvalue()
+
+
+# msdoc2docx's diagnostics that mean text or structure is missing from what it wrote (the rest are
+# drawings, layout, metadata and repairs, which change no text): the row's reason names them.
+_TEXT_LOST = {
+    "MAIN_TEXTBOX_TABLE_MALFORMED",  # the text boxes' story
+    "GROUPED_MAIN_TEXTBOXES_DEFERRED",
+    "MALFORMED_TABLE_FLATTENED",  # a table's rows read as paragraphs
+    "TABLE_DEPTH_LIMITED",
+    "NUMBERING_TABLE_MALFORMED",  # list numbers
+    "STYLE_TABLE_MALFORMED",  # heading styles
+    "OLE_OBJECT_OMITTED",
+    "NOTE_REFERENCE_DEFERRED",
+}
+
+
+def _conversion_losses(diagnostics) -> str:
+    lost = []
+    for d in diagnostics:
+        code = str(d.get("code", ""))
+        if code in _TEXT_LOST:
+            message = one_line(d.get("message", code))
+            if message not in lost:
+                lost.append(message)
+    return f"converted from Word 97-2003 with losses: {'; '.join(lost)}" if lost else ""
 
 
 def _related(part, kind: str):

@@ -1,0 +1,127 @@
+"""Fidelity sections ``doc`` and ``ppt``: the ``docx`` and ``slides`` sections' documents saved in
+the Word and PowerPoint 97-2003 formats.
+
+The documents and their truths are ``fidelity_docx.py``'s and ``fidelity_slides.py``'s (the same
+seeds, the same order); each was saved by LibreOffice (``soffice --convert-to doc`` / ``ppt``) and is
+kept in ``benchmarks/legacy/``, since LibreOffice is not part of the set-up.
+``benchmarks/legacy/MANIFEST.json`` holds a hash of each document's truth: a change to a generator
+that changes a truth stops the section until the files are written again (``python
+benchmarks/fidelity_legacy.py --write``, which needs soffice).
+
+Scored as the ``docx`` and ``slides`` sections score. What LibreOffice's export itself loses counts
+as a miss here, reader or not:
+
+- ``doc``: a list whose numbers run on from an earlier list is written as a list of its own, which
+  starts again at 1 (LibreOffice reads its own ``.doc`` back so too); the text boxes' story is not
+  one Word's format describes (msdoc2docx leaves it out and says so, and the row's reason names it);
+- ``ppt``: a table is written as a group of text boxes and lines, not as a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from fidelity import Section
+
+FIXTURES = Path(__file__).resolve().parent / "legacy"
+MANIFEST = FIXTURES / "MANIFEST.json"
+COUNT = 30
+
+
+def _word(rng):
+    from fidelity_docx import document
+
+    return document(rng)
+
+
+def _deck(rng):
+    from fidelity_slides import deck
+
+    return deck(rng)
+
+
+def _score_doc(s, case, data, truth):
+    from fidelity_docx import score_document
+
+    score_document(s, case, data, truth, fmt="doc")
+
+
+def _score_ppt(s, case, data, truth):
+    from fidelity_slides import score_deck
+
+    score_deck(s, case, data, truth, fmt="ppt")
+
+
+# section: (case prefix, the generator's seed, draw one, score one, LibreOffice's filter)
+_KINDS = {
+    "doc": ("doc", 1, _word, _score_doc, "doc:MS Word 97"),
+    "ppt": ("deck", 11, _deck, _score_ppt, "ppt:MS PowerPoint 97"),
+}
+
+
+def _truth_hash(truth) -> str:
+    return hashlib.sha256(json.dumps(truth, sort_keys=True, default=repr).encode()).hexdigest()[:16]
+
+
+def _section(name: str, fast: bool) -> Section:
+    prefix, seed, draw, score, _ = _KINDS[name]
+    s = Section(name)
+    manifest = json.loads(MANIFEST.read_text())
+    rng = random.Random(seed)
+    for i in range(3 if fast else COUNT):
+        _, truth = draw(rng)
+        case = f"{prefix}-{i}"
+        if manifest.get(f"{case}.{name}") != _truth_hash(truth):
+            raise SystemExit(
+                f"{MANIFEST}: {case}'s truth changed since its .{name} was written; run "
+                "python benchmarks/fidelity_legacy.py --write (needs LibreOffice's soffice)"
+            )
+        score(s, case, (FIXTURES / f"{case}.{name}").read_bytes(), truth)
+    return s
+
+
+SECTIONS = {"doc": lambda fast: _section("doc", fast), "ppt": lambda fast: _section("ppt", fast)}
+
+
+def write() -> None:
+    """Save the generators' documents with LibreOffice, and their truths' hashes."""
+    soffice = shutil.which("soffice")
+    if soffice is None:
+        raise SystemExit("writing the legacy files needs LibreOffice (soffice)")
+    FIXTURES.mkdir(exist_ok=True)
+    manifest = {}
+    for name, (prefix, seed, draw, _, target) in _KINDS.items():
+        rng = random.Random(seed)
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for i in range(COUNT):
+                data, truth = draw(rng)
+                case = f"{prefix}-{i}"
+                path = Path(tmp, f"{case}.{name}x")
+                path.write_bytes(data)
+                manifest[f"{case}.{name}"] = _truth_hash(truth)
+                paths.append(str(path))
+            subprocess.run(
+                [soffice, "--headless", "--convert-to", target, "--outdir", str(FIXTURES), *paths],
+                check=True,
+                capture_output=True,
+            )
+    MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {COUNT} files of each of {', '.join(_KINDS)} and {MANIFEST}")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--write", action="store_true", help="write benchmarks/legacy/ again (needs soffice)")
+    if ap.parse_args().write:
+        write()
+        sys.exit(0)
+    ap.print_help()

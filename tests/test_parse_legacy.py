@@ -1,0 +1,246 @@
+"""Word and PowerPoint 97-2003 files (.doc, .ppt): converted by msdoc2docx and ppt2pptx, read by
+raychunk's Word and slide readers, without LibreOffice; a deck's titles and tables read from its own
+records. The files are ``benchmarks/legacy/``'s: the fidelity sections' documents and decks as
+LibreOffice saved them (``benchmarks/fidelity_legacy.py``)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from raychunk.parse import parse_document
+
+ROOT = Path(__file__).resolve().parent.parent
+LEGACY = ROOT / "benchmarks" / "legacy"
+CORPUS_OTHER = ROOT.parent / "shared" / "corpus" / "other"
+
+
+def _doc(n: int) -> bytes:
+    return (LEGACY / f"doc-{n}.doc").read_bytes()
+
+
+def _word_document_offset(data: bytes) -> int:
+    import olefile
+
+    with olefile.OleFileIO(data) as ole:
+        entry = ole.direntries[ole._find(["WordDocument"])]
+        assert entry.size >= ole.minisectorcutoff  # in the container's own sectors, not the mini stream
+        return (entry.isectStart + 1) * ole.sectorsize
+
+
+def test_a_doc_reads_with_its_headings_lists_and_tables_and_no_libreoffice(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    parsed = parse_document(_doc(3), "report.doc")
+    assert parsed.document.status == "ok", parsed.document.reason
+    assert parsed.document.format == "doc"
+    kinds = {b.kind for b in parsed.blocks}
+    assert {"heading", "paragraph", "list_item", "table"} <= kinds
+    headings = [b for b in parsed.blocks if b.kind == "heading"]
+    assert all(1 <= b.level <= 3 for b in headings)
+    table = next(b for b in parsed.blocks if b.kind == "table")
+    assert len(table.rows) > 1 and table.header_rows == 1
+    items = [b for b in parsed.blocks if b.kind == "list_item" and b.marker]
+    assert items and all(parsed.text[: b.char_start].rstrip(" \t").endswith(b.marker) for b in items)
+    first = parsed.blocks.index(headings[0])
+    for i, b in enumerate(parsed.blocks):
+        assert parsed.text[b.char_start : b.char_end] == b.text
+        assert b.kind == "heading" or i <= first or b.heading_path  # under a heading after the first
+
+
+def test_the_same_document_as_doc_and_docx_gives_the_same_headings_and_tables():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import random
+
+        from fidelity_docx import SEED, document
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    rng = random.Random(SEED)
+    for n in range(3):
+        docx, _ = document(rng)
+        a, b = parse_document(_doc(n), f"d{n}.doc"), parse_document(docx, f"d{n}.docx")
+
+        def shape(p):
+            return [
+                (x.kind, x.text, x.level, x.rows, x.heading_path)
+                for x in p.blocks
+                if x.kind in ("heading", "table")
+            ]
+
+        assert shape(a) == shape(b), n
+
+
+def test_text_the_converter_leaves_out_is_named_in_the_reason_and_no_object_mark_is_text():
+    parsed = parse_document(_doc(1), "boxes.doc")
+    assert parsed.document.status == "ok"
+    assert parsed.document.reason == (
+        "converted from Word 97-2003 with losses: malformed optional main-story text boxes were omitted"
+    )
+    assert "\ufffc" not in parsed.text and parsed.blocks
+
+
+@pytest.mark.skipif(not (CORPUS_OTHER / "fake.doc").exists(), reason="shared corpus not present")
+def test_a_word_written_doc_reads():
+    parsed = parse_document((CORPUS_OTHER / "fake.doc").read_bytes(), "fake.doc")
+    assert parsed.document.status == "ok" and not parsed.document.reason
+    assert [(b.kind, b.text) for b in parsed.blocks] == [("paragraph", "Lorem ipsum dolor sit amet.")]
+
+
+def test_an_encrypted_doc_says_it_needs_a_password():
+    data = bytearray(_doc(2))
+    at = _word_document_offset(bytes(data))
+    assert data[at : at + 2] == b"\xec\xa5"  # the Word document's magic number
+    data[at + 11] |= 0x01  # FibBase.fEncrypted
+    parsed = parse_document(bytes(data), "locked.doc")
+    assert parsed.document.status == "failed"
+    assert parsed.document.reason == "encrypted legacy Word document: needs a password"
+
+
+@pytest.mark.parametrize("cut", [600, 3000, 9000])
+def test_a_doc_cut_short_is_a_failed_row_with_a_one_line_reason(cut):
+    parsed = parse_document(_doc(0)[:cut], "cut.doc")
+    assert parsed.document.status == "failed"
+    assert parsed.document.reason and "\n" not in parsed.document.reason
+    assert len(parsed.document.reason) < 300
+
+
+def test_a_doc_whose_word_stream_is_not_word_is_not_a_valid_legacy_word_document():
+    data = bytearray(_doc(2))
+    at = _word_document_offset(bytes(data))
+    data[at : at + 2] = b"\x00\x00"
+    parsed = parse_document(bytes(data), "odd.doc")
+    assert parsed.document.status == "failed"
+    assert parsed.document.reason.startswith("not a valid legacy Word document: ")
+
+
+def test_a_word_95_document_is_unsupported_and_says_which_versions_are_read():
+    data = bytearray(_doc(2))
+    at = _word_document_offset(bytes(data))
+    data[at + 2 : at + 4] = (104).to_bytes(2, "little")  # nFib of Word 95
+    parsed = parse_document(bytes(data), "old.doc")
+    assert parsed.document.status == "unsupported"
+    assert parsed.document.reason == (
+        "a Word 6 or Word 95 document (format version 104): raychunk reads Word 97-2003 .doc files"
+    )
+
+
+def test_without_msdoc2docx_the_error_names_the_package(monkeypatch):
+    from raychunk.document import Document
+    from raychunk.parse.word import read_doc
+
+    monkeypatch.setitem(sys.modules, "doc2docx", None)
+    with pytest.raises(ImportError, match="pip install msdoc2docx"):
+        read_doc(_doc(0), Document("id", "a.doc", "doc", "ok"))
+
+
+def _deck(n: int) -> bytes:
+    return (LEGACY / f"deck-{n}.ppt").read_bytes()
+
+
+def _stream_offset(data: bytes, name: str) -> int:
+    import olefile
+
+    with olefile.OleFileIO(data) as ole:
+        entry = ole.direntries[ole._find([name])]
+        assert entry.size < ole.minisectorcutoff  # a small stream: in the mini stream's sectors
+        mini = ole.direntries[0]  # the root entry holds the mini stream
+        sector = entry.isectStart * ole.minisectorsize
+        big = ole.sectorsize
+        # the mini stream's own sectors, in order, from the FAT
+        chain, s = [], mini.isectStart
+        while s < 0xFFFFFFFA and len(chain) < 10_000:
+            chain.append(s)
+            s = ole.fat[s]
+        return (chain[sector // big] + 1) * big + sector % big
+
+
+def test_a_ppt_reads_its_titles_bullets_tables_and_notes_with_the_same_blocks_as_its_pptx(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import random
+
+        from fidelity_slides import deck
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    rng = random.Random(11)
+    for n in range(3):
+        pptx, _ = deck(rng)
+        a, b = parse_document(_deck(n), f"d{n}.ppt"), parse_document(pptx, f"d{n}.pptx")
+        assert a.document.status == "ok", a.document.reason
+        assert a.document.format == "ppt"
+
+        def shape(p):
+            return [(x.kind, x.text, x.heading_path, x.pages, x.rows, x.copies) for x in p.blocks]
+
+        assert shape(a) == shape(b), n
+        assert {"heading", "list_item", "table"} <= {x.kind for x in a.blocks}
+        for x in a.blocks:
+            assert a.text[x.char_start : x.char_end] == x.text
+
+
+def test_a_ppt_title_is_read_from_its_records_and_a_deck_without_them_has_no_titles():
+    from raychunk.parse.ppt_records import read_slides
+
+    slides = read_slides(_deck(0))
+    assert slides is not None and len(slides) == 4
+    assert slides[0].title == "Archive capacity capacity 620"
+    table = slides[1].tables[0]
+    assert table.rows[0] == ("Storage 966", "Upload 495", "Gateway 117") and not table.copies
+    merged = slides[2].tables[0]
+    assert merged.copies == ((2, 2),) and merged.rows[2][2] == merged.rows[1][2]  # one cell over two rows
+    assert read_slides(b"not a deck") is None
+    assert read_slides(_deck(0)[:4096]) is None
+
+
+@pytest.mark.skipif(not (CORPUS_OTHER / "fake-power-point.ppt").exists(), reason="shared corpus not present")
+def test_a_corpus_ppt_reads_with_its_title_and_bullet_levels():
+    parsed = parse_document((CORPUS_OTHER / "fake-power-point.ppt").read_bytes(), "fake-power-point.ppt")
+    assert parsed.document.status == "ok" and not parsed.document.reason
+    assert [(b.kind, b.level if b.kind == "list_item" else None, b.text) for b in parsed.blocks][:4] == [
+        ("heading", None, "Adding a Bullet Slide"),
+        ("list_item", 0, "Find the bullet slide layout"),
+        ("list_item", 1, "Use _TextFrame.text for first bullet"),
+        ("list_item", 2, "Use _TextFrame.add_paragraph() for subsequent bullets"),
+    ]
+    assert all(b.heading_path == ("Adding a Bullet Slide",) for b in parsed.blocks[1:])
+
+
+def test_an_encrypted_ppt_says_it_needs_a_password():
+    data = bytearray(_deck(2))
+    at = _stream_offset(bytes(data), "Current User")
+    assert data[at + 12 : at + 16] == (0xE391C05F).to_bytes(4, "little")
+    data[at + 12 : at + 16] = (0xF3D1C4DF).to_bytes(4, "little")  # the encrypted header token
+    parsed = parse_document(bytes(data), "locked.ppt")
+    assert parsed.document.status == "failed"
+    assert parsed.document.reason == "encrypted legacy PowerPoint deck: needs a password"
+
+
+@pytest.mark.parametrize("cut", [600, 5000, 60000])
+def test_a_ppt_cut_short_is_a_failed_row_with_a_one_line_reason(cut):
+    parsed = parse_document(_deck(0)[:cut], "cut.ppt")
+    assert parsed.document.status == "failed"
+    assert parsed.document.reason and "\n" not in parsed.document.reason and len(parsed.document.reason) < 300
+
+
+def test_without_ppt2pptx_the_error_names_the_package(monkeypatch):
+    from raychunk.document import Document
+    from raychunk.parse.slides import read_ppt
+
+    monkeypatch.setitem(sys.modules, "ppt2pptx", None)
+    with pytest.raises(ImportError, match="pip install ppt2pptx"):
+        read_ppt(_deck(0), Document("id", "a.ppt", "ppt", "ok"))
+
+
+def test_a_word_document_mangled_and_named_xls_is_a_damaged_workbook_not_a_parser_failure():
+    """A fuzz find: xlrd, reading the mangled container as a workbook, fails in a codec it calls."""
+    d = _doc(3)
+    mangled = d[:15173] + d[20142:24690] * 916 + d[15173:]
+    parsed = parse_document(mangled, "sheet.xls")
+    assert parsed.document.status == "failed"
+    assert parsed.document.reason.startswith(
+        "not a valid legacy Excel workbook: its OLE container is damaged ("
+    )
