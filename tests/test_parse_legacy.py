@@ -244,3 +244,77 @@ def test_a_word_document_mangled_and_named_xls_is_a_damaged_workbook_not_a_parse
     assert parsed.document.reason.startswith(
         "not a valid legacy Excel workbook: its OLE container is damaged ("
     )
+
+
+def test_what_the_deck_converter_leaves_out_is_counted_in_the_reason():
+    from raychunk.parse.slides import _conversion_losses
+
+    assert _conversion_losses([]) == ""
+    assert _conversion_losses([{"code": "COMPLEX_FREEFORM_OMITTED", "count": 3}]) == ""  # a drawing: no text
+    assert _conversion_losses(
+        [
+            {"code": "EMBEDDED_OLE_OMITTED", "count": 2},
+            {"code": "CHART_OMITTED", "count": 1},
+            {"code": "OLE_OBJECT_OMITTED"},
+        ]
+    ) == ("not read from the PowerPoint 97-2003 deck: 3 embedded objects, 1 chart")
+
+
+def test_a_doc_whose_formatting_the_converter_refuses_is_read_as_plain_text(monkeypatch):
+    """msdoc2docx refused the formatting of one of the corpus's Word documents as LibreOffice saved
+    it (a truncated property run); its text is read straight from the piece table instead."""
+    import doc2docx
+    from doc2docx.errors import InvalidWordDocument
+
+    whole = parse_document(_doc(3), "a.doc")
+
+    def refuse(*args, **kwargs):
+        raise InvalidWordDocument("PapxInFkp.grpprl ends with a truncated Sprm at byte 7")
+
+    monkeypatch.setattr(doc2docx, "convert", refuse)
+    plain = parse_document(_doc(3), "a.doc")
+    assert plain.document.status == "ok"
+    assert plain.document.reason == (
+        "read as plain text, without headings, lists or tables: msdoc2docx cannot read it "
+        "(PapxInFkp.grpprl ends with a truncated Sprm at byte 7)"
+    )
+    assert {b.kind for b in plain.blocks} == {"paragraph"}
+    texts = {b.text for b in plain.blocks}
+    for b in whole.blocks:
+        if b.kind in ("heading", "paragraph", "list_item"):
+            assert b.text in texts, b.text  # every line of text, a field's result among them
+    cells = {c for b in whole.blocks if b.kind == "table" for row in b.rows for c in row if c}
+    assert cells <= texts
+    for b in plain.blocks:
+        assert plain.text[b.char_start : b.char_end] == b.text
+
+
+def test_fields_give_their_results_and_a_doc_that_is_not_one_gives_no_text():
+    from raychunk.parse.doc_text import _resolve_fields, doc_text
+
+    assert (
+        _resolve_fields("see \x13 HYPERLINK \x14the \x13 PAGE \x143\x15 site\x15 now") == "see the 3 site now"
+    )
+    assert _resolve_fields("a \x13 TOC \x15b") == "a b"  # a field without a result
+    assert _resolve_fields("open \x13 never closed") == "open \x13 never closed"
+    assert doc_text(b"not a document") is None
+    assert doc_text(_deck(0)) is None  # an OLE container without a Word document stream
+
+
+def test_a_table_ppt2pptx_rebuilt_keeps_its_header_row_though_the_option_is_off():
+    """ppt2pptx rebuilds a grid it recognises as a DrawingML table with the "Header Row" option off;
+    a PowerPoint 97-2003 deck has no such option, and its tables start with a header row."""
+    import pptx
+    from pptx.util import Inches
+
+    from raychunk.parse.slides import _table
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[6])
+    table = slide.shapes.add_table(2, 2, Inches(1), Inches(1), Inches(4), Inches(1)).table
+    for (r, c), text in {(0, 0): "Name", (0, 1): "Value", (1, 0): "a", (1, 1): "1"}.items():
+        table.cell(r, c).text = text
+    table._tbl.tblPr.set("firstRow", "0")  # as ppt2pptx writes it
+    ((_, _, kw_pptx),), ((_, _, kw_ppt),) = list(_table(table)), list(_table(table, legacy=True))
+    assert kw_pptx["header_rows"] == 0 and kw_ppt["header_rows"] == 1
+    assert kw_pptx["rows"] == kw_ppt["rows"] == (("Name", "Value"), ("a", "1"))

@@ -23,6 +23,7 @@ heading: its text is not part of the slide before it.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 from collections.abc import Iterator
@@ -113,7 +114,7 @@ def _slide_blocks(slide, width, height, facts: LegacySlide | None = None) -> Ite
         if width and height and (top >= height or left >= width):
             continue
         if getattr(shape, "has_table", False):
-            yield from _table(shape.table)
+            yield from _table(shape.table, legacy=facts is not None)
         elif getattr(shape, "has_chart", False):
             yield from _chart(shape.chart)
         elif getattr(shape, "has_text_frame", False):
@@ -177,7 +178,7 @@ def read_ppt(data: bytes, base: Document, title: str = "") -> ParsedDocument:
         source, target = Path(tmp, "in.ppt"), Path(tmp, "out.pptx")
         source.write_bytes(data)
         try:
-            convert(source, target)
+            report = convert(source, target).report
         except EncryptedPresentationError as e:
             raise ConversionFailed("encrypted legacy PowerPoint deck: needs a password") from e
         except UnsupportedPptVersionError as e:
@@ -185,7 +186,36 @@ def read_ppt(data: bytes, base: Document, title: str = "") -> ParsedDocument:
         except Ppt2PptxError as e:
             raise ConversionFailed(f"not a valid legacy PowerPoint deck: {one_line(e)}") from e
         converted = target.read_bytes()
-    return read_pptx(converted, base, title, legacy=read_slides(data))
+    parsed = read_pptx(converted, base, title, legacy=read_slides(data))
+    lost = _conversion_losses(report.to_dict().get("warnings", ()))
+    if lost and parsed.document.status == "ok":
+        reason = "; ".join(x for x in (parsed.document.reason, lost) if x)
+        return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=reason))
+    return parsed
+
+
+# ppt2pptx's warnings that mean text is missing from what it wrote (the rest are drawings, media
+# and metadata), in the words of the row's reason.
+_TEXT_LOST = {
+    "CHART_OMITTED": "chart",
+    "DIAGRAM_OR_SMARTART_OMITTED": "diagram",
+    "EMBEDDED_OLE_OMITTED": "embedded object",
+    "LINKED_OLE_OMITTED": "linked object",
+    "OLE_OBJECT_OMITTED": "embedded object",
+}
+
+
+def _conversion_losses(warnings) -> str:
+    """``not read from ...: 1 chart, 2 embedded objects`` (an embedded object: a chart, a
+    worksheet or an equation made by another program), or "" where nothing was left out."""
+    lost: dict[str, int] = {}
+    for w in warnings:
+        what = _TEXT_LOST.get(w.get("code"))
+        if what:
+            count = w.get("count")
+            lost[what] = lost.get(what, 0) + (count if isinstance(count, int) and count > 0 else 1)
+    named = ", ".join(f"{n} {what}{'s' if n > 1 else ''}" for what, n in lost.items())
+    return f"not read from the PowerPoint 97-2003 deck: {named}" if lost else ""
 
 
 def _bulleted(shape) -> bool:
@@ -332,7 +362,8 @@ def _base(placeholder):
         return None
 
 
-def _table(table) -> Iterator[tuple[str, str, dict]]:
+def _table(table, *, legacy: bool = False) -> Iterator[tuple[str, str, dict]]:
+    """A table; ``legacy``: a .ppt's, which has no "Header Row" option (its first row is a header)."""
     copies: list[tuple[int, int]] = []
     grid = [[squash(clean_text(c.text.replace("\v", " "))) for c in row.cells] for row in table.rows]
     for i, row in enumerate(table.rows):
@@ -343,7 +374,7 @@ def _table(table) -> Iterator[tuple[str, str, dict]]:
                         if (di or dj) and i + di < len(grid) and j + dj < len(grid[i + di]):
                             grid[i + di][j + dj] = grid[i][j]
                             copies.append((i + di, j + dj))
-    return _table_block(grid, copies, header=_header_row(table._tbl.tblPr))
+    return _table_block(grid, copies, header=legacy or _header_row(table._tbl.tblPr))
 
 
 def _table_block(rows: list[list[str]], copies, *, header: bool) -> Iterator[tuple[str, str, dict]]:

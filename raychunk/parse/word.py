@@ -125,7 +125,8 @@ def read_odt(data: bytes, base: Document, title: str = "") -> ParsedDocument:
 def read_doc(data: bytes, base: Document, title: str = "") -> ParsedDocument:
     """A Word 97-2003 document, converted into a Word document by msdoc2docx (in this process, from a
     private temporary folder) and read as one. What the converter had to leave out of the text (a
-    damaged text-box story, a table it flattened) is named in the row's reason."""
+    damaged text-box story, a table it flattened) is named in the row's reason; a document whose
+    formatting it cannot read at all is read as plain text (``doc_text.py``), the reason saying so."""
     import dataclasses
     import tempfile
     from pathlib import Path
@@ -153,7 +154,13 @@ def read_doc(data: bytes, base: Document, title: str = "") -> ParsedDocument:
                 f"legacy Word document uses what msdoc2docx cannot read: {one_line(e)}", "unsupported"
             ) from e
         except Doc2DocxError as e:
-            raise ConversionFailed(f"not a valid legacy Word document: {one_line(e)}") from e
+            # msdoc2docx reads a document's formatting strictly; its text may still be there
+            from raychunk.parse.doc_text import read_doc_text
+
+            text_only = read_doc_text(data, base, title, f"msdoc2docx cannot read it ({one_line(e)})")
+            if text_only is None:
+                raise ConversionFailed(f"not a valid legacy Word document: {one_line(e)}") from e
+            return text_only
         converted = _without_object_marks(target.read_bytes())
     parsed = read_docx(converted, base, title)
     lost = _conversion_losses(report.to_dict().get("diagnostics", ()))
