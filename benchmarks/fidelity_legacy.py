@@ -3,7 +3,8 @@ the Word and PowerPoint 97-2003 formats.
 
 The documents and their truths are ``fidelity_docx.py``'s and ``fidelity_slides.py``'s (the same
 seeds, the same order); each was saved by LibreOffice (``soffice --convert-to doc`` / ``ppt``) and is
-kept in ``benchmarks/legacy/``, since LibreOffice is not part of the set-up.
+kept in ``benchmarks/legacy/``, since LibreOffice is not part of the set-up (with ``unicode.doc`` and
+``unicode.ppt``, text beyond one code page, for the tests).
 ``benchmarks/legacy/MANIFEST.json`` holds a hash of each document's truth: a change to a generator
 that changes a truth stops the section until the files are written again (``python
 benchmarks/fidelity_legacy.py --write``, which needs soffice).
@@ -91,6 +92,49 @@ def _section(name: str, fast: bool) -> Section:
 SECTIONS = {"doc": lambda fast: _section("doc", fast), "ppt": lambda fast: _section("ppt", fast)}
 
 
+# Text beyond one code page, for the tests (``tests/test_parse_legacy.py``): a heading, a paragraph
+# and a table's cells; a deck's title and bullets.
+UNICODE = {
+    "heading": "Überblick — 東京 Ω",
+    "paragraph": "Naïve café, Привет мир, नमस्ते दुनिया, 𝔘𝔫𝔦𝔠𝔬𝔡𝔢.",
+    "cells": (("Größe", "値"), ("Ærø", "Ünïcødé")),
+    "bullets": ("Привет мир", "東京タワー"),
+}
+
+
+def _unicode_docx() -> bytes:
+    import io
+
+    import docx
+
+    d = docx.Document()
+    d.add_heading(UNICODE["heading"], 1)
+    d.add_paragraph(UNICODE["paragraph"])
+    table = d.add_table(rows=2, cols=2)
+    for r, row in enumerate(UNICODE["cells"]):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+    out = io.BytesIO()
+    d.save(out)
+    return out.getvalue()
+
+
+def _unicode_pptx() -> bytes:
+    import io
+
+    import pptx
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = UNICODE["heading"]
+    frame = slide.placeholders[1].text_frame
+    frame.text = UNICODE["bullets"][0]
+    frame.add_paragraph().text = UNICODE["bullets"][1]
+    out = io.BytesIO()
+    deck.save(out)
+    return out.getvalue()
+
+
 def write() -> None:
     """Save the generators' documents with LibreOffice, and their truths' hashes."""
     soffice = shutil.which("soffice")
@@ -111,6 +155,25 @@ def write() -> None:
                 paths.append(str(path))
             subprocess.run(
                 [soffice, "--headless", "--convert-to", target, "--outdir", str(FIXTURES), *paths],
+                check=True,
+                capture_output=True,
+            )
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, data, target in (
+            ("unicode.docx", _unicode_docx(), "doc:MS Word 97"),
+            ("unicode.pptx", _unicode_pptx(), "ppt:MS PowerPoint 97"),
+        ):
+            Path(tmp, name).write_bytes(data)
+            subprocess.run(
+                [
+                    soffice,
+                    "--headless",
+                    "--convert-to",
+                    target,
+                    "--outdir",
+                    str(FIXTURES),
+                    str(Path(tmp, name)),
+                ],
                 check=True,
                 capture_output=True,
             )

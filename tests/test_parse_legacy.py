@@ -318,3 +318,32 @@ def test_a_table_ppt2pptx_rebuilt_keeps_its_header_row_though_the_option_is_off(
     ((_, _, kw_pptx),), ((_, _, kw_ppt),) = list(_table(table)), list(_table(table, legacy=True))
     assert kw_pptx["header_rows"] == 0 and kw_ppt["header_rows"] == 1
     assert kw_pptx["rows"] == kw_ppt["rows"] == (("Name", "Value"), ("a", "1"))
+
+
+def test_text_beyond_one_code_page_reads_whole_in_both_formats_and_in_the_fallback():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from fidelity_legacy import UNICODE
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    from raychunk.document import Document
+    from raychunk.parse.doc_text import read_doc_text
+
+    data = (LEGACY / "unicode.doc").read_bytes()
+    doc = parse_document(data, "ü.doc")
+    assert [(b.kind, b.text) for b in doc.blocks[:2]] == [
+        ("heading", UNICODE["heading"]),
+        ("paragraph", UNICODE["paragraph"]),
+    ]
+    assert doc.blocks[2].rows == UNICODE["cells"]
+    plain = read_doc_text(data, Document("id", "ü.doc", "doc", "ok"), "", "a test")
+    assert [b.text for b in plain.blocks] == [
+        UNICODE["heading"],
+        UNICODE["paragraph"],
+        *(c for row in UNICODE["cells"] for c in row),
+    ]
+    deck = parse_document((LEGACY / "unicode.ppt").read_bytes(), "東京.ppt")
+    assert [(b.kind, b.text) for b in deck.blocks] == [
+        ("heading", UNICODE["heading"]),
+        *(("list_item", x) for x in UNICODE["bullets"]),
+    ]
