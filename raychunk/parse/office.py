@@ -30,7 +30,6 @@ from raychunk.parse._common import ConversionFailed, listing
 from raychunk.parse.compressed import BOMB_FLOOR_BYTES
 from raychunk.parse.detect import decode_text
 from raychunk.parse.office_formats import FORMATS, OfficeFormat
-from raychunk.parse.pandoc import PandocFailed
 from raychunk.render import squash
 
 if TYPE_CHECKING:
@@ -98,9 +97,7 @@ def parse_office(data: bytes, base: Document, options: ParseOptions) -> ParsedDo
             )
         if spec.package and _raised_by_zipfile(e):
             return _not_a_valid_package(base, spec, _unreadable_part(e))
-        if isinstance(e, PandocFailed):
-            return _failed(base, str(e))
-        if isinstance(e, ConversionFailed):
+        if isinstance(e, ConversionFailed):  # pandoc, msdoc2docx or ppt2pptx refused it
             return ParsedDocument(dataclasses.replace(base, status=e.status, reason=str(e)))
         damaged = _damaged_file(e, base, spec)
         if damaged is not None:

@@ -17,7 +17,7 @@ import re
 import subprocess
 from typing import TYPE_CHECKING
 
-from raychunk.parse._common import TextAssembler, finish, pandoc_error
+from raychunk.parse._common import ConversionFailed, TextAssembler, finish, pandoc_error
 from raychunk.render import LIST_NUMBER, render_table, squash
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ _TIMEOUT_S_PER_MB = 10.0
 _HEAP_MB = 1024
 
 
-class PandocFailed(Exception):
+class PandocFailed(ConversionFailed):
     """pandoc could not convert the file; the message says where it stopped."""
 
 
