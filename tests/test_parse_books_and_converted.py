@@ -124,6 +124,42 @@ def test_epub_pages_missing_or_not_text_are_named_and_the_rest_read():
     )
 
 
+def test_an_svg_page_gives_its_words_and_one_without_words_is_named():
+    manifest = (
+        '<item id="a" href="a.xhtml" media-type="application/xhtml+xml"/>'
+        '<item id="map" href="map.svg" media-type="image/svg+xml"/>'
+        '<item id="cover" href="cover.svg" media-type="image/svg+xml"/>'
+        '<item id="bad" href="bad.svg" media-type="image/svg+xml"/>'
+    )
+    spine = '<itemref idref="cover"/><itemref idref="a"/><itemref idref="map"/><itemref idref="bad"/>'
+    data = epub(
+        manifest,
+        spine,
+        {
+            "OPS/a.xhtml": page("<h1>Routes</h1><p>Two routes lead to the hut.</p>"),
+            "OPS/map.svg": (
+                b"<svg xmlns='http://www.w3.org/2000/svg'><title>Trail map</title>"
+                b"<path d='M0 0L9 9'/><text x='1' y='2'>North <tspan>ridge</tspan></text>"
+                b"<text x='5' y='6'>Hut</text><style>.a{}</style></svg>"
+            ),
+            "OPS/cover.svg": b"<svg xmlns='http://www.w3.org/2000/svg'><image href='c.jpg'/></svg>",
+            "OPS/bad.svg": b"<svg xmlns='http://www.w3.org/2000/svg'><text>open",
+        },
+    )
+    parsed = parse_document(data, "trails.epub")
+    assert parsed.document.status == "ok"
+    assert blocks(parsed) == [
+        ("heading", "Routes", (), "", 0),
+        ("paragraph", "Two routes lead to the hut.", ("Routes",), "", 0),
+        ("paragraph", "Trail map", ("Routes",), "", 0),
+        ("paragraph", "North ridge Hut", ("Routes",), "", 0),
+    ]
+    assert parsed.document.reason == (
+        "spine items that are not pages of text not read "
+        "(OPS/cover.svg (image/svg+xml), OPS/bad.svg (image/svg+xml))"
+    )
+
+
 @pytest.mark.parametrize(
     ("container", "manifest", "spine", "files", "why"),
     [

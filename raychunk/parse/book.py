@@ -6,8 +6,10 @@ header rows) and joined into one text, the heading path running on from one docu
 (a chapter file under the part its predecessor opened). Items a reader does not show as pages are
 left out: the navigation document (EPUB 3's table of contents, whose lines repeat the headings) and
 the NCX. Items out of the linear reading order (``linear="no"``: notes, answers) are read where the
-spine puts them, so nothing of the book is lost; a spine item the package lacks, or of a kind that
-is not a page of text (an SVG or an image page), is named in the row's reason.
+spine puts them, so nothing of the book is lost. An SVG page gives the words a viewer shows or
+announces (its title, its description, its labels: ``svg.py``), a paragraph each; a spine item the
+package lacks, or one that is not a page of text (an image, an SVG without words), is named in the
+row's reason.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import zipfile
 from typing import TYPE_CHECKING
 
 from raychunk.parse._common import BlockStream, TextAssembler, finish, listing
+from raychunk.render import squash
 
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
@@ -60,6 +63,11 @@ def read_epub(data: bytes, base: Document, title: str = "") -> ParsedDocument:
             seen.add(href)
             if href not in names:
                 missing.append(href)
+                continue
+            if media_type == "image/svg+xml" and (texts := _svg_texts(zf.read(href))):
+                for text in texts:
+                    start, end = asm.append(text)
+                    stream.add("paragraph", text, start, end)
                 continue
             if media_type not in _PAGES:
                 skipped.append(f"{href} ({media_type or 'no media type'})")
@@ -143,6 +151,16 @@ def _xml(zf: zipfile.ZipFile, name: str, names: set[str]) -> ET.Element:
         raise DamagedPackage(f"{name} is not well-formed XML ({e})") from e
     except LookupError as e:  # its XML declaration names an encoding that does not exist
         raise DamagedPackage(f"{name} declares an encoding Python does not know ({e})") from e
+
+
+def _svg_texts(raw: bytes) -> list[str]:
+    """An SVG page's words, a paragraph each; none where it has none or is not well-formed."""
+    from raychunk.parse.svg import svg_texts
+
+    try:
+        return [t for t in (squash(x) for x in svg_texts(_decode(raw))) if t]
+    except ValueError:
+        return []
 
 
 def _decode(data: bytes) -> str:
