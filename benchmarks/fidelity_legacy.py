@@ -13,8 +13,9 @@ Scored as the ``docx`` and ``slides`` sections score. What LibreOffice's export 
 as a miss here, reader or not:
 
 - ``doc``: a list whose numbers run on from an earlier list is written as a list of its own, which
-  starts again at 1 (LibreOffice reads its own ``.doc`` back so too); the text boxes' story is not
-  one Word's format describes (msdoc2docx leaves it out and says so, and the row's reason names it);
+  starts again at 1 (LibreOffice reads its own ``.doc`` back so too); and the text boxes' story is
+  not one msdoc2docx can place, so raychunk reads it at the end of the document (the row's reason
+  says so): a text box counts when its text is read once, wherever;
 - ``ppt``: a table is written as a group of text boxes and lines, not as a table.
 """
 

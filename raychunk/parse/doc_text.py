@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import struct
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
@@ -20,7 +21,7 @@ from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finis
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
 
-__all__ = ["doc_text", "read_doc_text"]
+__all__ = ["DocStories", "doc_stories", "doc_text", "read_doc_text", "story_lines"]
 
 _FC_CLX = 33  # fcClx's pair in FibRgFcLcb97
 _COMPRESSED = 0x40000000
@@ -30,10 +31,28 @@ _MAX_CHARS = 64 * 2**20
 _CP1252 = "".join(bytes([b]).decode("cp1252", "ignore") or chr(b) for b in range(256))
 
 
+@dataclass(frozen=True, slots=True)
+class DocStories:
+    """A document's stories that give text, fields resolved to their results."""
+
+    main: str
+    footnotes: str
+    endnotes: str
+    textboxes: str
+
+
 def doc_text(data: bytes) -> str | None:
-    """The main story's characters, then its footnotes', endnotes' and text boxes', fields resolved
-    to their results; None where the FIB, the CLX or a piece cannot be read (or the document is
-    encrypted)."""
+    """The main story's characters, then its footnotes', endnotes' and text boxes'; None where the
+    FIB, the CLX or a piece cannot be read (or the document is encrypted)."""
+    stories = doc_stories(data)
+    if stories is None:
+        return None
+    return "\r".join(x for x in (stories.main, stories.footnotes, stories.endnotes, stories.textboxes) if x)
+
+
+def doc_stories(data: bytes) -> DocStories | None:
+    """The stories that give text (headers, footers and comments give none); None as for
+    ``doc_text``."""
     import olefile
 
     try:
@@ -61,17 +80,25 @@ def doc_text(data: bytes) -> str | None:
             return None
         fc_clx, lcb_clx = struct.unpack_from("<II", word, at + 2 + 8 * _FC_CLX)
         chars = _pieces(word, table[fc_clx : fc_clx + lcb_clx], end)
-        # the main story, then its notes and text boxes (headers, footers and comments give no text)
-        notes_at, endnotes_at = text, text + ftn + hdd + mcr + atn
-        stories = (
-            chars[:text],
-            chars[notes_at : notes_at + ftn],
-            chars[endnotes_at : endnotes_at + edn],
-            chars[endnotes_at + edn : end],
+        endnotes_at = text + ftn + hdd + mcr + atn
+        return DocStories(
+            _resolve_fields(chars[:text]),
+            _resolve_fields(chars[text : text + ftn]),
+            _resolve_fields(chars[endnotes_at : endnotes_at + edn]),
+            _resolve_fields(chars[endnotes_at + edn : end]),
         )
-        return _resolve_fields("\r".join(x for x in stories if x))
     except (OSError, struct.error, ValueError, IndexError, UnicodeDecodeError):
         return None
+
+
+def story_lines(story: str) -> list[str]:
+    """A story's paragraphs and cells, cleaned, the empty ones left out."""
+    out = []
+    for part in _BREAK.split(_ANCHORS.sub("", story)):
+        line = clean_text(part.replace("\x0b", "\n").replace("\x1e", "-").replace("\x1f", "")).strip()
+        if line:
+            out.append(line)
+    return out
 
 
 def _pieces(word: bytes, clx: bytes, limit: int) -> str:
@@ -135,11 +162,9 @@ def read_doc_text(data: bytes, base: Document, title: str, why: str) -> ParsedDo
     if text is None:
         return None
     asm, stream = TextAssembler(), BlockStream()
-    for part in _BREAK.split(_ANCHORS.sub("", text)):
-        line = clean_text(part.replace("\x0b", "\n").replace("\x1e", "-").replace("\x1f", "")).strip()
-        if line:
-            start, end = asm.append(line)
-            stream.add("paragraph", line, start, end)
+    for line in story_lines(text):
+        start, end = asm.append(line)
+        stream.add("paragraph", line, start, end)
     changes: dict = {"reason": f"read as plain text, without headings, lists or tables: {why}"}
     if title:
         changes["title"] = title[:200]

@@ -163,7 +163,14 @@ def read_doc(data: bytes, base: Document, title: str = "") -> ParsedDocument:
             return text_only
         converted = _without_object_marks(target.read_bytes())
     parsed = read_docx(converted, base, title)
-    lost = _conversion_losses(report.to_dict().get("diagnostics", ()))
+    diagnostics = report.to_dict().get("diagnostics", ())
+    if any(d.get("code") == _TEXT_BOXES_OMITTED for d in diagnostics):
+        boxes = _text_boxes(data)
+        if boxes:
+            parsed = _appended(parsed, boxes)
+            diagnostics = [d for d in diagnostics if d.get("code") != _TEXT_BOXES_OMITTED]
+            diagnostics.append({"code": _TEXT_BOXES_OMITTED, "placed_at_end": True})
+    lost = _conversion_losses(diagnostics)
     if lost and parsed.document.status == "ok":
         reason = "; ".join(x for x in (parsed.document.reason, lost) if x)
         return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=reason))
@@ -220,15 +227,42 @@ _TEXT_LOST = {
 }
 
 
+_TEXT_BOXES_OMITTED = "MAIN_TEXTBOX_TABLE_MALFORMED"
+
+
+def _text_boxes(data: bytes) -> list[str]:
+    """The text-box story's paragraphs, read straight from the piece table (``doc_text.py``)."""
+    from raychunk.parse.doc_text import doc_stories, story_lines
+
+    stories = doc_stories(data)
+    return story_lines(stories.textboxes) if stories is not None else []
+
+
+def _appended(parsed: ParsedDocument, lines: list[str]) -> ParsedDocument:
+    """The parse with ``lines`` after its last block, a paragraph each, under no heading."""
+    import dataclasses
+
+    from raychunk.document import Block
+
+    text, blocks = parsed.text, list(parsed.blocks)
+    for line in lines:
+        start = len(text) + (2 if text else 0)
+        text = f"{text}\n\n{line}" if text else line
+        blocks.append(Block("paragraph", line, start, start + len(line)))
+    return dataclasses.replace(parsed, text=text, blocks=tuple(blocks))
+
+
 def _conversion_losses(diagnostics) -> str:
     lost = []
     for d in diagnostics:
         code = str(d.get("code", ""))
-        if code in _TEXT_LOST:
+        if d.get("placed_at_end"):
+            lost.append("its text boxes read at the end, as msdoc2docx could not place them")
+        elif code in _TEXT_LOST:
             message = one_line(d.get("message", code))
             if message not in lost:
                 lost.append(message)
-    return f"converted from Word 97-2003 with losses: {'; '.join(lost)}" if lost else ""
+    return f"converted from Word 97-2003: {'; '.join(lost)}" if lost else ""
 
 
 def _related(part, kind: str):
