@@ -146,7 +146,9 @@ def test_legacy_word_documents_read_as_their_docx(fidelity):
         if figure != "list items":
             assert s.total(figure).accuracy == 1.0, (figure, s.misses[:3])
     assert s.total("list items").ok >= 10  # every item keeps its text and depth; 6 run-on numbers restart
-    assert {"headings", "cells", "text boxes", "footnotes", "tracked changes", "page breaks"} <= set(s.figures)
+    assert {"headings", "cells", "text boxes", "footnotes", "tracked changes", "page breaks"} <= set(
+        s.figures
+    )
 
 
 def test_legacy_decks_read_as_their_pptx(fidelity):
