@@ -364,3 +364,62 @@ def test_text_beyond_one_code_page_reads_whole_in_both_formats_and_in_the_fallba
         ("heading", UNICODE["heading"]),
         *(("list_item", x) for x in UNICODE["bullets"]),
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "fmt", "what", "first"),
+    [
+        (
+            "memo.doc",
+            b"{\\rtf1\\ansi{\\fonttbl\\f0 Arial;}\\f0 Ship it.\\par}",
+            "rtf",
+            "an RTF document",
+            "Ship it.",
+        ),
+        (
+            "memo.doc",
+            b"<html><body><h1>Plan</h1><p>Ship it.</p></body></html>",
+            "html",
+            "HTML",
+            "Plan",
+        ),
+        (
+            "memo.doc",
+            b"MIME-Version: 1.0\nContent-Type: text/html; charset=utf-8\n\n<html><body><h1>Plan</h1></body></html>\n",
+            "eml",
+            "a web page saved as one MIME file",
+            "Plan",
+        ),
+        ("notes.doc", b"Notes for Monday.\n\nShip it.\n", "text", "plain text", "Notes for Monday."),
+        (
+            "export.xls",
+            b"<table><tr><th>Part</th><th>Qty</th></tr><tr><td>Bolt</td><td>4</td></tr></table>",
+            "html",
+            "HTML",
+            "| Part | Qty |\n|---|---|\n| Bolt | 4 |",
+        ),
+    ],
+)
+def test_what_office_opens_under_a_legacy_name_is_read_as_what_it_is(name, data, fmt, what, first):
+    """Word opens RTF, a web page or plain text saved as .doc, Excel a web page's table "exported" as
+    .xls; so does raychunk, and the reason says what the file was."""
+    parsed = parse_document(data, name)
+    assert parsed.document.status == "ok", parsed.document.reason
+    assert parsed.document.format == fmt
+    assert parsed.document.reason.startswith(
+        f"content is {what} under a .{name.rsplit('.', 1)[1]} name: read as one"
+    )
+    assert parsed.blocks[0].text == first
+
+
+def test_a_newer_office_file_under_the_old_name_is_read_and_binary_that_is_no_document_is_not():
+    docx = parse_document((ROOT / "samples" / "onboarding-checklist.docx").read_bytes(), "checklist.doc")
+    assert docx.document.status == "ok" and docx.document.format == "docx"
+    assert docx.document.reason.startswith("content is a Word document under a .doc name: read as one")
+    deck = parse_document((ROOT / "samples" / "q3-platform-review.pptx").read_bytes(), "review.ppt")
+    assert deck.document.format == "pptx" and deck.document.status == "ok"
+    garbage = parse_document(b"\x00\x01\x02binary" * 50, "memo.doc")
+    assert garbage.document.status == "failed"
+    assert garbage.document.reason == (
+        "content is unrecognised binary data, not a legacy Word document as the .doc extension says"
+    )

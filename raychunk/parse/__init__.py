@@ -117,6 +117,14 @@ _DESCRIBE = {
 _MAY_BE_OLE = {f.name for f in OFFICE_FORMATS.values() if f.ole or f.package == "ooxml"}
 _PACKAGES = {f.name for f in OFFICE_FORMATS.values() if f.package}
 _BINARY_FORMATS = {"pdf", "image"} | {f.name for f in OFFICE_FORMATS.values() if not f.text}
+# What Word, Excel and PowerPoint open under a legacy extension as what it is, and so does raychunk
+# (the row's reason says so): web pages and RTF saved as .doc, a web page's table "exported to
+# Excel" as .xls, a newer file under the old name.
+_OFFICE_OPENS = {
+    "doc": {"rtf", "docx", "odt", "html", "eml", "text"},  # eml: a "single file web page" (MHTML)
+    "xls": {"xlsx", "html"},
+    "ppt": {"pptx"},
+}
 
 
 def parse_path(path: str | Path, *, options: ParseOptions = ParseOptions()) -> ParsedDocument:
@@ -199,6 +207,22 @@ def _dispatch(
     """Parse ``data`` as its content and ``name`` say; ``source`` is where it came from (a compressed
     file's ``name`` is its own without the compression suffix)."""
     by_content = sniff_content(data)
+    opens = _OFFICE_OPENS.get(by_name or "", set())
+    if by_content is None and opens and (kind := _legacy_text_format(data)) in opens:
+        by_content = kind  # text under a legacy Office extension: a web page, plain text
+    if by_content in opens:
+        base = dataclasses.replace(base, format=by_content)
+        parsed = _PARSERS[by_content](data, base, options)
+        if parsed.document.status != "ok":
+            return parsed
+        what = (
+            "a web page saved as one MIME file"
+            if by_content == "eml"
+            else _DESCRIBE.get(by_content, by_content)
+        )
+        note = f"content is {what} under a {_ext(name)} name: read as one"
+        reason = "; ".join(x for x in (note, parsed.document.reason) if x)
+        return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=reason))
     if by_content is not None:
         fmt = _reconcile(by_name, by_content)
         if fmt is None:
@@ -270,6 +294,17 @@ def _text_format_of(data: bytes) -> str | None:
     if head.startswith(("<!doctype html", "<html")):
         return "html"
     return "text"
+
+
+def _legacy_text_format(data: bytes) -> str | None:
+    """What text under a legacy Office extension is: html, eml (a web page saved whole as MIME, as
+    Word does), text, or None for binary."""
+    kind = _text_format_of(data)
+    if kind == "text":
+        head = decode_text(data[:4096])[0].lstrip()[:200].lower()
+        if head.startswith("mime-version:") or "<body" in head or head.startswith("<table"):
+            return "eml" if head.startswith("mime-version:") else "html"
+    return kind
 
 
 def _text_kind(data: bytes) -> str:
