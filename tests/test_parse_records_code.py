@@ -153,3 +153,23 @@ def test_json_chunks_hold_their_spans():
     items = [{"id": i, "body": "word " * (i % 90), "meta": {"n": i}} for i in range(120)]
     doc = parse_document(json.dumps({"total": 120, "items": items}, indent=2).encode(), "items.json")
     assert min(chunks_holding_their_spans(doc, 64)) > 40
+
+
+def test_code_with_lone_carriage_returns_inside_counts_lines_as_python_does():
+    """A fuzz find: Python's parser ends a line at a lone \\r, and the line list the definitions are
+    placed on split only at \\n, so a file with \\r runs inside (not Mac line ends throughout) made
+    the placement index past the end."""
+    source = (
+        b'"""Quota checks."""\n\nimport os\n\n\ndef used(path):\n    return os.path.getsize(path)\n'
+        + b"\r" * 200
+        + b"\n\ndef limit():\n    return 10\n"
+    )
+    doc = parse_document(source, "quota.py")
+    assert doc.document.status == "ok", doc.document.reason
+    assert [b.kind for b in doc.blocks] == ["paragraph", "code", "code", "code"]
+    assert doc.blocks[2].text.startswith("def used(path):") and doc.blocks[3].text.startswith("def limit():")
+    assert_spans_match(doc)
+    js = parse_document(b"function f() {\r\n  return 1;\r\n}\r\r\rconst x = 2;\n", "a.js")
+    assert js.document.status == "ok"
+    assert [b.text for b in js.blocks] == ["function f() {\r\n  return 1;\r\n}", "const x = 2;"]
+    assert_spans_match(js)

@@ -48,13 +48,14 @@ def parse_code(text: str, base: Document) -> ParsedDocument:
     off = line_offsets(text)
     n_lines = len(off)
     off.append(len(text))
+    # lines as Python's parser and the offsets count them: \r\n, \r and \n each end one
+    lines = [text[off[i] : off[i + 1]].rstrip("\r\n") for i in range(n_lines)]
     units = None
     if language == "python":
         units = _python_units(text)
     if units is None:
-        units = _brace_units(text)
+        units = _brace_units(lines)
     out = BlockStream()
-    lines = text.split("\n")
     for kind, first, last in _fill_gaps(units, lines, n_lines):
         s, e = off[first], off[last + 1]
         while e > s and text[e - 1] in "\r\n":
@@ -98,9 +99,8 @@ _DEF_START = re.compile(
 )
 
 
-def _brace_units(text: str) -> list[tuple[str, int, int]]:
+def _brace_units(lines: list[str]) -> list[tuple[str, int, int]]:
     """Top-level definitions of a brace language: from a definition line to where depth is 0 again."""
-    lines = text.split("\n")
     units = []
     depth = 0
     current: int | None = None
