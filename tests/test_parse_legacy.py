@@ -423,3 +423,17 @@ def test_a_newer_office_file_under_the_old_name_is_read_and_binary_that_is_no_do
     assert garbage.document.reason == (
         "content is unrecognised binary data, not a legacy Word document as the .doc extension says"
     )
+
+
+def test_a_document_whose_only_text_is_its_text_boxes_is_not_empty():
+    from raychunk.document import Document, ParsedDocument
+    from raychunk.parse.word import _appended
+
+    empty = ParsedDocument(Document("id", "a.doc", "doc", "empty", "no text found"))
+    out = _appended(empty, ["Call the desk.", "Room 4"])
+    assert (out.document.status, out.document.reason) == ("ok", "")
+    assert out.text == "Call the desk.\n\nRoom 4"
+    assert [(b.text, out.text[b.char_start : b.char_end]) for b in out.blocks] == [
+        ("Call the desk.", "Call the desk."),
+        ("Room 4", "Room 4"),
+    ]

@@ -249,7 +249,10 @@ def _appended(parsed: ParsedDocument, lines: list[str]) -> ParsedDocument:
         start = len(text) + (2 if text else 0)
         text = f"{text}\n\n{line}" if text else line
         blocks.append(Block("paragraph", line, start, start + len(line)))
-    return dataclasses.replace(parsed, text=text, blocks=tuple(blocks))
+    document = parsed.document
+    if document.status == "empty" and blocks:  # the text boxes were all the text it has
+        document = dataclasses.replace(document, status="ok", reason="")
+    return dataclasses.replace(parsed, document=document, text=text, blocks=tuple(blocks))
 
 
 def _conversion_losses(diagnostics) -> str:
