@@ -437,3 +437,54 @@ def test_a_document_whose_only_text_is_its_text_boxes_is_not_empty():
         ("Call the desk.", "Call the desk."),
         ("Room 4", "Room 4"),
     ]
+
+
+_SPREADSHEET_2003 = b"""<?xml version="1.0"?>
+<?mso-application progid="Excel.Sheet"?>
+<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet"
+ xmlns:ss="urn:schemas-microsoft-com:office:spreadsheet">
+ <Worksheet ss:Name="Orders">
+  <Table>
+   <Row><Cell ss:MergeAcross="2"><Data ss:Type="String">Q3 orders</Data></Cell></Row>
+   <Row ss:Index="3"><Cell><Data ss:Type="String">Part</Data></Cell><Cell><Data ss:Type="String">Qty</Data></Cell>
+    <Cell><Data ss:Type="String">Shipped</Data></Cell></Row>
+   <Row><Cell><Data ss:Type="String">Bolt</Data></Cell><Cell><Data ss:Type="Number">4.0</Data></Cell>
+    <Cell><Data ss:Type="DateTime">2024-01-05T00:00:00.000</Data></Cell></Row>
+   <Row><Cell><Data ss:Type="String">Nut &amp; washer</Data></Cell><Cell><Data ss:Type="Number">12.5</Data></Cell>
+    <Cell ss:Index="3"><Data ss:Type="Boolean">1</Data></Cell></Row>
+  </Table>
+ </Worksheet>
+</Workbook>
+"""
+
+
+def test_an_excel_2003_xml_spreadsheet_named_xls_is_read_as_a_workbook():
+    """Report servers and exports save "XML Spreadsheet 2003" under an .xls name, and Excel opens it."""
+    parsed = parse_document(_SPREADSHEET_2003, "orders.xls")
+    assert (parsed.document.format, parsed.document.status, parsed.document.reason) == ("xls", "ok", "")
+    assert [(b.kind, b.text, b.heading_path) for b in parsed.blocks[:2]] == [
+        ("heading", "Orders", ()),
+        ("paragraph", "Q3 orders", ("Orders",)),
+    ]
+    table = parsed.blocks[2]
+    assert table.rows == (
+        ("Part", "Qty", "Shipped"),
+        ("Bolt", "4", "2024-01-05"),
+        ("Nut & washer", "12.5", "TRUE"),
+    )
+    assert table.header_rows == 1
+    for b in parsed.blocks:
+        assert parsed.text[b.char_start : b.char_end] == b.text
+
+
+def test_an_excel_2003_xml_spreadsheet_reads_no_entity_and_a_broken_one_is_a_failed_row():
+    hostile = _SPREADSHEET_2003.replace(
+        b'<?mso-application progid="Excel.Sheet"?>',
+        b'<!DOCTYPE Workbook [<!ENTITY leak SYSTEM "file:///etc/hostname">]>',
+    ).replace(b"Q3 orders", b"Q3 &leak; orders")
+    parsed = parse_document(hostile, "orders.xls")
+    assert parsed.document.status == "ok"
+    assert parsed.blocks[1].text == "Q3 orders"  # the external entity is not read
+    broken = parse_document(_SPREADSHEET_2003[:600], "orders.xls")
+    assert broken.document.status == "failed"
+    assert broken.document.reason.startswith("not a well-formed Excel 2003 XML spreadsheet: ")

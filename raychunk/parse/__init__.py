@@ -237,6 +237,8 @@ def _dispatch(
             return _failed(
                 base, f"content is {what}, not {_DESCRIBE.get(by_name, by_name)} as the {ext} extension says"
             )
+    elif by_name == "xls" and _spreadsheetml(data):
+        fmt = "xls"  # an Excel 2003 XML spreadsheet, which Excel opens under .xls: read_xls reads it
     else:
         if by_name in _BINARY_FORMATS:
             looks = _text_kind(data)
@@ -294,6 +296,12 @@ def _text_format_of(data: bytes) -> str | None:
     if head.startswith(("<!doctype html", "<html")):
         return "html"
     return "text"
+
+
+def _spreadsheetml(data: bytes) -> bool:
+    from raychunk.parse.sheets import is_spreadsheetml
+
+    return is_spreadsheetml(data)
 
 
 def _legacy_text_format(data: bytes) -> str | None:

@@ -16,8 +16,8 @@ _WIKI_HEADING = re.compile(r"[ \t]*(=(?:[ \t]*=)*)[ \t]*([^=\s](?:.*?[^=\s])?)[ 
 
 
 class ConversionFailed(Exception):
-    """A converter a reader goes through (msdoc2docx, ppt2pptx) refused the file; the message is the
-    row's one-line reason and ``status`` its status."""
+    """A reader, or a converter it goes through (pandoc, msdoc2docx, ppt2pptx), refused the file; the
+    message is the row's one-line reason and ``status`` its status."""
 
     def __init__(self, reason: str, status: str = "failed"):
         super().__init__(reason)

@@ -1,4 +1,5 @@
-"""Excel workbooks (.xlsx read from the package's XML, legacy .xls by xlrd): each sheet a page under a
+"""Excel workbooks (.xlsx read from the package's XML, legacy .xls by xlrd, and the Excel 2003 XML
+spreadsheets that report servers and exports save under an .xls name): each sheet a page under a
 level-1 heading with its name, its cells laid out as the sheet lays them out.
 
 - A sheet's non-empty cells fall into regions: cells that touch (a side or a corner) belong
@@ -29,7 +30,7 @@ import zipfile
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
+from raychunk.parse._common import BlockStream, ConversionFailed, TextAssembler, clean_text, finish, one_line
 from raychunk.render import render_table, squash
 
 if TYPE_CHECKING:
@@ -54,8 +55,92 @@ def read_xlsx(data: bytes, base: Document, title: str = "") -> ParsedDocument:
 
 
 def read_xls(data: bytes, base: Document, title: str = "") -> ParsedDocument:
-    """A legacy (97-2003) workbook, read by xlrd."""
+    """A legacy (97-2003) workbook, read by xlrd; or an Excel 2003 XML spreadsheet (SpreadsheetML:
+    "XML Spreadsheet 2003", which Excel opens under an .xls name)."""
+    if is_spreadsheetml(data):
+        from lxml import etree
+
+        try:
+            return _workbook(base, title, _spreadsheetml_sheets(data))
+        except etree.XMLSyntaxError as e:
+            raise ConversionFailed(f"not a well-formed Excel 2003 XML spreadsheet: {one_line(e)}") from e
     return _workbook(base, title, _xls_sheets(data))
+
+
+_SS = "urn:schemas-microsoft-com:office:spreadsheet"
+
+
+def is_spreadsheetml(data: bytes) -> bool:
+    """The bytes are an Excel 2003 XML spreadsheet: XML whose root is SpreadsheetML's Workbook."""
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"<") and _SS.encode() in head and b"Workbook" in head
+
+
+def _spreadsheetml_sheets(data: bytes) -> Iterator[tuple[str, dict, list]]:
+    """Each ``Worksheet``'s name, cells and merged ranges: a ``Row`` or ``Cell`` with an ``Index``
+    jumps to it, ``MergeAcross``/``MergeDown`` span cells, a ``Data`` of type Number, DateTime or
+    Boolean shows as Excel shows it."""
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    root = etree.fromstring(data, parser)
+    ss = "{" + _SS + "}"
+    for sheet in root.iter(f"{ss}Worksheet"):
+        cells: dict[tuple[int, int], str] = {}
+        merges: list[tuple[int, int, int, int]] = []
+        r = -1
+        for row in sheet.iterfind(f"{ss}Table/{ss}Row"):
+            r = _int(row.get(f"{ss}Index"), r + 2) - 1
+            if not 0 <= r < _MAX_ROWS:
+                break
+            c = -1
+            for cell in row.iterfind(f"{ss}Cell"):
+                c = _int(cell.get(f"{ss}Index"), c + 2) - 1
+                if not 0 <= c < _MAX_COLUMNS:
+                    break
+                data_el = cell.find(f"{ss}Data")
+                text = _spreadsheetml_text(data_el) if data_el is not None else ""
+                if text:
+                    cells[(r, c)] = text
+                across = max(0, _int(cell.get(f"{ss}MergeAcross"), 0))
+                down = max(0, _int(cell.get(f"{ss}MergeDown"), 0))
+                if across or down:
+                    merges.append((r, c, min(r + down, _MAX_ROWS - 1), min(c + across, _MAX_COLUMNS - 1)))
+                c += across
+        yield sheet.get(f"{ss}Name") or "", cells, merges
+
+
+def _element_text(el) -> str:
+    """The element's text, its children's and their tails': an entity reference (left unresolved:
+    nothing outside the file is read) gives none."""
+    parts = [el.text or ""]
+    for child in el:
+        if isinstance(child.tag, str):
+            parts.append(_element_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _spreadsheetml_text(data_el) -> str:
+    ss = "{" + _SS + "}"
+    raw = squash(clean_text(_element_text(data_el)))
+    kind = data_el.get(f"{ss}Type")
+    if kind == "Number":
+        try:
+            return _number(float(raw))
+        except ValueError:
+            return raw
+    if kind == "Boolean":
+        return {"1": "TRUE", "0": "FALSE"}.get(raw, raw)
+    if kind == "DateTime":
+        try:
+            moment = dt.datetime.fromisoformat(raw[:19])
+        except ValueError:
+            return raw
+        if moment.date() == dt.date(1899, 12, 31):
+            return moment.time().isoformat()
+        return moment.date().isoformat() if moment.time() == dt.time(0) else moment.isoformat(sep=" ")
+    return raw
 
 
 def _workbook(base: Document, title: str, sheets: Iterator[tuple[str, dict, list]]) -> ParsedDocument:
