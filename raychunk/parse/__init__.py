@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from raychunk.document import Document, ParsedDocument, content_hash
+from raychunk.parse._common import add_reason
 from raychunk.parse.compressed import (
     BOMB_FLOOR_BYTES,
     CorruptData,
@@ -213,16 +214,12 @@ def _dispatch(
     if by_content in opens:
         base = dataclasses.replace(base, format=by_content)
         parsed = _PARSERS[by_content](data, base, options)
-        if parsed.document.status != "ok":
-            return parsed
         what = (
             "a web page saved as one MIME file"
             if by_content == "eml"
             else _DESCRIBE.get(by_content, by_content)
         )
-        note = f"content is {what} under a {_ext(name)} name: read as one"
-        reason = "; ".join(x for x in (note, parsed.document.reason) if x)
-        return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=reason))
+        return add_reason(parsed, f"content is {what} under a {_ext(name)} name: read as one", first=True)
     if by_content is not None:
         fmt = _reconcile(by_name, by_content)
         if fmt is None:

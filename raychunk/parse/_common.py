@@ -142,6 +142,28 @@ def with_reason(parsed: ParsedDocument, reason: str) -> ParsedDocument:
     return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=reason))
 
 
+def add_reason(parsed: ParsedDocument, note: str, *, first: bool = False) -> ParsedDocument:
+    """``parsed`` with ``note`` joined to its reason (before it with ``first``); a parse that is not
+    ``ok`` keeps its own reason."""
+    if not note or parsed.document.status != "ok":
+        return parsed
+    parts = (note, parsed.document.reason) if first else (parsed.document.reason, note)
+    return with_reason(parsed, "; ".join(x for x in parts if x))
+
+
+def converted_in_folder(data: bytes, source: str, target: str, convert):
+    """``(convert(source_path, target_path), the target's bytes)``: ``data`` written as ``source`` in
+    a private temporary folder for a converter that reads and writes files (msdoc2docx, ppt2pptx)."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="raychunk-convert-") as tmp:
+        src, dst = Path(tmp, source), Path(tmp, target)
+        src.write_bytes(data)
+        result = convert(src, dst)
+        return result, dst.read_bytes()
+
+
 def finish(base: Document, text: str, blocks: list[Block], **changes) -> ParsedDocument:
     """Seal a parse: ``empty`` when nothing came out, a title from the first heading if none."""
     if "title" not in changes and not base.title:

@@ -23,7 +23,6 @@ heading: its text is not part of the slide before it.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import re
 from collections.abc import Iterator
@@ -33,7 +32,9 @@ from raychunk.parse._common import (
     BlockStream,
     ConversionFailed,
     TextAssembler,
+    add_reason,
     clean_text,
+    converted_in_folder,
     finish,
     one_line,
     roman,
@@ -166,32 +167,21 @@ def _shape_text(shape) -> str:
 def read_ppt(data: bytes, base: Document, title: str = "") -> ParsedDocument:
     """A PowerPoint 97-2003 deck, converted into a .pptx by ppt2pptx (in this process, from a private
     temporary folder) and read as one, each slide's title taken from the deck's slide list."""
-    import tempfile
-    from pathlib import Path
-
     try:
         from ppt2pptx import convert
         from ppt2pptx.errors import EncryptedPresentationError, Ppt2PptxError, UnsupportedPptVersionError
     except ImportError as e:
         raise ImportError(f"reading .ppt files needs ppt2pptx: pip install ppt2pptx ({e})") from e
-    with tempfile.TemporaryDirectory(prefix="raychunk-ppt-") as tmp:
-        source, target = Path(tmp, "in.ppt"), Path(tmp, "out.pptx")
-        source.write_bytes(data)
-        try:
-            report = convert(source, target).report
-        except EncryptedPresentationError as e:
-            raise ConversionFailed("encrypted legacy PowerPoint deck: needs a password") from e
-        except UnsupportedPptVersionError as e:
-            raise ConversionFailed(f"legacy PowerPoint deck: {one_line(e)}", "unsupported") from e
-        except Ppt2PptxError as e:
-            raise ConversionFailed(f"not a valid legacy PowerPoint deck: {one_line(e)}") from e
-        converted = target.read_bytes()
+    try:
+        report, converted = converted_in_folder(data, "in.ppt", "out.pptx", lambda a, b: convert(a, b).report)
+    except EncryptedPresentationError as e:
+        raise ConversionFailed("encrypted legacy PowerPoint deck: needs a password") from e
+    except UnsupportedPptVersionError as e:
+        raise ConversionFailed(f"legacy PowerPoint deck: {one_line(e)}", "unsupported") from e
+    except Ppt2PptxError as e:
+        raise ConversionFailed(f"not a valid legacy PowerPoint deck: {one_line(e)}") from e
     parsed = read_pptx(converted, base, title, legacy=read_slides(data))
-    lost = _conversion_losses(report.to_dict().get("warnings", ()))
-    if lost and parsed.document.status == "ok":
-        reason = "; ".join(x for x in (parsed.document.reason, lost) if x)
-        return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=reason))
-    return parsed
+    return add_reason(parsed, _conversion_losses(report.to_dict().get("warnings", ())))
 
 
 # ppt2pptx's warnings that mean text is missing from what it wrote (the rest are drawings, media

@@ -38,8 +38,10 @@ from raychunk.parse._common import (
     BlockStream,
     ConversionFailed,
     TextAssembler,
+    add_reason,
     cell_text,
     clean_text,
+    converted_in_folder,
     finish,
     one_line,
     roman,
@@ -127,10 +129,6 @@ def read_doc(data: bytes, base: Document, title: str = "") -> ParsedDocument:
     private temporary folder) and read as one. What the converter had to leave out of the text (a
     damaged text-box story, a table it flattened) is named in the row's reason; a document whose
     formatting it cannot read at all is read as plain text (``doc_text.py``), the reason saying so."""
-    import dataclasses
-    import tempfile
-    from pathlib import Path
-
     try:
         from doc2docx import convert
         from doc2docx.errors import Doc2DocxError, EncryptedDocumentError, UnsupportedFeatureError
@@ -142,26 +140,23 @@ def read_doc(data: bytes, base: Document, title: str = "") -> ParsedDocument:
             f"a Word 6 or Word 95 document (format version {version}): raychunk reads Word 97-2003 .doc files",
             "unsupported",
         )
-    with tempfile.TemporaryDirectory(prefix="raychunk-doc-") as tmp:
-        source, target = Path(tmp, "in.doc"), Path(tmp, "out.docx")
-        source.write_bytes(data)
-        try:
-            report = convert(source, target).report
-        except EncryptedDocumentError as e:
-            raise ConversionFailed("encrypted legacy Word document: needs a password") from e
-        except UnsupportedFeatureError as e:
-            raise ConversionFailed(
-                f"legacy Word document uses what msdoc2docx cannot read: {one_line(e)}", "unsupported"
-            ) from e
-        except Doc2DocxError as e:
-            # msdoc2docx reads a document's formatting strictly; its text may still be there
-            from raychunk.parse.doc_text import read_doc_text
+    try:
+        report, package = converted_in_folder(data, "in.doc", "out.docx", lambda a, b: convert(a, b).report)
+    except EncryptedDocumentError as e:
+        raise ConversionFailed("encrypted legacy Word document: needs a password") from e
+    except UnsupportedFeatureError as e:
+        raise ConversionFailed(
+            f"legacy Word document uses what msdoc2docx cannot read: {one_line(e)}", "unsupported"
+        ) from e
+    except Doc2DocxError as e:
+        # msdoc2docx reads a document's formatting strictly; its text may still be there
+        from raychunk.parse.doc_text import read_doc_text
 
-            text_only = read_doc_text(data, base, title, f"msdoc2docx cannot read it ({one_line(e)})")
-            if text_only is None:
-                raise ConversionFailed(f"not a valid legacy Word document: {one_line(e)}") from e
-            return text_only
-        converted = _without_object_marks(target.read_bytes())
+        text_only = read_doc_text(data, base, title, f"msdoc2docx cannot read it ({one_line(e)})")
+        if text_only is None:
+            raise ConversionFailed(f"not a valid legacy Word document: {one_line(e)}") from e
+        return text_only
+    converted = _without_object_marks(package)
     parsed = read_docx(converted, base, title)
     diagnostics = report.to_dict().get("diagnostics", ())
     if any(d.get("code") == _TEXT_BOXES_OMITTED for d in diagnostics):
@@ -170,11 +165,7 @@ def read_doc(data: bytes, base: Document, title: str = "") -> ParsedDocument:
             parsed = _appended(parsed, boxes)
             diagnostics = [d for d in diagnostics if d.get("code") != _TEXT_BOXES_OMITTED]
             diagnostics.append({"code": _TEXT_BOXES_OMITTED, "placed_at_end": True})
-    lost = _conversion_losses(diagnostics)
-    if lost and parsed.document.status == "ok":
-        reason = "; ".join(x for x in (parsed.document.reason, lost) if x)
-        return dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, reason=reason))
-    return parsed
+    return add_reason(parsed, _conversion_losses(diagnostics))
 
 
 _WORD_97 = 0x00C1  # the FIB's nFib from Word 97 on; Word 6 and 95 wrote 101-105
