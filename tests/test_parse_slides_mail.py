@@ -1,14 +1,16 @@
-"""raychunk's own readers of slides (.pptx, python-pptx) and e-mail (.eml, the standard library):
-decks and messages drawn here, read back as blocks; every span holds its block's text."""
+"""raychunk's own readers of slides (.pptx, python-pptx) and e-mail (.eml, the standard library; .msg,
+python-oxmsg): decks and messages drawn here or kept in tests/data, read back as blocks; every span
+holds its block's text."""
 
 from __future__ import annotations
 
 import io
 from email.message import EmailMessage
+from pathlib import Path
 
 import pytest
 
-from raychunk.parse import parse_document
+from raychunk.parse import ParseOptions, parse_document
 
 pptx = pytest.importorskip("pptx")
 from pptx.chart.data import CategoryChartData  # noqa: E402
@@ -232,3 +234,127 @@ def test_mail_without_a_body_keeps_its_subject():
     p = parse_document(msg.as_bytes(), "empty.eml")
     assert p.document.title == "Call me"
     assert [(b.kind, b.text) for b in p.blocks] == [("heading", "Call me")]
+
+
+OUTLOOK = Path(__file__).parent / "data" / "outlook"  # msg-parser's test messages (BSD, LICENSE-msg-parser)
+
+
+def test_a_message_attached_whole_to_an_outlook_message_is_read_under_its_name():
+    """Outlook's "attach as item" (forwarding a message as an attachment; a bounce holding the
+    message it returns) keeps the attached message as a storage, not a file: it was named, "an
+    attached item, not a file", and its text lost. Now it is read one level deep, as an attached .eml
+    is: under ``Attachment: <its name>`` (a heading saying its subject once), its own attachments
+    named in the reason."""
+    p = parsed((OUTLOOK / "outer.msg").read_bytes(), "outer.msg")
+    assert blocks(p) == [
+        ("heading", "outer subject", 1, "", (), ()),
+        ("paragraph", "Outer body", 0, "", ("outer subject",), ()),
+        ("heading", "Attachment: test", 2, "", ("outer subject",), ()),
+        ("paragraph", "body", 0, "", ("outer subject", "Attachment: test"), ()),
+    ]
+    assert p.document.reason == ""
+    assert p.document.metadata == (("to", "outer@foo.bar"),)  # a string property ends at its NUL
+
+    # A bounce (Chinese and English) that holds the returned message, itself holding a PDF.
+    p = parsed((OUTLOOK / "other.msg").read_bytes(), "other.msg")
+    inner = ("投递状态通知 (Failure Notice)", "Attachment: default_attachment.eml")
+    subject = "回复：转发：反馈·北京 2017年12月02-03日 销售"
+    assert ("heading", subject, 3, "", inner, ()) in blocks(p)
+    texts = [b.text for b in p.blocks if b.heading_path == (*inner, subject)]
+    assert texts[:2] == ["Meredith", "FYI..."]
+    assert any("原始邮件" in t for t in texts)
+    assert p.document.reason == (
+        "in attachments: default_attachment.eml: attachments not read (北京 2017年12月02-03日 销售主管 确认n.pdf)"
+    )
+
+    # Attachments not read: the attached message is named, as a file would be.
+    off = parse_document(
+        (OUTLOOK / "outer.msg").read_bytes(), "outer.msg", options=ParseOptions(attachments=False)
+    )
+    assert [b.text for b in off.blocks] == ["outer subject", "Outer body"]
+    assert off.document.reason == "attachments not read (test)"
+
+
+def test_a_damaged_attached_message_is_named_and_the_message_still_read():
+    """The attached message's own properties stream renamed in the OLE directory (names are UTF-16):
+    the outer message is read, the attached one named with why."""
+    data = (OUTLOOK / "outer.msg").read_bytes()
+    name = "__properties_version1.0".encode("utf-16-le")
+    at = [i for i in range(len(data)) if data.startswith(name, i)]
+    assert len(at) == 6
+    # which directory entry is the attached message's: the fifth, by olefile's listing of the file
+    damaged = data[: at[4]] + "__properties_version9.0".encode("utf-16-le") + data[at[4] + len(name) :]
+    p = parsed(damaged, "outer.msg")
+    assert [b.text for b in p.blocks] == ["outer subject", "Outer body"]
+    assert p.document.reason == "attachments not read (test (an attached message that cannot be read))"
+
+
+def _html_blocks(html: str) -> list[tuple[str, str]]:
+    from raychunk.document import Document
+    from raychunk.parse.html import parse_html
+
+    return [(b.kind, b.text) for b in parse_html(html, Document("x", "body.html", "html", "ok")).blocks]
+
+
+def test_the_html_outlook_keeps_in_its_rtf_body_is_the_html_body():
+    """Outlook often saves an HTML message with a plain-text body and its HTML only inside the
+    compressed RTF body (RTF-encapsulated HTML, [MS-OXRTFEX]). Two real messages that keep both: the
+    HTML taken back out of the RTF gives the blocks of the message's own HTML body, and is that HTML
+    but for whitespace: a 62 KB newsletter (tables, emoji, links; an uncompressed "MELA" RTF) and
+    the corpus's test message (a list; LZFu-compressed)."""
+    import gzip
+    import re
+
+    from raychunk.parse.rtf_html import decompressed_rtf, rtf_body
+
+    rtf = gzip.decompress((OUTLOOK / "complete-rtf-body.bin.gz").read_bytes())
+    html = gzip.decompress((OUTLOOK / "complete-html-body.html.gz").read_bytes()).decode("utf-8")
+    got, is_html = rtf_body(decompressed_rtf(rtf))
+    assert is_html
+    assert re.sub(r"\s+", "", got) == re.sub(r"\s+", "", html)
+    blocks_of = _html_blocks(got)
+    assert blocks_of == _html_blocks(html) and len(blocks_of) == 29
+    assert ("paragraph", "😇😇😇😇Nokia Health is now Withings. Learn more") in blocks_of
+    msg_file = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "other" / "fake-email.msg"
+    if msg_file.exists():
+        from oxmsg import Message
+
+        m = Message.load(msg_file.read_bytes())
+        got, is_html = rtf_body(decompressed_rtf(m.properties.binary_prop_value(0x1009)))
+        assert _html_blocks(got) == _html_blocks(m.html_body)
+        assert ("list_item", "Roses are red") in _html_blocks(got)
+
+
+def test_an_outlook_message_without_an_html_body_is_read_from_the_html_in_its_rtf():
+    """The bounce keeps its HTML only in the RTF: its body is read from it (a ``<br>`` a line break,
+    the RTF's own line ends gone), not from the plain body. Without a plain body (outer.msg with its
+    body property retagged, so that only the RTF holds the text), the body is still read; before,
+    the message was its subject alone. A body that does not decompress, or HTML that lacks the plain
+    body's words, leaves the plain body."""
+    from raychunk.parse.mail import _rtf_body
+
+    p = parsed((OUTLOOK / "other.msg").read_bytes(), "other.msg")
+    body = [b.text for b in p.blocks if b.heading_path == ("投递状态通知 (Failure Notice)",)]
+    assert (
+        body[1]
+        == "I'm afraid I was not able to deliver your message to the following recipient:\nhp_lsz@tjdpf.org.cn"
+    )
+    assert not any("\r" in t for t in body)
+
+    data = (OUTLOOK / "outer.msg").read_bytes()
+    no_plain = bytearray(data)
+    tag = data.index(b"\x1f\x00\x00\x10")  # PidTagBody (0x1000, a string) in the root's property stream
+    no_plain[tag : tag + 4] = b"\x1f\x00\xff\x6f"  # now 0x6FFF, a tag nothing reads
+    at = data.index("__substg1.0_1000001F".encode("utf-16-le"))  # its stream, renamed to match
+    no_plain[at : at + 40] = "__substg1.0_6FFF001F".encode("utf-16-le")
+    no_plain = bytes(no_plain)
+    from oxmsg import Message
+
+    assert Message.load(no_plain).body is None
+    p = parsed(no_plain, "outer.msg")
+    assert [b.text for b in p.blocks][:2] == ["outer subject", "Outer body"]
+
+    rtf = Message.load((OUTLOOK / "other.msg").read_bytes()).properties.binary_prop_value(0x1009)
+    assert _rtf_body(rtf[: len(rtf) // 2], "plain words") is None  # cut short: does not decompress
+    assert _rtf_body(rtf, "The quarterly budget review moves to Thursday") is None  # not this body's words
+    assert _rtf_body(rtf, "")[1] is True

@@ -1,5 +1,6 @@
 """E-mail: ``.eml`` read with the standard library's MIME parser, Outlook's ``.msg`` with
-python-oxmsg; the body by raychunk's own text parsers.
+python-oxmsg; the body by raychunk's own text parsers (an Outlook message's HTML kept only inside
+its compressed RTF body taken back out of it: ``rtf_html``).
 
 The subject is a level-1 heading and the document's title; sender, recipients and date go to
 metadata. The body is the message's HTML part where it has one (lists and tables as the sender
@@ -8,8 +9,9 @@ headings sit under the subject, one level down. A part whose character set Pytho
 read as UTF-8 with replacement characters, not lost. Each attached file is read as a file of its
 kind would be (a PDF, a Word document, a forwarded message), under a heading ``Attachment: name``
 below the subject, one level deep (``parse.attachments``; an attached message's own attachments are
-named, not read); a picture shown in the body, an attachment that gives no text and one that is
-not a file are named in the row's reason.
+named, not read, in the reason); a message attached to an Outlook message as an item (a storage in
+the file, not a file) is read the same way; a picture shown in the body, an attachment that gives
+no text and one that is not a file are named in the row's reason.
 An Outlook message's fields come from the internet headers it was received with; a message never
 sent through the internet (a draft, a message within one Exchange server) has none, and its fields
 come from Outlook's own properties.
@@ -23,14 +25,16 @@ import email.message
 import email.parser
 import email.policy
 import email.utils
+import functools
+import html as html_lib
+import re
 from typing import TYPE_CHECKING
 
-from raychunk.document import Block
+from raychunk.document import Block, Document, ParsedDocument, content_hash
 from raychunk.parse._common import TextAssembler, clean_text, finish, listing
 from raychunk.render import squash
 
 if TYPE_CHECKING:
-    from raychunk.document import Document, ParsedDocument
     from raychunk.parse import ParseOptions
 
 __all__ = ["mail_fields", "read_eml", "read_msg"]
@@ -82,9 +86,18 @@ def read_msg(
     data: bytes, base: Document, title: str = "", options: ParseOptions | None = None
 ) -> ParsedDocument:
     from oxmsg import Message
-    from oxmsg.domain import constants as c
 
     msg = Message.load(data)
+    fields, body, html = _outlook_message(msg)
+    read = options is not None and options.attachments
+    files = [_outlook_file(a, base, options if read else None) for a in msg.attachments]
+    return _message(base, fields, title, body, html, files, options)
+
+
+def _outlook_message(msg) -> tuple[dict[str, str], str | None, bool]:
+    """An Outlook message's fields, its body and whether the body is HTML."""
+    from oxmsg.domain import constants as c
+
     props = msg.properties
     headers = _text(props.str_prop_value(c.PID_TRANSPORT_MESSAGE_HEADERS))
     fields = mail_fields(email.parser.HeaderParser(policy=email.policy.default).parsestr(headers))
@@ -102,16 +115,51 @@ def read_msg(
             fields[key] = squash(value)
     fields = {key: fields[key] for key, _ in _FIELDS if key in fields}
     html_body = msg.html_body
-    html = bool(html_body and html_body.strip())
-    body = html_body if html else msg.body
-    files = [_outlook_file(a, c) for a in msg.attachments]
-    return _message(base, fields, title, body, html, files, options)
+    if html_body and html_body.strip():
+        return fields, html_body, True
+    plain = _text(msg.body)
+    kept = _rtf_body(props.binary_prop_value(c.PID_RTF_COMPRESSED), plain)
+    return (fields, *kept) if kept else (fields, plain or None, False)
+
+
+def _rtf_body(data, plain: str) -> tuple[str, bool] | None:
+    """The body an Outlook message keeps as compressed RTF, where it has no HTML body: the HTML
+    encapsulated in it (Outlook often saves an HTML message so, beside a plain-text body without its
+    lists and tables), or its text where there is no plain body. The HTML is taken only where it
+    holds the plain body's words (``_COVERAGE`` of them): a damaged RTF leaves the plain body."""
+    from raychunk.parse.rtf_html import decompressed_rtf, rtf_body
+
+    if not isinstance(data, bytes) or not data:
+        return None
+    try:
+        found = rtf_body(decompressed_rtf(data))
+    except Exception:  # compressed RTF that does not decompress: the plain body stands
+        return None
+    if found is None:
+        return None
+    text, html = found
+    if plain.strip():
+        if not html:
+            return None  # the same text, as Outlook wrote it
+        words = set(_WORD.findall(plain.lower()))
+        shown = set(_WORD.findall(html_lib.unescape(_TAGS.sub(" ", text)).lower()))
+        if words and len(words & shown) < _COVERAGE * len(words):
+            return None
+    elif not _WORD.search(_TAGS.sub(" ", text) if html else text):
+        return None
+    return text, html
+
+
+_WORD = re.compile(r"\w+")
+# What of an HTML body is no text: its head and style sheets, comments, tags.
+_TAGS = re.compile(r"(?is)<head\b.*?</head>|<style\b.*?</style>|<!--.*?-->|<[^>]*>")
+_COVERAGE = 0.9
 
 
 def _text(value) -> str:
     """A property's text; '' for none, or for a damaged property holding another type than its tag
-    says (an integer for a time, bytes for a name)."""
-    return value if isinstance(value, str) else ""
+    says (an integer for a time, bytes for a name). A string ends at a NUL, as Outlook reads it."""
+    return value.partition("\x00")[0] if isinstance(value, str) else ""
 
 
 def _message(
@@ -120,7 +168,7 @@ def _message(
     title: str,
     body_text: str | None,
     html: bool,
-    files: list[tuple[str, bytes | None, str]],
+    files: list[tuple[str, bytes | ParsedDocument | None, str]],
     options: ParseOptions | None,
 ) -> ParsedDocument:
     """The parse of a message: its subject a heading over its body's blocks, then each attachment
@@ -143,18 +191,22 @@ def _message(
         blocks.append(Block("heading", subject, start, end, level=1))
         path = (subject,)
     _place(asm, blocks, body.blocks if body is not None else (), path, keep_pages=True)
-    unread = []
+    unread, inner = [], []
     for name, data, why in files:
         if why or data is None or options is None or not options.attachments:
             unread.append(f"{name} ({why})" if why else name)
             continue
         # one level deep: an attached message's own attachments are named, not read
-        part = parse_document(data, name, options=dataclasses.replace(options, attachments=False))
+        part = (
+            data
+            if isinstance(data, ParsedDocument)
+            else parse_document(data, name, options=dataclasses.replace(options, attachments=False))
+        )
         if part.document.status != "ok" or not part.blocks:
-            why = squash(part.document.reason)
-            why = why if len(why) <= 120 else why[:119].rsplit(" ", 1)[0] + "…"
-            unread.append(f"{name} ({part.document.status}: {why})")
+            unread.append(f"{name} ({part.document.status}: {_short(squash(part.document.reason))})")
             continue
+        if part.document.reason:  # what the attachment itself left unread stays said
+            inner.append(f"{name}: {_short(squash(part.document.reason))}")
         heading = f"Attachment: {name}"
         start, end = asm.append(heading)
         blocks.append(Block("heading", heading, start, end, heading_path=path, level=len(path) + 1))
@@ -165,9 +217,15 @@ def _message(
     notes = [body.document.reason] if body is not None and body.document.reason else []
     if unread:
         notes.append(f"attachments not read ({listing(unread)})")
+    if inner:
+        notes.append(f"in attachments: {listing(inner)}")
     if notes:
         changes["reason"] = "; ".join(notes)
     return finish(base, asm.text, blocks, **changes)
+
+
+def _short(why: str) -> str:
+    return why if len(why) <= 120 else why[:119].rsplit(" ", 1)[0] + "…"
 
 
 def _place(
@@ -217,14 +275,72 @@ def _mime_file(part) -> tuple[str, bytes | None, str]:
     return name or kind, data, "" if data else "no content"
 
 
-def _outlook_file(attachment, c) -> tuple[str, bytes | None, str]:
-    """An attachment of an Outlook message: its name, its bytes, and why it is not read."""
+def _outlook_file(attachment, base: Document, options: ParseOptions | None):
+    """An attachment of an Outlook message: its name, its bytes (or, for a message attached whole,
+    its parse when ``options`` say attachments are read), and why it is not read."""
+    from oxmsg.domain import constants as c
+
     name = squash(attachment.file_name or "") or attachment.mime_type or "an attachment"
     content_id = attachment.properties.str_prop_value(c.PID_ATTACH_CONTENT_ID)
     if (attachment.mime_type or "").startswith("image/") and content_id:
         return name, None, "a picture in the body"
     data = attachment.file_bytes
-    return name, data, "" if data else "an attached item, not a file"
+    if data:
+        return name, data, ""
+    inner = _embedded(attachment)
+    if inner is None:
+        return name, None, "an attached item, not a file"
+    shown = squash(_text(attachment.properties.str_prop_value(_PID_DISPLAY_NAME)))
+    try:
+        fields, body, html = _outlook_message(inner)
+        name = shown or fields.get("subject") or "an attached message"
+        if options is None:
+            return name, None, ""
+        if fields.get("subject") == name:  # its heading, "Attachment: <subject>", says it once
+            del fields["subject"]
+        where = f"{base.doc_id}\x1f{attachment._storage.path}".encode("utf-8", "surrogatepass")
+        inner_base = Document(content_hash(where), name, "msg", "ok")
+        # one level deep: the attached message's own attachments are named, not read
+        files = [_outlook_file(a, inner_base, None) for a in inner.attachments]
+        parsed = _message(
+            inner_base, fields, "", body, html, files, dataclasses.replace(options, attachments=False)
+        )
+    except Exception:  # its storage is damaged: named, not the message failed
+        return shown or "an attached message", None, "an attached message that cannot be read"
+    return name, parsed, ""
+
+
+# An Outlook attachment's display name: for a message attached whole, its subject as Outlook shows it.
+_PID_DISPLAY_NAME = 0x3001
+# Where a message attached whole keeps its storage (PidTagAttachDataObject, an object).
+_EMBEDDED_STORAGE = "__substg1.0_3701000D"
+
+
+def _embedded(attachment):
+    """The message an Outlook attachment holds whole (attach method 5, "embedded message"): the
+    attachment's storage holds it, as a message file holds its root, except that its properties
+    stream has the 24-byte header of an embedded message, not the 32 of a file's root (MS-OXMSG
+    2.4.1.2). None for another attachment."""
+    if attachment.properties.int_prop_value(_PID_ATTACH_METHOD) != _EMBEDDED_MESSAGE:
+        return None
+    storage = next((s for s in attachment._storage.storages if s.name == _EMBEDDED_STORAGE), None)
+    return None if storage is None else _embedded_message_class()(storage)
+
+
+@functools.cache
+def _embedded_message_class():
+    from oxmsg import Message
+    from oxmsg.properties import Properties
+
+    class EmbeddedMessage(Message):
+        @property
+        def _properties(self):
+            return Properties(self._storage, properties_header_offset=24)
+
+    return EmbeddedMessage
+
+
+_PID_ATTACH_METHOD, _EMBEDDED_MESSAGE = 0x3705, 5
 
 
 def mail_fields(msg) -> dict[str, str]:
