@@ -37,6 +37,8 @@ _SECONDS_PER_MB = {
     "docx": 2.5,
     "pptx": 2.5,
     "xlsx": 3.0,
+    "ods": 3.0,
+    "odp": 2.5,
     "epub": 6.0,
     "odt": 6.0,
     "markdown": 1.5,

@@ -163,6 +163,12 @@ def test_a_project_readme_in_asciidoc():
         (b"== Run\n\n----\n$ raychunk run\n\nmore\n", "ok", "", ["heading", "code"]),
         (b"== Caf\xe9\n\nCr\xe8me br\xfbl\xe9e.\n", "ok", "", ["heading", "paragraph"]),
         (b"|===\n|a |b\n|c\n", "ok", "", ["table"]),  # a table cut short, a row cut short
+        (
+            b"== Title  \n\nText.\n\n----  \ncode\n----\n",
+            "ok",
+            "",
+            ["heading", "paragraph", "code"],
+        ),  # trailing spaces
     ],
 )
 def test_asciidoc_edges(adoc, status, reason, kinds):

@@ -358,3 +358,72 @@ def test_an_outlook_message_without_an_html_body_is_read_from_the_html_in_its_rt
     assert _rtf_body(rtf[: len(rtf) // 2], "plain words") is None  # cut short: does not decompress
     assert _rtf_body(rtf, "The quarterly budget review moves to Thursday") is None  # not this body's words
     assert _rtf_body(rtf, "")[1] is True
+
+
+def _mailbox() -> bytes:
+    """A mailbox as Python's ``mailbox`` writes one (Thunderbird and Google Takeout write the same
+    format): an envelope line before each message, a body line that begins "From " quoted."""
+    import mailbox
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        box = mailbox.mbox(f"{d}/inbox")
+        m = EmailMessage()
+        m["Subject"], m["From"], m["To"] = "Backup window moved", "ops@example.com", "team@example.com"
+        m["Date"] = "Tue, 03 Jun 2025 09:30:00 +0000"
+        m.set_content("The backup window moves to 02:00.\n\nFrom now on, restores need a ticket.\n")
+        box.add(m)
+        m = EmailMessage()
+        m["Subject"], m["From"], m["Date"] = (
+            "Q3 numbers",
+            "cfo@example.com",
+            "Wed, 04 Jun 2025 10:00:00 +0000",
+        )
+        m.set_content("See attached.")
+        m.add_alternative(
+            "<p>See the table.</p><table><tr><th>Q</th><th>EUR</th></tr><tr><td>Q3</td><td>12</td></tr></table>",
+            subtype="html",
+        )
+        m.add_attachment(
+            b"# Notes\n\nRevenue up.\n", maintype="text", subtype="markdown", filename="notes.md"
+        )
+        box.add(m)
+        m = EmailMessage()
+        m["From"] = "someone@example.com"
+        m.set_content("No subject here.\n")
+        box.add(m)
+        box.flush()
+        return Path(f"{d}/inbox").read_bytes()
+
+
+@pytest.mark.parametrize("name", ["inbox.mbox", "Inbox"])  # Thunderbird's folders have no extension
+def test_a_mailbox_is_its_messages_each_under_its_subject(name):
+    """Before, a mailbox was plain text (``.mbox``) or one message (its first headers, the rest of
+    the box as its body)."""
+    p = parsed(_mailbox(), name)
+    assert (p.document.format, p.document.title, p.document.reason) == (
+        "mbox",
+        name,
+        "a mailbox of 3 messages",
+    )
+    q3 = ("Q3 numbers",)
+    assert [(b.kind, b.text, b.heading_path) for b in p.blocks] == [
+        ("heading", "Backup window moved", ()),
+        (
+            "paragraph",
+            "From: ops@example.com; To: team@example.com; Date: Tue, 03 Jun 2025 09:30:00 +0000",
+            ("Backup window moved",),
+        ),
+        ("paragraph", "The backup window moves to 02:00.", ("Backup window moved",)),
+        ("paragraph", "From now on, restores need a ticket.", ("Backup window moved",)),  # unquoted
+        ("heading", "Q3 numbers", ()),
+        ("paragraph", "From: cfo@example.com; Date: Wed, 04 Jun 2025 10:00:00 +0000", q3),
+        ("paragraph", "See the table.", q3),
+        ("table", "| Q | EUR |\n|---|---|\n| Q3 | 12 |", q3),
+        ("heading", "Attachment: notes.md", q3),
+        ("heading", "Notes", (*q3, "Attachment: notes.md")),
+        ("paragraph", "Revenue up.", (*q3, "Attachment: notes.md", "Notes")),
+        ("heading", "Message 3", ()),
+        ("paragraph", "From: someone@example.com", ("Message 3",)),
+        ("paragraph", "No subject here.", ("Message 3",)),
+    ]

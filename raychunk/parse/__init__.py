@@ -84,6 +84,8 @@ _DESCRIBE = {
     "xlsx": "an Excel workbook",
     "epub": "an EPUB book",
     "odt": "an OpenDocument text",
+    "ods": "an OpenDocument spreadsheet",
+    "odp": "an OpenDocument presentation",
     "ole": "a legacy Office (OLE) file",
     "gzip": "gzip-compressed data",
     "bzip2": "bzip2-compressed data",
@@ -106,10 +108,14 @@ _DESCRIBE = {
     "captions": "captions (WebVTT or SRT)",
     "svg": "an SVG image",
     "eml": "an e-mail",
+    "mbox": "a mailbox",
     "msg": "an Outlook message",
     "rst": "reStructuredText",
     "latex": "a LaTeX document",
     "asciidoc": "an AsciiDoc document",
+    "man": "a manual page",
+    "docbook": "a DocBook document",
+    "jats": "a JATS article",
     "org": "an Org document",
     "doc": "a legacy Word document",
     "xls": "a legacy Excel workbook",
@@ -278,15 +284,24 @@ def _reconcile(by_name: str | None, by_content: str) -> str | None:
         return by_name if by_name in _MAY_BE_OLE else None
     if by_content == "zip" and by_name in _PACKAGES:
         return by_name  # a truncated or odd package: the office parser gives the precise reason
-    if by_content in ("pdf", "docx", "pptx", "xlsx", "epub", "odt", "rtf", "image"):
+    if by_content in ("pdf", "docx", "pptx", "xlsx", "epub", "odt", "ods", "odp", "rtf", "image"):
         if by_name in (None, by_content):
             return by_content
         return None
     return None
 
 
+# A mailbox starts with an envelope line ("From sender date") and a message's header lines.
+_MAILBOX = re.compile(r"\s*From \S+ [^\n]*\n(?:[\w-]+:[^\n]*\n|[ \t][^\n]*\n){2}")
+
+
 def _text_format_of(data: bytes) -> str | None:
-    """Format of an extension-less file judged by its content: html, text, or None for binary."""
+    """Format of a file whose extension names none, judged by its content: html, a manual page
+    (``bash.1``, ``printf.3``: roff, where ``app.log.1`` is a rotated log), DocBook or JATS (an
+    ``.xml`` file of either), text, or None for binary."""
+    from raychunk.parse.man import is_man_page
+    from raychunk.parse.xmldoc import xml_vocabulary
+
     try:
         text, _ = decode_text(data[:65536])
     except BinaryContent:
@@ -294,6 +309,12 @@ def _text_format_of(data: bytes) -> str | None:
     head = text.lstrip()[:200].lower()
     if head.startswith(("<!doctype html", "<html")):
         return "html"
+    if is_man_page(text):
+        return "man"
+    if head.startswith("from ") and _MAILBOX.match(text):
+        return "mbox"
+    if head.startswith("<") and (vocabulary := xml_vocabulary(text)):
+        return vocabulary
     return "text"
 
 
@@ -398,6 +419,9 @@ _PARSERS = {
     "rst": _parse_text_format("rst.parse_rst"),
     "latex": _parse_text_format("latex.parse_latex"),
     "asciidoc": _parse_text_format("asciidoc.parse_asciidoc"),
+    "man": _parse_text_format("man.parse_man"),
+    "docbook": _parse_text_format("xmldoc.parse_docbook"),
+    "jats": _parse_text_format("xmldoc.parse_jats"),
     "pdf": _parse_binary_format("pdf.parse_pdf"),
     "image": _parse_binary_format("pdf.parse_image"),
     **{fmt: _parse_binary_format("office.parse_office") for fmt in OFFICE_FORMATS},

@@ -88,8 +88,9 @@ class _Reader:
         lines = self.lines
         attached = False
         while i < end:
-            line = lines[i]
+            line = lines[i].rstrip()
             stripped = line.strip()
+            flush = line == stripped  # no indent: where block syntax is read
             if not stripped:
                 i += 1
                 continue
@@ -107,25 +108,25 @@ class _Reader:
             if _DIRECTIVE.match(stripped) or _ATTRIBUTE_ENTRY.match(line):
                 i += 1
                 continue
-            if line == stripped and _BLOCK_ATTRIBUTES.match(stripped):
+            if flush and _BLOCK_ATTRIBUTES.match(stripped):
                 self.attributes = stripped[1:-1]
                 i += 1
                 continue
             if not self._is_list(line) and not attached:
                 self.counters = {}  # a list ends where another block starts
             attached = False
-            if line == stripped and (m := _HEADING.match(line)) is not None and not self._is_list(line):
+            if flush and (m := _HEADING.match(line)) is not None and not self._is_list(line):
                 s = self.starts[i] + m.start(2)
                 self.out.heading(m[2], len(m[1]), s, s + len(m[2]))
                 self.attributes = ""
                 i += 1
                 continue
-            if line == stripped and (m := _BLOCK_TITLE.match(stripped)) is not None:
+            if flush and (m := _BLOCK_TITLE.match(stripped)) is not None:
                 s = self.starts[i] + 1
                 self.out.add("paragraph", m[1], s, s + len(m[1]))
                 i += 1
                 continue
-            if line == stripped and _DELIMITER.match(stripped):
+            if flush and _DELIMITER.match(stripped):
                 i = self._delimited(i, end)
                 continue
             if self._is_list(line):
@@ -149,7 +150,7 @@ class _Reader:
             or stripped == "+"
             or self._is_list(line)
             or (
-                line == stripped
+                line[:1] not in " \t"
                 and (_DELIMITER.match(stripped) is not None or _BLOCK_ATTRIBUTES.match(stripped) is not None)
             )
             or (stripped.startswith("//") and not stripped.startswith("////"))

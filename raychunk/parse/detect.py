@@ -64,7 +64,11 @@ EXTENSIONS = {
     ".xlsx": "xlsx",
     ".epub": "epub",
     ".odt": "odt",
+    ".ods": "ods",
+    ".odp": "odp",
     ".eml": "eml",
+    ".mbox": "mbox",
+    ".mbx": "mbox",
     ".msg": "msg",
     ".rtf": "rtf",
     ".rst": "rst",
@@ -74,6 +78,10 @@ EXTENSIONS = {
     ".adoc": "asciidoc",
     ".asciidoc": "asciidoc",
     ".asc": "asciidoc",
+    ".dbk": "docbook",
+    ".docbook": "docbook",
+    ".nxml": "jats",  # and either under .xml, by its root (``_text_format_of``)
+    ".man": "man",  # and bash.1, printf.3: a manual page by its content (``_text_format_of``)
     ".org": "org",
     ".doc": "doc",
     ".ppt": "ppt",
@@ -102,8 +110,12 @@ TEXT_FORMATS = frozenset(
         "rst",
         "latex",
         "asciidoc",
+        "man",
+        "docbook",
+        "jats",
         "org",
         "eml",
+        "mbox",
     }
 )
 # Containers a sniff can name; a text format has no magic number.
@@ -111,6 +123,8 @@ _ZIP_KINDS = {"word/": "docx", "ppt/": "pptx", "xl/": "xlsx"}
 _MIMETYPES = {
     "application/epub+zip": "epub",
     "application/vnd.oasis.opendocument.text": "odt",
+    "application/vnd.oasis.opendocument.spreadsheet": "ods",
+    "application/vnd.oasis.opendocument.presentation": "odp",
 }
 
 

@@ -8,10 +8,7 @@
 --   * a citation reads as its keys, as the source has them ([lewis2020]): no bibliography is at hand;
 --   * a \ref to a section reads as the section's number, as LaTeX prints it; to another label, as
 --     the label;
---   * the title block (\title, authors, date, abstract), which a standalone page would put in a
---     <header> that no reader takes for text, opens the body: the title a level-1 heading with the
---     sections below it, one level down;
---   * footnotes close the document under a heading of their own, Notes, in order.
+--   then front_matter.lua opens the body with the title block and closes it with the notes.
 
 local NO_TEXT = {}
 for _, name in ipairs({
@@ -167,75 +164,13 @@ local function Cite(el)
   return pandoc.Str("[" .. table.concat(keys, ", ") .. "]")
 end
 
--- Footnotes out of the text, in order, to close the document under a heading of their own (a
--- reader finds them there, not as a list under the last section).
-local function notes_apart(doc, level)
-  local notes = {}
-  doc = doc:walk({
-    Note = function(note)
-      table.insert(notes, note.content)
-      return {}
-    end,
-  })
-  if #notes > 0 then
-    doc.blocks:insert(pandoc.Header(level, { pandoc.Str("Notes") }))
-    doc.blocks:insert(pandoc.OrderedList(notes))
-  end
-  return doc
-end
-
 expand = function(blocks)
   return blocks:walk({ RawInline = RawInline, RawBlock = RawBlock, Cite = Cite })
 end
 
-local function front_matter(doc)
+local function latex_words(doc)
   number_sections(doc.blocks)
-  doc = doc:walk({ RawInline = RawInline, RawBlock = RawBlock, Cite = Cite })
-  local meta = doc.meta
-  if not meta.title then
-    return notes_apart(doc, 1)
-  end
-  doc = notes_apart(doc, 1)
-  local title = meta.title
-  if pandoc.utils.type(title) ~= "Inlines" then
-    title = { pandoc.Str(pandoc.utils.stringify(title)) }
-  end
-  local front = { pandoc.Header(1, title) }
-  local authors = meta.author
-  if authors then
-    if pandoc.utils.type(authors) ~= "List" then
-      authors = { authors }
-    end
-    local names = {}
-    for _, a in ipairs(authors) do
-      table.insert(names, pandoc.utils.stringify(a))
-    end
-    table.insert(front, pandoc.Para({ pandoc.Str(table.concat(names, ", ")) }))
-  end
-  if meta.date then
-    table.insert(front, pandoc.Para({ pandoc.Str(pandoc.utils.stringify(meta.date)) }))
-  end
-  if meta.abstract then
-    table.insert(front, pandoc.Header(2, { pandoc.Str("Abstract") }))
-    local abstract = meta.abstract
-    if pandoc.utils.type(abstract) == "Blocks" then
-      for _, b in ipairs(abstract) do
-        table.insert(front, b)
-      end
-    else
-      table.insert(front, pandoc.Para({ pandoc.Str(pandoc.utils.stringify(abstract)) }))
-    end
-  end
-  local body = doc.blocks:walk({
-    Header = function(h)
-      h.level = h.level + 1
-      return h
-    end,
-  })
-  for _, b in ipairs(body) do
-    table.insert(front, b)
-  end
-  return pandoc.Pandoc(front, pandoc.Meta({}))
+  return doc:walk({ RawInline = RawInline, RawBlock = RawBlock, Cite = Cite })
 end
 
-return { { Pandoc = front_matter } }
+return { { Pandoc = latex_words } }

@@ -6,7 +6,8 @@ its sections below it; ``\\section`` and below are headings, ``\\paragraph`` too
 numbers, ``tabular`` is a table with its header row where a rule sets it off, ``verbatim`` and ``lstlisting`` are code, footnotes come at the
 end, ``\\ref`` reads as its number and math as TeX (or as the Unicode pandoc writes for simple
 formulas). The document's own ``\\newcommand`` macros are expanded; a command pandoc does not know
-reads as the text of its arguments and a citation as its keys (``latex.lua``). A file it pulls in
+reads as the text of its arguments and a citation as its keys (``latex.lua``; the title block and the
+notes placed by ``front_matter.lua``). A file it pulls in
 (``\\input``, ``\\include``, ``\\subfile``) is not read from here: the sandbox reads no other file,
 and the reason names them, each read on its own where it is in the corpus. A file pandoc cannot read
 (a brace left open, as LaTeX itself would stop on) is read as plain text, the reason saying why.
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
 
 __all__ = ["parse_latex"]
 
-_FILTER = Path(__file__).with_name("latex.lua")
+_FILTERS = tuple(
+    f"--lua-filter={Path(__file__).with_name(name)}" for name in ("latex.lua", "front_matter.lua")
+)
 _COMMENT = re.compile(r"(?<!\\)%[^\n]*")
 _PULLS = re.compile(r"\\(?:input|include|subfile|subimport\s*\{[^{}]*\}|import\s*\{[^{}]*\})\s*\{([^{}]+)\}")
 
@@ -40,7 +43,7 @@ def parse_latex(text: str, base: Document) -> ParsedDocument:
             text.encode("utf-8", errors="replace"),
             "latex+raw_tex",
             extension="tex",
-            args=(f"--lua-filter={_FILTER}",),
+            args=_FILTERS,
         )
     except PandocFailed as e:
         # A file LaTeX itself would stop on (a brace left open, a chapter cut short) still holds

@@ -28,6 +28,8 @@ import email.utils
 import functools
 import html as html_lib
 import re
+from collections.abc import Iterator
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from raychunk.document import Block, Document, ParsedDocument, content_hash
@@ -37,7 +39,7 @@ from raychunk.render import squash
 if TYPE_CHECKING:
     from raychunk.parse import ParseOptions
 
-__all__ = ["mail_fields", "read_eml", "read_msg"]
+__all__ = ["mail_fields", "read_eml", "read_mbox", "read_msg"]
 
 # A message written back as it was received: no header refolded (the standard library's folding
 # raises on some damaged parameters and takes minutes on others).
@@ -64,6 +66,65 @@ def read_eml(
         body, html = _content(part), part.get_content_subtype() == "html"
     files = [_mime_file(a) for a in attached]
     return _message(base, mail_fields(msg), title, body, html, files, options)
+
+
+def read_mbox(
+    data: bytes, base: Document, title: str = "", options: ParseOptions | None = None
+) -> ParsedDocument:
+    """A mailbox (``.mbox``: Thunderbird's folders, Google Takeout's export): its messages in order,
+    each read as an ``.eml`` file is (its subject a level-1 heading over its body and attachments),
+    with a line of who sent it to whom and when, since a mailbox's messages share one documents row
+    and its metadata. What a message left unread is said in the row's reason, message by message."""
+    asm = TextAssembler()
+    blocks: list[Block] = []
+    notes: list[str] = []
+    count = 0
+    for count, raw in enumerate(_mbox_messages(data), 1):
+        message = read_eml(raw, dataclasses.replace(base, doc_id=f"{base.doc_id}#{count}"), "", options)
+        doc, found = message.document, list(message.blocks)
+        subject = found[0].text if found and found[0].kind == "heading" and found[0].level == 1 else ""
+        name = subject or f"Message {count}"
+        if doc.reason:
+            notes.append(f"{name}: {_short(squash(doc.reason))}")
+        if not found:
+            continue
+        if not subject:  # a message without a subject: a heading of its own, its blocks below it
+            start, end = asm.append(name)
+            blocks.append(Block("heading", name, start, end, level=1))
+        else:
+            _place(asm, blocks, found[:1], (), keep_pages=False)
+            found = found[1:]
+        fields = dict(doc.metadata)
+        sent = "; ".join(
+            f"{key.capitalize()}: {fields[key]}" for key in ("from", "to", "date") if fields.get(key)
+        )
+        if sent:
+            start, end = asm.append(sent)
+            blocks.append(Block("paragraph", sent, start, end, heading_path=(name,)))
+        _place(asm, blocks, found, () if subject else (name,), keep_pages=False)
+    # the mailbox's own name: its first message's subject would head every chunk of the others
+    changes: dict = {"title": (title or PurePosixPath(base.source).name)[:200]}
+    reasons = [f"a mailbox of {count} messages"] if count else ["no messages: not a mailbox"]
+    if notes:
+        reasons.append(f"in messages: {listing(notes)}")
+    changes["reason"] = "; ".join(reasons)
+    return finish(base, asm.text, blocks, **changes)
+
+
+# A message starts at a line beginning "From " (the envelope line) at the start or after a line
+# break; a body line that begins so is written ">From " by the mailbox's writer.
+_ENVELOPE = re.compile(rb"(?:\A|\n)From [^\n]*\n")
+
+
+def _mbox_messages(data: bytes) -> Iterator[bytes]:
+    """Each message of a mailbox, its envelope line off and its ``>From`` lines unquoted."""
+    found = list(_ENVELOPE.finditer(data))
+    for k, m in enumerate(found):
+        end = found[k + 1].start() if k + 1 < len(found) else len(data)
+        yield _FROM_QUOTED.sub(rb"\1", data[m.end() : end])
+
+
+_FROM_QUOTED = re.compile(rb"(?m)^>(>*From )")
 
 
 def _attached(part) -> bool:

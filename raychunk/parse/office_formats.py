@@ -52,7 +52,12 @@ _ROWS = (
     # odt is not html-born: pandoc turns it into a docx, read as one.
     OfficeFormat("odt", "word.read_odt", "python-docx pypandoc-binary", what="OpenDocument text", package="odf",
                  parts=("content.xml",)),
+    OfficeFormat("ods", "sheets.read_ods", "lxml", what="OpenDocument spreadsheet", package="odf",
+                 parts=("content.xml",)),
+    OfficeFormat("odp", "odp.read_odp", "lxml", what="OpenDocument presentation", package="odf",
+                 parts=("content.xml",)),
     OfficeFormat("eml", "mail.read_eml", what="e-mail", text=True, attachments=True),
+    OfficeFormat("mbox", "mail.read_mbox", what="mailbox", text=True, attachments=True),
     OfficeFormat("msg", "mail.read_msg", "python-oxmsg", what="Outlook message", ole="Outlook message",
                  attachments=True),
     OfficeFormat("rtf", "pandoc.read_rtf", "pypandoc-binary", what="RTF document"),

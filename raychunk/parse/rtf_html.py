@@ -40,7 +40,16 @@ _CHARACTERS = {
     b"cell": "\t",
     b"row": "\r\n",
 }
-_SYMBOLS = {b"{": "{", b"}": "}", b"\\": "\\", b"~": "\u00a0", b"-": "", b"_": "\u2011"}
+_SYMBOLS = {
+    b"{": "{",
+    b"}": "}",
+    b"\\": "\\",
+    b"~": "\u00a0",
+    b"-": "",
+    b"_": "\u2011",
+    b"\n": "\r\n",
+    b"\r": "\r\n",
+}
 
 
 def decompressed_rtf(data: bytes) -> bytes:

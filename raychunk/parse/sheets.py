@@ -1,5 +1,6 @@
 """Excel workbooks (.xlsx read from the package's XML, legacy .xls by xlrd, and the Excel 2003 XML
-spreadsheets that report servers and exports save under an .xls name): each sheet a page under a
+spreadsheets that report servers and exports save under an .xls name) and OpenDocument spreadsheets
+(.ods, LibreOffice Calc's, from their ``content.xml``): each sheet a page under a
 level-1 heading with its name, its cells laid out as the sheet lays them out.
 
 - A sheet's non-empty cells fall into regions: cells that touch (a side or a corner) belong
@@ -36,7 +37,7 @@ from raychunk.render import render_table, squash
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
 
-__all__ = ["read_xls", "read_xlsx"]
+__all__ = ["ods_tables", "read_ods", "read_xls", "read_xlsx"]
 
 _S = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
@@ -187,6 +188,89 @@ def _xlsx_sheets(data: bytes) -> Iterator[tuple[str, dict, list]]:
             with zf.open(part) as f:
                 cells, merges = _read_sheet(f, strings, dates, epoch)
             yield sheet.get("name") or "", cells, merges
+
+
+def read_ods(data: bytes, base: Document, title: str = "") -> ParsedDocument:
+    """An OpenDocument spreadsheet (LibreOffice Calc's ``.ods``), read from its ``content.xml``."""
+    return _workbook(base, title, _ods_sheets(data))
+
+
+_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+
+
+def _ods_sheets(data: bytes) -> Iterator[tuple[str, dict, list]]:
+    """Each ``table:table``'s name, cells and merged ranges. A cell shows what Calc shows: the text
+    of its paragraphs (its value as formatted: ``1,500.00``, ``12/06/2026``), else its value; a row
+    or cell repeated (``number-rows-repeated``: how Calc stores a sheet's empty million rows) is
+    that many, empty ones skipped over without a cell each; a spanned cell is a merged range."""
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        if "content.xml" not in zf.namelist():
+            from raychunk.parse.office import DamagedPackage
+
+            raise DamagedPackage("it has no content.xml")
+        root = etree.fromstring(zf.read("content.xml"), parser)
+    yield from ods_tables(root)
+
+
+def ods_tables(root, *, sheets_only: bool = True) -> Iterator[tuple[str, dict, list]]:
+    """Each ``table:table`` of an OpenDocument tree: its name, cells and merged ranges (of a
+    spreadsheet's sheets only, or, ``sheets_only=False``, every table: a chart's data)."""
+    for sheet in root.iter(f"{_TABLE}table"):
+        parent = sheet.getparent()
+        if sheets_only and parent is not None and parent.tag != f"{_OFFICE}spreadsheet":
+            continue  # a table inside a cell or a shape: read with its sheet's text, not as a sheet
+        cells: dict[tuple[int, int], str] = {}
+        merges: list[tuple[int, int, int, int]] = []
+        r = 0
+        for row in sheet.iter(f"{_TABLE}table-row"):
+            repeat = max(1, _int(row.get(f"{_TABLE}number-rows-repeated"), 1))
+            found = []
+            c = 0
+            for cell in row:
+                if cell.tag not in (f"{_TABLE}table-cell", f"{_TABLE}covered-table-cell"):
+                    continue
+                times = max(1, _int(cell.get(f"{_TABLE}number-columns-repeated"), 1))
+                text = _ods_text(cell) if cell.tag == f"{_TABLE}table-cell" else ""
+                if text:
+                    for k in range(min(times, _MAX_COLUMNS - c)):
+                        found.append((c + k, text))
+                    across = max(1, _int(cell.get(f"{_TABLE}number-columns-spanned"), 1))
+                    down = max(1, _int(cell.get(f"{_TABLE}number-rows-spanned"), 1))
+                    if across > 1 or down > 1:
+                        merges.append((r, c, min(r + down, _MAX_ROWS) - 1, min(c + across, _MAX_COLUMNS) - 1))
+                c += times
+                if c >= _MAX_COLUMNS:
+                    break
+            if found:
+                for k in range(min(repeat, _MAX_ROWS - r, 1_000)):  # a repeated row of values: each
+                    for col, text in found:
+                        cells[(r + k, col)] = text
+            r += repeat
+            if r >= _MAX_ROWS:
+                break
+        yield sheet.get(f"{_TABLE}name") or "", cells, merges
+
+
+def _ods_text(cell) -> str:
+    """What Calc shows in a cell: its paragraphs' text, else its typed value."""
+    paragraphs = [squash(clean_text(_element_text(p))) for p in cell.iterchildren(f"{_TEXT}p", f"{_TEXT}h")]
+    shown = "\n".join(p for p in paragraphs if p)
+    if shown:
+        return shown
+    for attribute in ("value", "date-value", "time-value", "boolean-value", "string-value"):
+        value = cell.get(f"{_OFFICE}{attribute}")
+        if value:
+            return (
+                {"true": "TRUE", "false": "FALSE"}.get(value, value)
+                if attribute == "boolean-value"
+                else value
+            )
+    return ""
 
 
 def _xls_sheets(data: bytes) -> Iterator[tuple[str, dict, list]]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from raychunk.parse._common import (
@@ -45,7 +45,7 @@ from raychunk.render import render_table, squash
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
 
-__all__ = ["read_ppt", "read_pptx"]
+__all__ = ["deck_document", "read_ppt", "read_pptx", "table_block"]
 
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
@@ -66,17 +66,34 @@ def read_pptx(
     import pptx
 
     deck = pptx.Presentation(io.BytesIO(data))
+    slides = (
+        _slide_blocks(
+            slide,
+            deck.slide_width,
+            deck.slide_height,
+            legacy[n] if legacy is not None and n < len(legacy) else None,
+        )
+        for n, slide in enumerate(deck.slides)
+    )
+    return deck_document(base, title, slides)
+
+
+def deck_document(
+    base: Document, title: str, slides: Iterable[Iterable[tuple[str, str, dict]]]
+) -> ParsedDocument:
+    """A deck's parse from each slide's ``(kind, text, block fields)``, in order: a slide a page, its
+    title (a ``heading``) a level-1 heading over the rest of it, a page break before each slide
+    that follows content."""
     asm = TextAssembler()
     stream = BlockStream()
     end = 0
     pending = 0  # slides begun since the last block: their breaks go out once content follows
     n = 0
-    for n, slide in enumerate(deck.slides, 1):
+    for n, blocks in enumerate(slides, 1):
         if stream.blocks:
             pending += 1
         stream.leave(1)
-        facts = legacy[n - 1] if legacy is not None and n <= len(legacy) else None
-        for kind, text, kw in _slide_blocks(slide, deck.slide_width, deck.slide_height, facts):
+        for kind, text, kw in blocks:
             for opens in range(n - pending + 1, n + 1):
                 stream.add("page_break", "", end, end, pages=(opens,))
             pending = 0
@@ -155,7 +172,7 @@ def _legacy_tables(placed: list, tables: tuple[LegacyTable, ...]) -> list:
 
 def _legacy_table(table: LegacyTable) -> Iterator[tuple[str, str, dict]]:
     """A .ppt's table, its first row a header, as PowerPoint styles a new table."""
-    return _table_block([list(r) for r in table.rows], table.copies, header=True)
+    return table_block([list(r) for r in table.rows], table.copies, header=True)
 
 
 def _shape_text(shape) -> str:
@@ -364,10 +381,10 @@ def _table(table, *, legacy: bool = False) -> Iterator[tuple[str, str, dict]]:
                         if (di or dj) and i + di < len(grid) and j + dj < len(grid[i + di]):
                             grid[i + di][j + dj] = grid[i][j]
                             copies.append((i + di, j + dj))
-    return _table_block(grid, copies, header=legacy or _header_row(table._tbl.tblPr))
+    return table_block(grid, copies, header=legacy or _header_row(table._tbl.tblPr))
 
 
-def _table_block(rows: list[list[str]], copies, *, header: bool) -> Iterator[tuple[str, str, dict]]:
+def table_block(rows: list[list[str]], copies, *, header: bool) -> Iterator[tuple[str, str, dict]]:
     """A table block of ``rows`` (trailing empty rows dropped), its merged cells' ``copies``."""
     while rows and not any(rows[-1]):
         rows.pop()

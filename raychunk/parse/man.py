@@ -1,0 +1,90 @@
+"""Manual pages (roff: ``bash.1``, ``ls.1.gz``, ``printf.3``, ``.man``; BSD's mdoc too): read by pandoc's
+man (or mdoc) reader in its sandbox, as HTML read by raychunk's HTML parser, as reStructuredText is.
+
+A page is recognised by its content, not only its name (``app.log.1`` is a rotated log): roff
+requests at the start of its lines and a ``.TH`` title line (``.Dd``/``.Dt`` for mdoc) near its top
+(``is_man_page``). Its sections (``.SH``) are level-1 headings and subsections (``.SS``) level 2; a
+tagged paragraph (``.TP``, an option and what it does) is a term joined to its definition
+(``-c: If the -c option is present ...``), as the HTML parser joins them; ``.nf`` blocks are code.
+The title is the NAME section's line (``bash - GNU Bourne-Again SHell``), else the ``.TH`` name and
+section (``BASH(1)``). A page that only points at another (``.so man1/other.1``) is ``empty`` and says
+which; one pandoc cannot read is read as plain text, the reason saying why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING
+
+from raychunk.parse._common import with_reason
+from raychunk.parse.pandoc import PandocFailed, convert, read_html_of
+
+if TYPE_CHECKING:
+    from raychunk.document import Document, ParsedDocument
+
+__all__ = ["is_man_page", "parse_man"]
+
+_REQUEST = re.compile(r"^[.'][ \t]*[A-Za-z\\]", re.M)
+_TITLE_LINE = re.compile(r'^\.TH[ \t]+("[^"]*"|\S+)[ \t]+("[^"]*"|\S+)', re.M)
+_MDOC = re.compile(r"^\.(?:Dd|Dt|Sh)\b", re.M)
+_SOURCE = re.compile(r"^\.so[ \t]+(\S+)[ \t]*$", re.M)
+_COMMENT = re.compile(r'^[.\'][ \t]*\\"[^\n]*$', re.M)
+
+
+def is_man_page(text: str) -> bool:
+    """Whether ``text`` is a roff manual page: a ``.TH`` (or mdoc's ``.Dd``/``.Dt``) line within its
+    first 200 lines and roff requests on at least a tenth of its lines, or a page that is only a
+    ``.so`` link to another."""
+    head = "\n".join(text[:65536].split("\n")[:200])
+    body = _COMMENT.sub("", head).strip()
+    if _SOURCE.fullmatch(body):
+        return True
+    if not (re.search(r"^\.TH[ \t]", head, re.M) or _MDOC.search(head)):
+        return False
+    lines = [line for line in head.split("\n") if line.strip()]
+    return len(_REQUEST.findall(head)) * 10 >= len(lines)
+
+
+def parse_man(text: str, base: Document) -> ParsedDocument:
+    body = _COMMENT.sub("", text).strip()
+    if not body:
+        return _status(base, "empty", "only comments" if text.strip() else "only whitespace")
+    if (m := _SOURCE.fullmatch(body)) is not None:
+        return _status(
+            base, "empty", f"a link to another manual page (.so {m[1]}): that page is read on its own"
+        )
+    reader = "mdoc" if _MDOC.search(text[:65536]) else "man"
+    try:
+        html = convert(text.encode("utf-8", errors="replace"), reader, extension="man")
+    except PandocFailed as e:
+        from raychunk.parse.text import parse_text
+
+        page = parse_text(text, base)
+        if page.document.status != "ok":
+            return _status(base, "failed", str(e))
+        return with_reason(page, f"{e}: read as plain text")
+    page = read_html_of(html.decode("utf-8", errors="replace"), base)
+    title = _title(page, text)
+    return (
+        dataclasses.replace(page, document=dataclasses.replace(page.document, title=title)) if title else page
+    )
+
+
+def _title(page: ParsedDocument, text: str) -> str:
+    """The NAME section's line, else the ``.TH`` name and section."""
+    for i, b in enumerate(page.blocks[:-1]):
+        if b.kind == "heading" and b.text.strip().upper() == "NAME":
+            after = page.blocks[i + 1]
+            if after.kind == "paragraph":
+                return " ".join(after.text.split())[:200]
+            break
+    if (m := _TITLE_LINE.search(text[:65536])) is not None:
+        return f"{m[1].strip(chr(34))}({m[2].strip(chr(34))})"[:200]
+    return ""
+
+
+def _status(base: Document, status: str, reason: str) -> ParsedDocument:
+    from raychunk.document import ParsedDocument
+
+    return ParsedDocument(dataclasses.replace(base, status=status, reason=reason), "")

@@ -1,0 +1,124 @@
+"""XML documents of the two vocabularies pandoc reads: DocBook (``.dbk``, ``.docbook``; manuals,
+books) and JATS (``.nxml``; journal articles as PubMed Central and publishers keep them), and either
+under ``.xml``, told by its root element, namespace or DOCTYPE (``xml_vocabulary``). Read by pandoc's
+reader in its sandbox (no entity, DTD or XInclude pulls another file in), then the HTML parser's
+rules, the front matter by ``front_matter.lua``: the title a level-1 heading over the sections,
+authors, date and abstract under it, footnotes under Notes at the end. A JATS article's
+acknowledgments and reference list close its body, under their own headings, the references as
+numbered lines, one a work. XML of another vocabulary stays plain text, as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from raychunk.parse._common import with_reason
+from raychunk.parse.pandoc import PandocFailed, convert, read_html_of
+
+if TYPE_CHECKING:
+    from raychunk.document import Document, ParsedDocument
+
+__all__ = ["parse_docbook", "parse_jats", "xml_vocabulary"]
+
+_FILTER = f"--lua-filter={Path(__file__).with_name('front_matter.lua')}"
+_DOCTYPE = re.compile(r"<!DOCTYPE\s+(\w[\w:.-]*)([^>\[]*)", re.I)
+_ROOT = re.compile(r"<(?![?!])([\w:.-]+)([^>]*)>")
+_REF_LIST = re.compile(r"<ref-list\b.*?</ref-list>", re.S)
+_ACK = re.compile(r"<ack\b[^>]*>(.*?)</ack>", re.S)
+_REF_TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+_REF = re.compile(r"<ref[\s>][^>]*>?(.*?)</ref>", re.S)
+# a work's label (the list numbers it) and its database ids
+_NOT_PRINTED = re.compile(r"<(label|pub-id|object-id)\b[^>]*>.*?</\1>", re.S)
+_TAG = re.compile(r"<[^>]*>")
+_DOCBOOK_ROOTS = {"book", "article", "chapter", "section", "part", "set", "refentry", "preface", "appendix"}
+
+
+def xml_vocabulary(text: str) -> str | None:
+    """``docbook`` or ``jats`` for an XML document of that vocabulary, else None: DocBook 5's
+    namespace or DocBook's DTD on a DocBook root, a JATS (or NLM) DTD or ``dtd-version`` on an
+    ``article`` root with ``front`` matter."""
+    head = text[:16384]
+    if not head.lstrip().startswith("<"):
+        return None
+    doctype = _DOCTYPE.search(head)
+    without = re.sub(r"<!--.*?-->|<\?.*?\?>|<!DOCTYPE[^>\[]*(?:\[.*?\])?\s*>", "", head, flags=re.S)
+    root = _ROOT.search(without)
+    if root is None:
+        return None
+    name, attributes = root[1].split(":")[-1], root[2]
+    declared = (doctype[2] if doctype else "").upper()
+    if name == "article" and ("JATS" in declared or "NLM//DTD" in declared or "dtd-version" in attributes):
+        return "jats" if "<front" in head or "JATS" in declared else None
+    if name in _DOCBOOK_ROOTS and ("docbook.org/ns/docbook" in attributes or "DOCBOOK" in declared):
+        return "docbook"
+    return None
+
+
+def parse_docbook(text: str, base: Document) -> ParsedDocument:
+    return _read(text, base, "docbook")
+
+
+def parse_jats(text: str, base: Document) -> ParsedDocument:
+    return _read(_printed_references(text), base, "jats")
+
+
+def _printed_references(text: str) -> str:
+    """An article's acknowledgments and reference list as the body's last sections, under headings
+    of their own: pandoc's JATS reader reads what comes after the body a level too deep, gives an
+    untitled ``ack`` no heading (its words would sit under the section before), and keeps a
+    reference list as data it prints nowhere, and only for one of JATS's citation elements. Each
+    work is a numbered line with its words as the record holds them (authors, year, title, journal,
+    volume, pages)."""
+    if text.rfind("</body>") < 0:
+        return text
+    moved = []
+    for found in list(_ACK.finditer(text))[:8]:
+        inner = found[1]
+        title = _REF_TITLE.search(inner)
+        heading = title[1] if title else "Acknowledgments"
+        moved.append(f"<sec><title>{heading}</title>{_REF_TITLE.sub('', inner, 1) if title else inner}</sec>")
+    text = _ACK.sub("", text)
+    found = _REF_LIST.search(text)
+    if found is not None:
+        block = found[0]
+        items = [
+            "<list-item><p>"
+            + " ".join(_TAG.sub(" ", _NOT_PRINTED.sub(" ", ref)).split())
+            + "</p></list-item>"
+            for ref in _REF.findall(block)
+        ]
+        if items:
+            title = _REF_TITLE.search(block)
+            heading = title[1] if title else "References"
+            moved.append(
+                f'<sec><title>{heading}</title><list list-type="order">{"".join(items)}</list></sec>'
+            )
+            text = text[: found.start()] + text[found.end() :]
+    if not moved:
+        return text
+    end = text.rfind("</body>")
+    return text[:end] + "".join(moved) + text[end:]
+
+
+def _read(text: str, base: Document, reader: str) -> ParsedDocument:
+    if not text.strip():
+        return _status(base, "empty", "only whitespace")
+    try:
+        html = convert(text.encode("utf-8", errors="replace"), reader, extension=reader, args=(_FILTER,))
+    except PandocFailed as e:
+        from raychunk.parse.text import parse_text
+
+        page = parse_text(text, base)
+        if page.document.status != "ok":
+            return _status(base, "failed", str(e))
+        return with_reason(page, f"{e}: read as plain text")
+    return read_html_of(html.decode("utf-8", errors="replace"), base)
+
+
+def _status(base: Document, status: str, reason: str) -> ParsedDocument:
+    from raychunk.document import ParsedDocument
+
+    return ParsedDocument(dataclasses.replace(base, status=status, reason=reason), "")

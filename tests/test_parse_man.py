@@ -1,0 +1,98 @@
+"""Manual pages (roff) read through pandoc's man reader: sections, options joined to what they do,
+examples as code, the NAME line the title. Before, ``bash.1`` was plain text: 8,673 paragraphs of
+roff requests (``.TP``, ``\\fB``), no heading, no option joined to its text."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from raychunk.parse import parse_document
+
+pytest.importorskip("pypandoc")
+
+PAGE = rb""".\" Manual page for raychunk.
+.TH RAYCHUNK 1 "2026-12-06" "raychunk 0.1" "User Commands"
+.SH NAME
+raychunk \- chunk documents for retrieval
+.SH SYNOPSIS
+.B raychunk run
+.RI [ options ]
+.SH OPTIONS
+.TP
+.BR \-\-input " " \fIPATH\fR
+Read the documents under
+.IR PATH .
+.TP
+.B \-\-no\-embed
+Write chunks without vectors.
+.SS Environment
+.IP RAY_ADDRESS 4
+The cluster to submit to.
+.SH EXAMPLES
+.nf
+raychunk run \-\-input docs/ \-\-output out/
+.fi
+"""
+
+
+def parsed(data: bytes, name: str):
+    p = parse_document(data, name)
+    for b in p.blocks:
+        assert p.text[b.char_start : b.char_end] == b.text
+    return p
+
+
+@pytest.mark.parametrize("name", ["raychunk.1", "raychunk.man", "raychunk.1.gz", "raychunk"])
+def test_a_manual_page_reads_as_man_shows_it(name):
+    data = gzip.compress(PAGE) if name.endswith(".gz") else PAGE
+    p = parsed(data, name)
+    assert (p.document.format, p.document.status, p.document.reason) == ("man", "ok", "")
+    assert p.document.title == "raychunk - chunk documents for retrieval"
+    assert [(b.kind, b.text, b.heading_path) for b in p.blocks] == [
+        ("heading", "NAME", ()),
+        ("paragraph", "raychunk - chunk documents for retrieval", ("NAME",)),
+        ("heading", "SYNOPSIS", ()),
+        ("paragraph", "raychunk run [options]", ("SYNOPSIS",)),
+        ("heading", "OPTIONS", ()),
+        ("paragraph", "--input PATH: Read the documents under PATH.", ("OPTIONS",)),
+        ("paragraph", "--no-embed: Write chunks without vectors.", ("OPTIONS",)),
+        ("heading", "Environment", ("OPTIONS",)),
+        ("paragraph", "RAY_ADDRESS: The cluster to submit to.", ("OPTIONS", "Environment")),
+        ("heading", "EXAMPLES", ()),
+        ("code", "raychunk run --input docs/ --output out/", ("EXAMPLES",)),
+    ]
+
+
+def test_what_is_not_a_manual_page_stays_what_it_is():
+    """A rotated log (``syslog.1``) is text; a page that only links to another (``.so``) is empty
+    and says which page to read."""
+    log = b"".join(
+        b"Dec  6 21:%02d:01 host CRON[%d]: (root) CMD (run-parts /etc/cron.hourly)\n" % (i, i)
+        for i in range(20)
+    )
+    assert parse_document(log, "/var/log/syslog.1").document.format == "text"
+    link = parse_document(b".so man1/systemd.1\n", "init.1").document
+    assert (link.format, link.status) == ("man", "empty")
+    assert link.reason == "a link to another manual page (.so man1/systemd.1): that page is read on its own"
+
+
+MAN = Path("/usr/share/man")
+
+
+@pytest.mark.skipif(not (MAN / "man1" / "bash.1.gz").exists(), reason="no system manual pages here")
+def test_the_systems_own_manual_pages():
+    """bash(1) (350 KB of roff) and a sample of the machine's pages: each a manual page, with its
+    sections as headings and its options joined to their text."""
+    p = parsed((MAN / "man1" / "bash.1.gz").read_bytes(), "bash.1.gz")
+    assert p.document.title == "bash - GNU Bourne-Again SHell"
+    headings = [b.text for b in p.blocks if b.kind == "heading"]
+    assert headings[:4] == ["NAME", "SYNOPSIS", "COPYRIGHT", "DESCRIPTION"] and len(headings) > 60
+    assert any(b.text.startswith("-c: If the -c option is present") for b in p.blocks)
+    pages = sorted((MAN / "man1").glob("*.1.gz"))[:40]
+    for page in pages:
+        doc = parse_document(page.read_bytes(), page.name)
+        assert doc.document.format == "man", page
+        assert doc.document.status in ("ok", "empty"), (page, doc.document.reason)
