@@ -136,6 +136,11 @@ def listing(names, limit: int = 3) -> str:
     return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
 
 
+def no_blocks(base: Document, status: str, reason: str) -> ParsedDocument:
+    """A parse that gave no blocks: the document with its status and one-line reason."""
+    return ParsedDocument(dataclasses.replace(base, status=status, reason=reason), "")
+
+
 def with_reason(parsed: ParsedDocument, reason: str) -> ParsedDocument:
     """``parsed`` with its document's reason set: a file read another way than its name says (JSON
     that is not JSON, as text; a notebook that holds no cells, as records), saying so."""

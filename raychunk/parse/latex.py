@@ -15,13 +15,12 @@ and the reason names them, each read on its own where it is in the corpus. A fil
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from raychunk.parse._common import listing, with_reason
-from raychunk.parse.pandoc import PandocFailed, convert, read_html_of
+from raychunk.parse._common import listing, no_blocks, with_reason
+from raychunk.parse.pandoc import PandocFailed, convert, plain_text_instead, read_html_of
 
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
@@ -37,7 +36,7 @@ _PULLS = re.compile(r"\\(?:input|include|subfile|subimport\s*\{[^{}]*\}|import\s
 
 def parse_latex(text: str, base: Document) -> ParsedDocument:
     if not text.strip():
-        return _empty(base, "only whitespace")
+        return no_blocks(base, "empty", "only whitespace")
     try:
         html = convert(
             text.encode("utf-8", errors="replace"),
@@ -46,14 +45,7 @@ def parse_latex(text: str, base: Document) -> ParsedDocument:
             args=_FILTERS,
         )
     except PandocFailed as e:
-        # A file LaTeX itself would stop on (a brace left open, a chapter cut short) still holds
-        # its words: they are read as plain text, and the reason says why.
-        from raychunk.parse.text import parse_text
-
-        page = parse_text(text, base)
-        if page.document.status != "ok":
-            return _failed(base, str(e))
-        return with_reason(page, f"{e}: read as plain text")
+        return plain_text_instead(text, base, e)
     page = read_html_of(html.decode("utf-8", errors="replace"), base)
     pulled = sorted({squash_path(m[1]) for m in _PULLS.finditer(_COMMENT.sub("", text))} - {""})
     if not pulled:
@@ -69,15 +61,3 @@ def parse_latex(text: str, base: Document) -> ParsedDocument:
 
 def squash_path(name: str) -> str:
     return " ".join(name.split())
-
-
-def _empty(base: Document, reason: str) -> ParsedDocument:
-    from raychunk.document import ParsedDocument
-
-    return ParsedDocument(dataclasses.replace(base, status="empty", reason=reason), "")
-
-
-def _failed(base: Document, reason: str) -> ParsedDocument:
-    from raychunk.document import ParsedDocument
-
-    return ParsedDocument(dataclasses.replace(base, status="failed", reason=reason))

@@ -17,8 +17,8 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING
 
-from raychunk.parse._common import with_reason
-from raychunk.parse.pandoc import PandocFailed, convert, read_html_of
+from raychunk.parse._common import no_blocks
+from raychunk.parse.pandoc import PandocFailed, convert, plain_text_instead, read_html_of
 
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
@@ -49,21 +49,16 @@ def is_man_page(text: str) -> bool:
 def parse_man(text: str, base: Document) -> ParsedDocument:
     body = _COMMENT.sub("", text).strip()
     if not body:
-        return _status(base, "empty", "only comments" if text.strip() else "only whitespace")
+        return no_blocks(base, "empty", "only comments" if text.strip() else "only whitespace")
     if (m := _SOURCE.fullmatch(body)) is not None:
-        return _status(
+        return no_blocks(
             base, "empty", f"a link to another manual page (.so {m[1]}): that page is read on its own"
         )
     reader = "mdoc" if _MDOC.search(text[:65536]) else "man"
     try:
         html = convert(text.encode("utf-8", errors="replace"), reader, extension="man")
     except PandocFailed as e:
-        from raychunk.parse.text import parse_text
-
-        page = parse_text(text, base)
-        if page.document.status != "ok":
-            return _status(base, "failed", str(e))
-        return with_reason(page, f"{e}: read as plain text")
+        return plain_text_instead(text, base, e)
     page = read_html_of(html.decode("utf-8", errors="replace"), base)
     title = _title(page, text)
     return (
@@ -82,9 +77,3 @@ def _title(page: ParsedDocument, text: str) -> str:
     if (m := _TITLE_LINE.search(text[:65536])) is not None:
         return f"{m[1].strip(chr(34))}({m[2].strip(chr(34))})"[:200]
     return ""
-
-
-def _status(base: Document, status: str, reason: str) -> ParsedDocument:
-    from raychunk.document import ParsedDocument
-
-    return ParsedDocument(dataclasses.replace(base, status=status, reason=reason), "")

@@ -17,13 +17,20 @@ import re
 import subprocess
 from typing import TYPE_CHECKING
 
-from raychunk.parse._common import ConversionFailed, TextAssembler, finish, pandoc_error
+from raychunk.parse._common import (
+    ConversionFailed,
+    TextAssembler,
+    finish,
+    no_blocks,
+    pandoc_error,
+    with_reason,
+)
 from raychunk.render import LIST_NUMBER, render_table, squash
 
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
 
-__all__ = ["PandocFailed", "convert", "read_html_of", "read_org", "read_rtf"]
+__all__ = ["PandocFailed", "convert", "plain_text_instead", "read_html_of", "read_org", "read_rtf"]
 
 _TABLE_WORD = re.compile(r"\\(trowd|pard|row|intbl)(?![A-Za-z])")
 _UNICODE_OR_UC = re.compile(r"\\uc(?P<uc>\d+) ?|\\u(?P<u>-?\d+) ?")
@@ -326,6 +333,18 @@ def _org_lists_and_tables(org: str) -> tuple[list[str], list[int]]:
     if rows and not ruled:
         tables.append(0)
     return items, tables
+
+
+def plain_text_instead(text: str, base: Document, refusal: PandocFailed) -> ParsedDocument:
+    """A file pandoc refused (a brace left open, as LaTeX itself would stop on; a page cut short)
+    still holds its words: they are read as plain text, the reason saying why; ``failed`` with
+    pandoc's reason where even that gives no text."""
+    from raychunk.parse.text import parse_text
+
+    page = parse_text(text, base)
+    if page.document.status != "ok":
+        return no_blocks(base, "failed", str(refusal))
+    return with_reason(page, f"{refusal}: read as plain text")
 
 
 def read_html_of(

@@ -10,13 +10,12 @@ numbered lines, one a work. XML of another vocabulary stays plain text, as befor
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from raychunk.parse._common import with_reason
-from raychunk.parse.pandoc import PandocFailed, convert, read_html_of
+from raychunk.parse._common import no_blocks
+from raychunk.parse.pandoc import PandocFailed, convert, plain_text_instead, read_html_of
 
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
@@ -105,20 +104,9 @@ def _printed_references(text: str) -> str:
 
 def _read(text: str, base: Document, reader: str) -> ParsedDocument:
     if not text.strip():
-        return _status(base, "empty", "only whitespace")
+        return no_blocks(base, "empty", "only whitespace")
     try:
         html = convert(text.encode("utf-8", errors="replace"), reader, extension=reader, args=(_FILTER,))
     except PandocFailed as e:
-        from raychunk.parse.text import parse_text
-
-        page = parse_text(text, base)
-        if page.document.status != "ok":
-            return _status(base, "failed", str(e))
-        return with_reason(page, f"{e}: read as plain text")
+        return plain_text_instead(text, base, e)
     return read_html_of(html.decode("utf-8", errors="replace"), base)
-
-
-def _status(base: Document, status: str, reason: str) -> ParsedDocument:
-    from raychunk.document import ParsedDocument
-
-    return ParsedDocument(dataclasses.replace(base, status=status, reason=reason), "")
