@@ -77,7 +77,6 @@ EXTENSIONS = {
     ".ltx": "latex",
     ".adoc": "asciidoc",
     ".asciidoc": "asciidoc",
-    ".asc": "asciidoc",
     ".dbk": "docbook",
     ".docbook": "docbook",
     ".nxml": "jats",  # and either under .xml, by its root (``_text_format_of``)
