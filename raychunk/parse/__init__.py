@@ -25,6 +25,7 @@ from raychunk.parse.compressed import (
     inner_name,
 )
 from raychunk.parse.detect import BinaryContent, decode_text, format_from_name, sniff_content
+from raychunk.parse.markup import MARKUPS
 from raychunk.parse.office_formats import FORMATS as OFFICE_FORMATS
 
 __all__ = ["ParseOptions", "parse_document", "parse_path"]
@@ -113,6 +114,8 @@ _DESCRIBE = {
     "rst": "reStructuredText",
     "latex": "a LaTeX document",
     "asciidoc": "an AsciiDoc document",
+    "mediawiki": "a MediaWiki page",
+    **{name: what for name, (_, what, _) in MARKUPS.items()},
     "man": "a manual page",
     "docbook": "a DocBook document",
     "jats": "a JATS article",
@@ -419,6 +422,8 @@ _PARSERS = {
     "rst": _parse_text_format("rst.parse_rst"),
     "latex": _parse_text_format("latex.parse_latex"),
     "asciidoc": _parse_text_format("asciidoc.parse_asciidoc"),
+    "mediawiki": _parse_text_format("mediawiki.parse_mediawiki"),
+    **{name: _parse_text_format("markup.parse_markup") for name in MARKUPS},
     "man": _parse_text_format("man.parse_man"),
     "docbook": _parse_text_format("xmldoc.parse_docbook"),
     "jats": _parse_text_format("xmldoc.parse_jats"),

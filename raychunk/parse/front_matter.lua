@@ -40,6 +40,15 @@ local function front_matter(doc)
     title = { pandoc.Str(pandoc.utils.stringify(title)) }
   end
   local front = { pandoc.Header(1, title) }
+  local shift = 1
+  local first = doc.blocks[1]
+  if first and first.t == "Header" and pandoc.utils.stringify(first) == pandoc.utils.stringify(title) then
+    -- the body opens with the title itself (Typst's `= Title` under its document title): it is the
+    -- heading, and the sections stay where they are below it
+    front = { first }
+    doc.blocks:remove(1)
+    shift = 0
+  end
   local authors = meta.author
   if authors then
     if pandoc.utils.type(authors) ~= "List" then
@@ -66,7 +75,7 @@ local function front_matter(doc)
       table.insert(front, pandoc.Para({ pandoc.Str(pandoc.utils.stringify(abstract)) }))
     end
   end
-  for _, b in ipairs(doc.blocks:walk({ Header = deeper(1) })) do
+  for _, b in ipairs(shift > 0 and doc.blocks:walk({ Header = deeper(shift) }) or doc.blocks) do
     table.insert(front, b)
   end
   return pandoc.Pandoc(front, pandoc.Meta({}))

@@ -23,7 +23,7 @@ from raychunk.parse.pandoc import PandocFailed, convert, plain_text_instead, rea
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
 
-__all__ = ["is_man_page", "parse_man"]
+__all__ = ["is_man_page", "name_line_title", "parse_man"]
 
 _REQUEST = re.compile(r"^[.'][ \t]*[A-Za-z\\]", re.M)
 _TITLE_LINE = re.compile(r'^\.TH[ \t]+("[^"]*"|\S+)[ \t]+("[^"]*"|\S+)', re.M)
@@ -60,14 +60,14 @@ def parse_man(text: str, base: Document) -> ParsedDocument:
     except PandocFailed as e:
         return plain_text_instead(text, base, e)
     page = read_html_of(html.decode("utf-8", errors="replace"), base)
-    title = _title(page, text)
+    title = name_line_title(page, text)
     return (
         dataclasses.replace(page, document=dataclasses.replace(page.document, title=title)) if title else page
     )
 
 
-def _title(page: ParsedDocument, text: str) -> str:
-    """The NAME section's line, else the ``.TH`` name and section."""
+def name_line_title(page: ParsedDocument, text: str = "") -> str:
+    """The NAME section's line (a manual page's, a POD document's), else the ``.TH`` name and section."""
     for i, b in enumerate(page.blocks[:-1]):
         if b.kind == "heading" and b.text.strip().upper() == "NAME":
             after = page.blocks[i + 1]

@@ -20,11 +20,12 @@ from raychunk.parse.pandoc import PandocFailed, convert, plain_text_instead, rea
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
 
-__all__ = ["parse_docbook", "parse_jats", "xml_vocabulary"]
+__all__ = ["parse_docbook", "parse_jats", "utf8_declared", "xml_vocabulary"]
 
 _FILTER = f"--lua-filter={Path(__file__).with_name('front_matter.lua')}"
 _DOCTYPE = re.compile(r"<!DOCTYPE\s+(\w[\w:.-]*)([^>\[]*)", re.I)
 _ROOT = re.compile(r"<(?![?!])([\w:.-]+)([^>]*)>")
+_DECLARED = re.compile(r"""(\A\s*<\?xml[^>]*?encoding\s*=\s*["'])[^"']*(["'])""")
 _REF_LIST = re.compile(r"<ref-list\b.*?</ref-list>", re.S)
 _ACK = re.compile(r"<ack\b[^>]*>(.*?)</ack>", re.S)
 _REF_TITLE = re.compile(r"<title>(.*?)</title>", re.S)
@@ -54,6 +55,12 @@ def xml_vocabulary(text: str) -> str | None:
     if name in _DOCBOOK_ROOTS and ("docbook.org/ns/docbook" in attributes or "DOCBOOK" in declared):
         return "docbook"
     return None
+
+
+def utf8_declared(text: str) -> str:
+    """XML text (decoded already) whose declaration says UTF-8, as the bytes handed on are: an
+    ISO-8859-1 or windows-1251 declaration would have the next reader decode them again, wrongly."""
+    return _DECLARED.sub(r"\1UTF-8\2", text, count=1)
 
 
 def parse_docbook(text: str, base: Document) -> ParsedDocument:
@@ -106,7 +113,9 @@ def _read(text: str, base: Document, reader: str) -> ParsedDocument:
     if not text.strip():
         return no_blocks(base, "empty", "only whitespace")
     try:
-        html = convert(text.encode("utf-8", errors="replace"), reader, extension=reader, args=(_FILTER,))
+        html = convert(
+            utf8_declared(text).encode("utf-8", errors="replace"), reader, extension=reader, args=(_FILTER,)
+        )
     except PandocFailed as e:
         return plain_text_instead(text, base, e)
     return read_html_of(html.decode("utf-8", errors="replace"), base)
