@@ -427,3 +427,18 @@ def test_a_mailbox_is_its_messages_each_under_its_subject(name):
         ("paragraph", "From: someone@example.com", ("Message 3",)),
         ("paragraph", "No subject here.", ("Message 3",)),
     ]
+
+
+def test_an_rtf_body_that_encapsulates_no_html_gives_its_text():
+    """RTF written as RTF (no ``\\fromhtml1``): its text, destinations (fonts, colours, the generator)
+    left out, ``\\'e9`` in the code page, ``\\u8364?`` with its fallback skipped, a table row's cells
+    apart; bytes that are no RTF give None."""
+    from raychunk.parse.rtf_html import rtf_body
+
+    rtf = (
+        rb"{\rtf1\ansi\ansicpg1252{\fonttbl{\f0 Arial;}}{\colortbl;\red0\green0\blue0;}"
+        rb"\pard Caf\'e9 \b opens\b0  at 8.\par\pard{\*\generator Writer;}Second \u8364? line\par"
+        rb"\trowd\cellx100\cellx200 A\cell B\cell\row}"
+    )
+    assert rtf_body(rtf) == ("Café opens at 8.\r\nSecond € line\r\nA\tB\t\r\n", False)
+    assert rtf_body(b"not rtf") is None
