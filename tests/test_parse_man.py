@@ -96,3 +96,17 @@ def test_the_systems_own_manual_pages():
         doc = parse_document(page.read_bytes(), page.name)
         assert doc.document.format == "man", page
         assert doc.document.status in ("ok", "empty"), (page, doc.document.reason)
+
+
+def test_a_translated_page_with_a_bare_font_escape():
+    """po4a's translations write ``\\f\\fI`` (a font escape naming no font, which groff ignores and
+    pandoc's reader stopped on: the page was read as plain text, roff and all), and their first
+    section is NAME in the page's language: its ``name - what it does`` line is the title."""
+    page = (
+        '.TH FUSER 1 2022\\-11\\-02 psmisc "사용자 명령"\n.SH 이름\nfuser \\- 파일을 사용하는 프로세스를 식별합니다\n'
+        ".SH 개요\n\\fBfuser\\fP [\\fB\\-n\\fP \\f\\fI영역\\fP\\fP] \\f\\fI이름\\fP\\fP ...\n"
+    ).encode()
+    p = parsed(page, "fuser.1")
+    assert (p.document.format, p.document.status, p.document.reason) == ("man", "ok", "")
+    assert p.document.title == "fuser - 파일을 사용하는 프로세스를 식별합니다"
+    assert [b.text for b in p.blocks if b.kind == "heading"] == ["이름", "개요"]

@@ -29,6 +29,10 @@ _REQUEST = re.compile(r"^[.'][ \t]*[A-Za-z\\]", re.M)
 _TITLE_LINE = re.compile(r'^\.TH[ \t]+("[^"]*"|\S+)[ \t]+("[^"]*"|\S+)', re.M)
 _MDOC = re.compile(r"^\.(?:Dd|Dt|Sh)\b", re.M)
 _SOURCE = re.compile(r"^\.so[ \t]+(\S+)[ \t]*$", re.M)
+# A font escape that names no font (po4a's translations write ``\f\fI``): groff ignores it, pandoc's
+# reader stops on it.
+_BARE_FONT = re.compile(r"\\f(?![BIRPC1-4(\[])")
+_NAME_LINE = re.compile(r"\S \u2014 |\S - \S|\S \\?- ")
 _COMMENT = re.compile(r'^[.\'][ \t]*\\"[^\n]*$', re.M)
 
 
@@ -56,7 +60,7 @@ def parse_man(text: str, base: Document) -> ParsedDocument:
         )
     reader = "mdoc" if _MDOC.search(text[:65536]) else "man"
     try:
-        html = convert(text.encode("utf-8", errors="replace"), reader, extension="man")
+        html = convert(_BARE_FONT.sub("", text).encode("utf-8", errors="replace"), reader, extension="man")
     except PandocFailed as e:
         return plain_text_instead(text, base, e)
     page = read_html_of(html.decode("utf-8", errors="replace"), base)
@@ -67,10 +71,13 @@ def parse_man(text: str, base: Document) -> ParsedDocument:
 
 
 def name_line_title(page: ParsedDocument, text: str = "") -> str:
-    """The NAME section's line (a manual page's, a POD document's), else the ``.TH`` name and section."""
+    """The NAME section's line (a manual page's, a POD document's; in a translated page, the first
+    section's ``name - what it does``), else the ``.TH`` name and section."""
     for i, b in enumerate(page.blocks[:-1]):
-        if b.kind == "heading" and b.text.strip().upper() == "NAME":
-            after = page.blocks[i + 1]
+        after = page.blocks[i + 1]
+        # NAME, or the first section in another language (이름, NOM) holding "name - what it does"
+        named = b.text.strip().upper() == "NAME" or (i == 0 and _NAME_LINE.search(after.text))
+        if b.kind == "heading" and named:
             if after.kind == "paragraph":
                 return " ".join(after.text.split())[:200]
             break
