@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from raychunk.parse import parse_document
+from tests.spans import assert_spans_match
 
 pytest.importorskip("pypandoc")
 
@@ -40,8 +41,7 @@ raychunk run \-\-input docs/ \-\-output out/
 
 def parsed(data: bytes, name: str):
     p = parse_document(data, name)
-    for b in p.blocks:
-        assert p.text[b.char_start : b.char_end] == b.text
+    assert_spans_match(p, rendered=("page_break",))
     return p
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from raychunk.parse import parse_document
+from tests.spans import assert_spans_match
 
 pytest.importorskip("pypandoc")
 
@@ -32,8 +33,7 @@ SETUP = ["Mount the sensor on the mast.", "Level it.", "Tighten the bolts."]
 def test_each_markup_reads_with_its_structure(ext):
     p = parse_document(SAMPLES[ext].encode(), f"notes{ext}")
     assert p.document.status == "ok" and p.document.reason == "", p.document
-    for b in p.blocks:
-        assert p.text[b.char_start : b.char_end] == b.text
+    assert_spans_match(p, rendered=("page_break",))
     texts = [b.text for b in p.blocks]
     assert "Setup" in texts or "SETUP" in texts
     setup = next(b for b in p.blocks if b.text.lower() == "setup")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from raychunk.parse import parse_document
+from tests.spans import assert_spans_match
 
 pytest.importorskip("pypandoc")
 
@@ -47,8 +48,7 @@ def test_a_wiki_page_reads_as_the_wiki_shows_it(name):
         ("table", "| Node | Role |\n|---|---|\n| a1 | primary |\n| a2 | replica |", steps, ""),
         ("paragraph", "See the runbook and call ops first.", steps, ""),
     ]
-    for b in p.blocks:
-        assert p.text[b.char_start : b.char_end] == b.text
+    assert_spans_match(p, rendered=("page_break",))
 
 
 def test_a_wiki_page_of_another_wiki_stays_text():

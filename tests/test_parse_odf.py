@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from raychunk.parse import parse_document
+from tests.spans import assert_spans_match
 
 DATA = Path(__file__).parent / "data" / "odf"  # pyexcel-ods3's and odfpy's test files (README.md)
 
@@ -35,9 +36,7 @@ def ods(body: str, mimetype: bytes = b"application/vnd.oasis.opendocument.spread
 
 def parsed(data: bytes, name: str):
     p = parse_document(data, name)
-    for b in p.blocks:
-        if b.kind != "page_break":
-            assert p.text[b.char_start : b.char_end] == b.text
+    assert_spans_match(p, rendered=("page_break",))
     return p
 
 

@@ -49,15 +49,16 @@ local function argument_text(raw)
   return (s:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", ""))
 end
 
+local function is_latex(el)
+  return el.format == "latex" or el.format == "tex"
+end
+
 local function RawInline(el)
-  if el.format ~= "latex" and el.format ~= "tex" then
+  if not is_latex(el) then
     return nil
   end
   local text = argument_text(el.text)
-  if text == "" then
-    return {}
-  end
-  return pandoc.Str(text)
+  return text == "" and {} or pandoc.Str(text)
 end
 
 local expand
@@ -117,7 +118,7 @@ local function environment(raw)
 end
 
 local function RawBlock(el)
-  if el.format ~= "latex" and el.format ~= "tex" then
+  if not is_latex(el) then
     return nil
   end
   local blocks = environment(el.text)
