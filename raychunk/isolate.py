@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import mmap
 import os
 import pickle
@@ -35,6 +36,7 @@ __all__ = ["Failure", "Limits", "Sandbox", "SandboxError", "human_mib", "peak_rs
 _MIB = 2**20
 _POLL_S = 0.02
 _START_TIMEOUT_S = 120.0
+_LOG_LEVEL = "RAYCHUNK_CHILD_LOG_LEVEL"
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +263,8 @@ class Sandbox:
         stage_fd = os.memfd_create("raychunk-stage")
         os.ftruncate(stage_fd, 1)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        # The child logs what this process would (``raychunk -v``: a parser's traceback at INFO).
+        env[_LOG_LEVEL] = str(logging.getLogger("raychunk").getEffectiveLevel())
         cmd = [
             sys.executable,
             "-m",
@@ -363,6 +367,8 @@ def _reset_peak() -> None:
 
 def _child(read_fd: int, write_fd: int, parent_pid: int, memory_mb: int, stage_fd: int) -> None:
     _die_with_parent(parent_pid)
+    with contextlib.suppress(KeyError, ValueError):
+        logging.basicConfig(level=int(os.environ[_LOG_LEVEL]), format="%(levelname)s %(message)s")
     at = mmap.mmap(stage_fd, 1)  # the step this document is in, read by the parent when it kills
     os.dup2(2, 1)  # libraries that print (MuPDF) write to stderr, never into the pipe
     recv, send = Connection(read_fd, writable=False), Connection(write_fd, readable=False)

@@ -178,3 +178,23 @@ def test_the_document_process_loads_no_arrow_or_numpy_for_text_formats():
     assert all(sum(r["row_type"] == "chunk" for r in result) > 0 for result, _, _ in out)
     loaded = {p for line in maps.splitlines() for p in ("/pyarrow/", "/numpy/") if p in line}
     assert loaded == set()
+
+
+def test_the_child_logs_at_the_level_of_the_process_that_started_it(capfd):
+    # `raychunk -v parse` promises a failed parse's traceback, which the parser logs at INFO in the child.
+    import logging
+
+    log = logging.getLogger("raychunk")
+    steps = [("parse", logging.getLogger("raychunk.parse").info)]
+    before = log.level
+    try:
+        for level, shown in ((logging.INFO, True), (logging.WARNING, False)):
+            log.setLevel(level)
+            sandbox = Sandbox(Limits(doc_timeout_s=10))
+            try:
+                sandbox.run(steps, "the parser's traceback", key="log")
+            finally:
+                sandbox.close()
+            assert ("INFO the parser's traceback" in capfd.readouterr().err) is shown
+    finally:
+        log.setLevel(before)
