@@ -130,7 +130,14 @@ def classify(parsed: ParsedDocument, thresholds: dict, overrides: list[dict] | t
         return Classification("slides", "presentation file", f)
     if f.qa_pairs >= t["faq_min_pairs"] and f.qa_share >= t["faq_share"]:
         return Classification("faq", f"{f.qa_pairs} question/answer pairs, {f.qa_share:.0%} of units", f)
-    if f.speaker_turns >= t["transcript_min_turns"] and f.speaker_share >= t["transcript_share"]:
+    sectioned = f.headings >= t["manual_min_headings"] and f.heading_density >= t["manual_heading_density"]
+    # Labels opening the paragraphs of a sectioned document are its definitions' (Texinfo's
+    # "Function: ...", a changelog's "Author (3):"): its sections are the structure to chunk by.
+    if (
+        not sectioned
+        and f.speaker_turns >= t["transcript_min_turns"]
+        and f.speaker_share >= t["transcript_share"]
+    ):
         return Classification(
             "transcript", f"{f.speaker_turns} speaker turns, {f.speaker_share:.0%} of paragraphs", f
         )

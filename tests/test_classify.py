@@ -392,3 +392,24 @@ def test_a_definition_list_is_no_transcript(name, source):
     c = classify(parsed, CFG.thresholds, CFG.overrides)
     assert c.doc_type != "transcript", c
     assert c.features.speaker_turns == 0
+
+
+def test_labels_in_a_sectioned_manual_are_no_speakers():
+    """Texinfo's HTML (nettle's manual) opens each definition with ``Function: ...``: 801 such
+    paragraphs under 117 headings made the manual a transcript, chunked in fixed windows past its
+    sections. A transcript has no sections to speak of."""
+    sections = []
+    for n in range(8):
+        defs = "".join(
+            f"<p>Function: void sha{n}_{op} (struct sha{n}_ctx *ctx)</p>"
+            f"<p>Constant: SHA{n}_{op.upper()}_SIZE</p>"
+            for op in ("init", "update", "digest")
+        )
+        sections.append(f"<h2>{n} Hash function SHA{n}</h2><p>SHA{n} is a hash function.</p>{defs}")
+    parsed = parse_document(f"<h1>Nettle</h1>{''.join(sections)}".encode(), "nettle.html")
+    c = classify(parsed, CFG.thresholds, CFG.overrides)
+    assert c.features.speaker_turns >= 40 and c.features.speaker_share > 0.8  # they still look like turns
+    assert c.doc_type != "transcript", c
+    # the same turns with no sections make a transcript, as before
+    flat = parse_document(f"<p>Nettle</p>{''.join(s.split('</h2>')[1] for s in sections)}".encode(), "n.html")
+    assert classify(flat, CFG.thresholds, CFG.overrides).doc_type == "transcript"

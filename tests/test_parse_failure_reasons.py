@@ -140,3 +140,26 @@ def test_an_unclosed_quote_in_csv_is_cut_on_its_row_not_failed():
 def test_unopenable_pdf_reason():
     got = reason(b"%PDF-1.4\n" + b"garbage " * 100, "x.pdf")
     assert got.startswith("cannot open PDF: the file is damaged or is not a PDF")
+
+
+def test_postscript_is_named_not_read_as_text():
+    # A print file is text of drawing operators: read as text, /usr/share/doc's valgrind manual
+    # (1.7 MB of PostScript) made 47,488 chunks of `/F1 9.96 Tf` and glyph codes.
+    import gzip
+
+    ps = b"%!PS-Adobe-3.0\n%%Creator: DocBook XSL\n%%Pages: 1\n/F1 9.96 Tf (Valgrind) show\nshowpage\n%%EOF\n"
+    for data, name in (
+        (ps, "manual.ps"),
+        (gzip.compress(ps), "manual.ps.gz"),
+        (ps, "print.txt"),
+        (ps, "noext"),
+    ):
+        doc = parse_document(data, name).document
+        assert doc.status == "unsupported", (name, doc)
+        assert doc.reason.startswith("content is PostScript, not")
+        assert doc.reason.endswith("print it to PDF (ps2pdf) to have it read")
+    eps = b"\xc5\xd0\xd3\xc6" + bytes(26) + ps
+    assert parse_document(eps, "figure.eps").document.status == "unsupported"
+    # a TeX file's magic comment is no PostScript
+    tex = b"%!TEX program = xelatex\n\\documentclass{article}\n\\begin{document}\nHello.\n\\end{document}\n"
+    assert parse_document(tex, "paper.tex").document.status == "ok"

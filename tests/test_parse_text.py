@@ -100,6 +100,33 @@ def test_faq_pairs_become_records():
     assert doc.blocks[0].kind == "paragraph"
 
 
+def test_lowercase_faq_pairs_become_records():
+    src = "Help\n\nq: can I pay by card?\na: yes.\n\nquestion: refunds?\nanswer: within 30 days.\n"
+    doc = parse(src, "faq.txt")
+    records = [b for b in doc.blocks if b.kind == "record"]
+    assert [r.rows for r in records] == [
+        (("question",), ("can I pay by card?",)),
+        (("question",), ("refunds?",)),
+    ]
+    assert_spans_match(doc)
+
+
+def test_a_lettered_list_is_no_faq():
+    # bash's NEWS: each release's items run a. b. ... z., so its "a." and "q." lines look like Q/A.
+    # It failed to parse (the records' question search and the check disagreed on case).
+    items = "\n\n".join(
+        f"{c}.  The {c}-item of this release changes the shell." for c in "abcdefghijklmnopqrs"
+    )
+    src = "This is a terse description of the new features.\n\n" + "\n\n".join(
+        f"{n}. Changes to Bash\n\n{items}" for n in (1, 2, 3)
+    )
+    doc = parse(src, "NEWS")
+    assert doc.document.status == "ok", doc.document.reason
+    assert not [b for b in doc.blocks if b.kind == "record"]
+    assert any(b.text.startswith("q.  The q-item") for b in doc.blocks)
+    assert_spans_match(doc)
+
+
 def test_text_without_blank_lines_splits_per_line():
     src = "\n".join(f"2026-11-29 12:00:{i:02d} INFO worker {i} started" for i in range(30))
     doc = parse(src, "app.log")
@@ -196,3 +223,57 @@ def test_classic_mac_line_ends_are_lines():
         ("list_item", "one", ("Guide", "Install")),
         ("list_item", "two", ("Guide", "Install")),
     ]
+
+
+def _copyright_file() -> str:
+    licence = "\n .\n".join(
+        " " + f"Clause {i}. Permission is granted to copy, distribute and modify this work under terms {i}."
+        for i in range(60)
+    )
+    return (
+        "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+        "Upstream-Name: curl\nSource: https://curl.se/download/\n\n"
+        "Files: *\nCopyright: 1996-2023, Daniel Stenberg <daniel@haxx.se>\nLicense: curl\n\n"
+        "Files: lib/krb5.c\nCopyright:\n 1995-2006 Kungliga Tekniska Hogskolan\n 2008 Someone Else\n"
+        "License: BSD-3-Clause\n\n"
+        f"License: curl\n All rights reserved.\n .\n{licence}\n\n"
+        "Files: libelf/elf.h\nCopyright: 1995-2022 Free Software Foundation, Inc.\n"
+        "Comment: This file is part of the GNU C Library.\nLicense: LGPL-2.1+\n The GNU C Library is free.\n"
+        "Comment:\n See /usr/share/common-licenses/LGPL-2.1.\n"
+    )
+
+
+def test_field_stanzas_are_records_and_the_file_no_transcript():
+    # /usr/share/doc's 223 Debian copyright files were transcripts of speakers named Files, Copyright
+    # and License, chunked in fixed windows, their licence texts cut into lines.
+    from raychunk.classify import classify
+    from raychunk.config import load_doc_types
+
+    src = _copyright_file()
+    doc = parse(src, "copyright")
+    assert [b.kind for b in doc.blocks] == ["record"] * 5
+    first, _, krb5, licence, glibc = doc.blocks
+    assert first.rows[0] == ("Format", "Upstream-Name", "Source")
+    assert krb5.rows == (
+        ("Files", "Copyright", "License"),
+        ("lib/krb5.c", "1995-2006 Kungliga Tekniska Hogskolan\n2008 Someone Else", "BSD-3-Clause"),
+    )
+    assert len(licence.text) > 4000 and licence.text.count("\n") > 100  # one record, not a run of lines
+    assert licence.rows[1][0].startswith("curl\nAll rights reserved.\n\nClause 0.")
+    # a field named twice, as real copyright files do with Comment, is still one stanza
+    assert glibc.rows[0] == ("Files", "Copyright", "Comment", "License", "Comment")
+    assert glibc.rows[1][-1] == "See /usr/share/common-licenses/LGPL-2.1."
+    assert_spans_match(doc)
+    types = load_doc_types(None)
+    assert classify(doc, types.thresholds, types.overrides).doc_type == "records"
+
+
+def test_people_talking_in_pairs_of_lines_are_no_stanzas():
+    pairs = [("Alice", "Bob"), ("Carol", "Bob"), ("Alice", "Dan"), ("Bob", "Alice")]
+    src = "\n\n".join(
+        f"{a}: Shall we ship on Friday, {b}?\n{b}: Yes, {a}, the build is green." for a, b in pairs
+    )
+    assert {b.kind for b in parse(src, "chat.txt").blocks} == {"paragraph"}
+    # one exchange in which someone speaks twice says these are turns, not fields
+    talk = src + "\n\nAlice: One more thing.\nBob: Go on.\nAlice: The notes are due Thursday."
+    assert "record" not in {b.kind for b in parse(talk, "chat.txt").blocks}

@@ -95,6 +95,7 @@ _DESCRIBE = {
     "lz4": "lz4-compressed data",
     "image": "an image",
     "archive": "an archive",
+    "postscript": "PostScript",
     "zip": "a zip archive",
     "rtf": "an RTF document",
     "html": "HTML",
@@ -117,6 +118,7 @@ _DESCRIBE = {
     "mediawiki": "a MediaWiki page",
     **{name: what for name, (_, what, _) in MARKUPS.items()},
     "man": "a manual page",
+    "info": "a GNU Info manual",
     "docbook": "a DocBook document",
     "jats": "a JATS article",
     "org": "an Org document",
@@ -235,12 +237,18 @@ def _dispatch(
         fmt = _reconcile(by_name, by_content)
         if fmt is None:
             what, ext = _DESCRIBE.get(by_content, by_content), _ext(name)
-            if by_name is None or by_name == "text" and by_content in ("image", "archive", "zip"):
+            if (
+                by_name is None
+                or by_name == "text"
+                and by_content in ("image", "archive", "zip", "postscript")
+            ):
                 why = (
                     f"content is {what}, not a supported document"
                     if by_name is None
                     else f"content is {what}, not text, behind a {ext} extension"
                 )
+                if by_content == "postscript":
+                    why += ": print it to PDF (ps2pdf) to have it read"
                 return _unsupported(base, why)
             return _failed(
                 base, f"content is {what}, not {_DESCRIBE.get(by_name, by_name)} as the {ext} extension says"
@@ -302,6 +310,7 @@ def _text_format_of(data: bytes) -> str | None:
     """Format of a file whose extension names none, judged by its content: html, a manual page
     (``bash.1``, ``printf.3``: roff, where ``app.log.1`` is a rotated log), DocBook or JATS (an
     ``.xml`` file of either), text, or None for binary."""
+    from raychunk.parse.info import looks_like_info
     from raychunk.parse.man import is_man_page
     from raychunk.parse.xmldoc import xml_vocabulary
 
@@ -314,6 +323,8 @@ def _text_format_of(data: bytes) -> str | None:
         return "html"
     if is_man_page(text):
         return "man"
+    if "\x1f" in text and looks_like_info(text):
+        return "info"
     if head.startswith("from ") and _MAILBOX.match(text):
         return "mbox"
     if head.startswith("<") and (vocabulary := xml_vocabulary(text)):
@@ -425,6 +436,7 @@ _PARSERS = {
     "mediawiki": _parse_text_format("mediawiki.parse_mediawiki"),
     **{name: _parse_text_format("markup.parse_markup") for name in MARKUPS},
     "man": _parse_text_format("man.parse_man"),
+    "info": _parse_text_format("info.parse_info"),
     "docbook": _parse_text_format("xmldoc.parse_docbook"),
     "jats": _parse_text_format("xmldoc.parse_jats"),
     "pdf": _parse_binary_format("pdf.parse_pdf"),

@@ -94,6 +94,7 @@ EXTENSIONS = {
     ".docbook": "docbook",
     ".nxml": "jats",  # and either under .xml, by its root (``_text_format_of``)
     ".man": "man",  # and bash.1, printf.3: a manual page by its content (``_text_format_of``)
+    ".info": "info",  # and a split manual's find.info-1 (``format_from_name``)
     ".org": "org",
     ".doc": "doc",
     ".ppt": "ppt",
@@ -133,6 +134,7 @@ TEXT_FORMATS = frozenset(
         "muse",
         "djot",
         "man",
+        "info",
         "docbook",
         "jats",
         "org",
@@ -156,7 +158,11 @@ class BinaryContent(ValueError):
 
 def format_from_name(name: str) -> str | None:
     """The format a file's name gives it; a compressed file's is its content's (``a.md.gz``: markdown)."""
-    return EXTENSIONS.get(PurePosixPath(inner_name(name)).suffix.lower())
+    suffix = PurePosixPath(inner_name(name)).suffix.lower()
+    return EXTENSIONS.get(suffix) or ("info" if _INFO_PART.fullmatch(suffix) else None)
+
+
+_INFO_PART = re.compile(r"\.info-\d{1,3}")  # find.info-1: a part of a split Info manual
 
 
 def sniff_content(data: bytes) -> str | None:
@@ -174,6 +180,8 @@ def sniff_content(data: bytes) -> str | None:
         return "rtf"
     if head.startswith((b"7z\xbc\xaf", b"Rar!")) or head[257:262] == b"ustar":
         return "archive"
+    if head.startswith((b"%!PS", b"\xc5\xd0\xd3\xc6")):  # a print file: text of drawing operators
+        return "postscript"
     return None
 
 

@@ -12,6 +12,7 @@ record per pair.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from raychunk.document import Block, Document, ParsedDocument
@@ -31,6 +32,12 @@ _BULLET = re.compile(r"^(\s*)(?:[-*•‣◦▪]|\d{1,3}[.)])\s+\S")
 _SPEAKER = re.compile(r"^[A-Z][\w.'()\- ]{0,40}:\s+\S")
 _QUESTION = re.compile(r"^\s*(?:Q|Question)\s*[:.)]\s*\S", re.I)
 _ANSWER = re.compile(r"^\s*(?:A|Answer)\s*[:.)]\s*\S", re.I)
+# Another letter's item: "a." and "q." among "b." ... "z." are a lettered list (bash's NEWS), not Q/A.
+_LETTERED = re.compile(r"^\s*[b-pr-z][.)]\s+\S", re.I)
+# A field stanza (RFC 822 headers, Debian's copyright and control files, apt preferences): each line
+# a "Name: value" of a field not named before in it, or a value's continuation, indented.
+_FIELD = re.compile(r"([A-Za-z][A-Za-z0-9_-]{0,60}):(?:[ \t]|$)")
+_QUESTION_AT = re.compile(r"(?im)^[ \t]*(?:Q|Question)\s*[:.)]")
 
 
 def iter_paragraphs(text: str, start: int = 0, end: int | None = None):
@@ -45,14 +52,82 @@ def iter_paragraphs(text: str, start: int = 0, end: int | None = None):
 
 def parse_text(text: str, base: Document) -> ParsedDocument:
     paragraphs = list(iter_paragraphs(text))
-    if len(paragraphs) == 1 or any(e - s > 4000 and text.count("\n", s, e) > 20 for s, e in paragraphs):
+    stanzas = _stanzas(text, paragraphs)  # a long stanza (a licence's text) is a record, not a run of lines
+    if not stanzas and (
+        len(paragraphs) == 1 or any(e - s > 4000 and text.count("\n", s, e) > 20 for s, e in paragraphs)
+    ):
         paragraphs = _split_line_runs(text, paragraphs)
     if _is_faq(text, paragraphs):
         return finish(base, text, _faq_records(text))
-    return finish(base, text, text_blocks(text, paragraphs))
+    return finish(base, text, text_blocks(text, paragraphs, stanzas=stanzas))
 
 
-def text_blocks(text: str, paragraphs: list | None = None) -> list[Block]:
+def _fields(para: str) -> tuple[list[str], int] | str | None:
+    """A stanza's field names and its count of continuation lines; ``"turns"`` if a name comes
+    back with no value running on over indented lines (people talking: ``Alice: ...`` twice); None
+    if ``para`` is neither."""
+    names: list[str] = []
+    continued = 0
+    again = False
+    said = True  # every value a sentence: people talking in pairs of lines, no fields
+    for line in _lines(para):  # lazily: most paragraphs are decided by their first line
+        if line[:1] in (" ", "\t"):
+            continued += bool(names)
+            if not names:
+                return None
+        elif m := _FIELD.match(line):
+            again = again or m[1].lower() in names  # Debian's copyright files repeat `Comment:`
+            names.append(m[1].lower())
+            said = said and line.rstrip()[-1:] in (".", "?", "!")
+        else:
+            return None
+    if not continued and (again or said):
+        return "turns" if again else None
+    return (names, continued) if len(names) >= 2 or (names and continued) else None
+
+
+def _lines(para: str):
+    start = 0
+    while (end := para.find("\n", start)) != -1:
+        yield para[start:end]
+        start = end + 1
+    yield para[start:]
+
+
+def _stanzas(text: str, paragraphs: list) -> frozenset:
+    """The ``(start, end)`` of the paragraphs that are field stanzas, where they hold most of the
+    text: such a file is records (a Debian copyright file read as paragraphs looked like a
+    transcript of speakers named Files, Copyright and License)."""
+    found = {}
+    for s, e in paragraphs:
+        if (fields := _fields(text[s:e])) == "turns":
+            return frozenset()
+        if fields is not None:
+            found[(s, e)] = fields
+    full = sum(1 for names, _ in found.values() if len(names) >= 2)
+    if full < 2 or sum(e - s for s, e in found) < 0.5 * sum(e - s for s, e in paragraphs):
+        return frozenset()
+    return frozenset(found)
+
+
+def _add_stanza(out: BlockStream, text: str, s: int, e: int) -> None:
+    names: list[str] = []
+    values: list[list[str]] = []
+    for line in text[s:e].split("\n"):
+        if line[:1] in (" ", "\t"):
+            more = line.strip()
+            values[-1].append("" if more == "." else more)  # " ." is a blank line of the value
+        else:
+            name, _, value = line.partition(":")
+            names.append(name)
+            values.append([value.strip()] if value.strip() else [])
+    rows = (tuple(names), tuple("\n".join(v) for v in values))
+    out.add("record", clean_text(text[s:e]), s, e, rows=rows, header_rows=1)
+
+
+def text_blocks(
+    text: str, paragraphs: list | None = None, *, stanzas: frozenset = frozenset()
+) -> list[Block]:
     r"""Plain text's blocks by this module's rules, spans into ``text``: headings underlined, numbered or
     wiki-style, list items, a paragraph per blank-line-separated run (per speaker turn). Also the HTML
     parser's rules for a page whose body is preformatted text (an IETF draft in ``<pre>``).
@@ -66,6 +141,9 @@ def text_blocks(text: str, paragraphs: list | None = None) -> list[Block]:
     # Numbered sections under a document title ("Guide\n=====", then "1 Intro") nest below it.
     numbered_offset = 0
     for idx, (s, e) in enumerate(paragraphs):
+        if (s, e) in stanzas:
+            _add_stanza(out, text, s, e)
+            continue
         para = text[s:e]
         lines = para.split("\n")
         first = lines[0].rstrip("\r")
@@ -189,40 +267,53 @@ def _add_body(out: BlockStream, text: str, s: int, e: int, cleaned: str | None =
             for ps, pe in trimmed(text, ts, te - 1):
                 out.add("paragraph", clean_text(text[ps:pe]), ps, pe)
         return
-    if len(lines) > 1 and all(_BULLET.match(line) for line in lines if line.strip()):
-        pos = s
-        base_indent = len(_BULLET.match(lines[0]).group(1))
-        for line in lines:
-            if line.strip():
-                indent = len(_BULLET.match(line).group(1))
-                ls = pos + indent
-                out.add(
-                    "list_item",
-                    clean_text(line.strip()),
-                    ls,
-                    ls + len(line.strip()),
-                    level=1 if indent > base_indent else 0,
-                )
-            pos += len(line) + 1
+    lead = s - (text.rfind("\n", 0, s) + 1)  # the first line's indent, trimmed off the paragraph
+    if lead and not text[s - lead : s].isspace():
+        lead = 0
+    if len(lines) > 1 and (items := _items([text[s - lead : s] + lines[0], *lines[1:]])):
+        at = list(itertools.accumulate((len(x) + 1 for x in lines), initial=s))  # each line's start
+        base_indent = items[0][2]
+        for first, last, indent in items:
+            start = at[first] + indent - (lead if first == 0 else 0)
+            end = at[last + 1] - 1
+            end -= len(text[start:end]) - len(text[start:end].rstrip())
+            out.add("list_item", clean_text(text[start:end]), start, end, level=int(indent > base_indent))
         return
     out.add("paragraph", clean_text(para) if cleaned is None else cleaned, s, e)
 
 
+def _items(lines: list[str]) -> list[tuple[int, int, int]]:
+    """``(first line, last line, bullet's indent)`` of each item when every line opens one or runs
+    on under the one before, indented past its bullet (``  * Fix the build\n    on arm64.``, as
+    changelogs and NEWS files hang them); else nothing."""
+    items: list[list[int]] = []
+    for i, line in enumerate(lines):
+        if m := _BULLET.match(line):
+            items.append([i, i, len(m[1])])
+        elif not line.strip():
+            continue
+        elif items and len(line) - len(line.lstrip()) > items[-1][2]:
+            items[-1][1] = i
+        else:
+            return []
+    return [tuple(item) for item in items]
+
+
 def _is_faq(text: str, paragraphs: list) -> bool:
-    questions = answers = 0
+    questions = answers = lettered = 0
     for s, e in paragraphs:
         for line in text[s:e].split("\n"):
             questions += bool(_QUESTION.match(line))
             answers += bool(_ANSWER.match(line))
-    return questions >= 2 and answers >= questions * 0.8
+            lettered += bool(_LETTERED.match(line))
+    return questions >= 2 and answers >= questions * 0.8 and lettered < questions
 
 
 def _faq_records(text: str):
     """One record per Q/A pair: from a question line up to the next question line."""
     out = BlockStream()
-    starts = [m.start() for m in re.finditer(r"(?m)^[ \t]*(?:Q|Question)\s*[:.)]", text)]
-    preface_end = starts[0]
-    for s, e in trimmed(text, 0, preface_end):
+    starts = [m.start() for m in _QUESTION_AT.finditer(text)]
+    for s, e in trimmed(text, 0, starts[0] if starts else len(text)):
         out.add("paragraph", clean_text(text[s:e]), s, e)
     for i, qs in enumerate(starts):
         for s, e in trimmed(text, qs, starts[i + 1] if i + 1 < len(starts) else len(text)):

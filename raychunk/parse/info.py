@@ -1,0 +1,91 @@
+"""GNU Info manuals (``coreutils.info``, a split manual's ``find.info-1``): makeinfo's nodes read as
+the sections they print, without what an Info reader navigates by.
+
+A file is a preamble (which makeinfo wrote it from, the directory entry), then nodes, each opened by
+a ``^_`` line and a header line (``File: coreutils.info,  Node: tac invocation,  Next: ...``), then
+the tag table. A section's title is underlined by the character of its level (``*`` chapter, ``=``
+section, ``-`` subsection, ``.`` subsubsection). A node ends with its menu (``* Menu:`` and the
+nodes below it), as do the index nodes, which are nothing but menu. Kept: the headings and the
+text under them, its paragraphs and lists read by the plain-text rules; left out: the preamble,
+node headers, menus and tables. Spans point into the file's text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from raychunk.document import Document, ParsedDocument
+from raychunk.parse._common import BlockStream, clean_text, finish, no_blocks
+from raychunk.render import trimmed
+
+__all__ = ["looks_like_info", "parse_info"]
+
+_SEPARATOR = re.compile(r"\x1f\r?\n")
+_NODE_HEADER = re.compile(r"File: [^,\t\n]+[,\t]\s*Node: ")  # the directory's: "File: dir<TAB>Node: Top"
+_OPENS = re.compile(r"\x1f\r?\n(?:File: [^,\t\n]+[,\t]\s*Node: |Indirect:|Tag Table:)")
+_UNDERLINE_LEVEL = {"*": 1, "=": 2, "-": 3, ".": 4}
+_MENU = re.compile(r"(?m)^\* Menu:")
+_MARKER = re.compile(r"(?:\x00\x08\[[^\x00]*\x00\x08\]\s*)+")  # an index node's [index], an image
+
+
+def looks_like_info(text: str) -> bool:
+    """Info nodes or an Info manual's tables: ``^_`` lines, each followed by a node header or a table."""
+    return "\x1f" in text and _OPENS.search(text) is not None
+
+
+def parse_info(text: str, base: Document) -> ParsedDocument:
+    if not looks_like_info(text):
+        from raychunk.parse.text import parse_text  # an .info file of another kind: plain text
+
+        return parse_text(text, dataclasses.replace(base, format="text"))
+    out = BlockStream()
+    separators = list(_SEPARATOR.finditer(text))
+    parts = [(m.end(), n.start() if n else len(text)) for m, n in zip(separators, separators[1:] + [None])]
+    parts_elsewhere = []
+    for s, e in parts:  # the preamble, before the first separator, describes the file: left out
+        line_end = text.find("\n", s, e)
+        first = text[s : e if line_end == -1 else line_end]
+        if first.startswith("Indirect:"):  # a split manual's first file: its nodes are in the others
+            parts_elsewhere = [
+                line.split(":")[0] for line in text[line_end + 1 : e].split("\n") if ":" in line
+            ]
+            continue
+        if not _NODE_HEADER.match(first):
+            continue  # the tag table, local variables
+        menu = _MENU.search(text, line_end, e)
+        _node(out, text, line_end + 1, menu.start() if menu else e)
+    if not out.blocks:
+        if parts_elsewhere:
+            reason = f"an Info manual split into files: its text is in {', '.join(parts_elsewhere)}"
+        else:
+            reason = "only Info navigation (node headers and menus), no text of its own"
+        return no_blocks(base, "empty", reason)
+    return finish(base, text, out.blocks)
+
+
+def _node(out: BlockStream, text: str, start: int, end: int) -> None:
+    from raychunk.parse.text import _add_body, iter_paragraphs
+
+    for s, e in iter_paragraphs(text, start, end):
+        lines = text[s:e].split("\n", 2)
+        if len(lines) >= 2 and (level := _underline(lines[0], lines[1])):
+            title_end = s + len(lines[0].rstrip())
+            out.heading(clean_text(lines[0]), level, s, title_end)
+            if len(lines) == 3:
+                for rs, re_ in trimmed(text, s + len(lines[0]) + len(lines[1]) + 2, e):
+                    _add_body(out, text, rs, re_)
+            continue
+        if not _MARKER.fullmatch(text, s, e):
+            _add_body(out, text, s, e)
+
+
+def _underline(title: str, line: str) -> int:
+    """The level ``line`` underlines ``title`` at (its characters all one of ``* = - .``, about the
+    title's width), else 0."""
+    mark = line.rstrip()
+    if not mark or not title.strip() or mark[0] not in _UNDERLINE_LEVEL or mark.strip(mark[0]):
+        return 0
+    if abs(len(mark) - len(title.rstrip())) > 2:
+        return 0
+    return _UNDERLINE_LEVEL[mark[0]]
