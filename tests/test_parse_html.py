@@ -338,6 +338,44 @@ def test_documentation_generators_chrome_is_dropped():
         )
 
 
+def test_rustdoc_1_9x_chrome_is_dropped():
+    """Today's rustdoc (1.9x) repeats the item's name in a top bar and puts a version, a Source link
+    and a permalink beside every item: each method read as a paragraph "1.0.0 · Source" and a heading
+    "Implementations§" (markup as std::mem::take's page writes it, shortened)."""
+    doc = parse(
+        '<body class="rustdoc fn"><rustdoc-topbar><h2><a href="#">take</a></h2></rustdoc-topbar>'
+        '<main><section id="main-content"><div class="main-heading"><h1>Function <span class="fn">take</span></h1>'
+        '<rustdoc-toolbar></rustdoc-toolbar><span class="sub-heading"><span class="since" title="Stable since '
+        'Rust version 1.40.0">1.40.0</span> · <a class="src" href="../../src/core/mem/mod.rs.html#838">Source</a>'
+        '</span></div><div class="docblock"><p>Replaces <code>dest</code> with the default value.</p>'
+        '<h2 id="implementations" class="section-header">Implementations<a href="#implementations" '
+        'class="anchor">§</a></h2><div class="example-wrap compile_fail"><a href="#" class="tooltip" '
+        'title="This example deliberately fails to compile">ⓘ</a><pre class="rust"><code>let b = a;</code></pre>'
+        "</div><p>Take · give</p>"
+        '<h3 class="code-header">impl&lt;T&gt; PartialEq for Vec&lt;T&gt;<div class="where">where\n    T: Eq,</div>'
+        "</h3><p>Tests for ==.</p></div></section></main></body>"
+    )
+    assert kinds(doc) == [
+        ("heading", "Function take"),
+        ("paragraph", "Replaces dest with the default value."),
+        ("heading", "Implementations"),
+        ("code", "let b = a;"),
+        ("paragraph", "Take · give"),  # a middle dot among words stays
+        # the where-clause's <div> is a line of its heading: it read as a heading of its own, which
+        # every trait method's chunk then carried as its section ("> where A: Allocator, >")
+        ("heading", "impl<T> PartialEq for Vec<T> where T: Eq,"),
+        ("paragraph", "Tests for ==."),
+    ]
+    assert doc.blocks[-1].heading_path[-1] == "impl<T> PartialEq for Vec<T> where T: Eq,"
+    from raychunk.evaluation.spans import check_chunk  # the dropped chrome is markup, not words
+
+    for b in doc.blocks:
+        assert (
+            check_chunk(doc.text, {"text": b.text, "char_start": b.char_start, "char_end": b.char_end})
+            is None
+        )
+
+
 def test_form_wrapping_the_page_is_kept():
     body = "<p>" + "Real content. " * 50 + "</p>"
     doc = parse(f"<form id=aspnetForm><h1>Page</h1>{body}</form>")

@@ -44,6 +44,7 @@ _VOID = frozenset({
 _BOILERPLATE = frozenset({
     "script", "style", "noscript", "template", "svg", "nav", "aside", "button", "select", "iframe",
     "textarea", "object", "applet", "frameset",
+    "rustdoc-topbar", "rustdoc-toolbar",  # rustdoc's bar over the page: the item's name again, settings
 })
 _BOILERPLATE_ROLES = frozenset({"navigation", "banner", "contentinfo", "search"})
 BOILERPLATE_CLASSES = frozenset({
@@ -58,6 +59,9 @@ BOILERPLATE_CLASSES = frozenset({
     "footnote-back", "footnote-ref",
 })
 BOILERPLATE_IDS = frozenset({"skip-link", "skip-to-content", "mdbook-help-container"})  # mdBook's key help
+# Chrome by class on one element only: rustdoc's permalink (§), source link and example tooltip
+# (ⓘ), and its "stable since" version, which beside every method reads as a paragraph "1.0.0 · Source".
+_BOILERPLATE_BY_TAG = {"a": frozenset({"anchor", "src", "tooltip"}), "span": frozenset({"since"})}
 # Block-level elements: they end the text run they interrupt and are tracked on the element stack.
 _BLOCK = frozenset({
     "address", "article", "aside", "blockquote", "caption", "center", "details", "dialog", "dd", "dir",
@@ -124,7 +128,7 @@ class _Frame:
     __slots__ = (
         "tag", "start", "ctx", "anchor", "lists", "content", "lang", "p", "li", "dd", "h",
         "tbl", "sect", "tr", "cell", "table", "sink", "skip", "inner", "hidden", "cdata", "sink_mark",
-        "list", "numbering", "counter", "marker", "used",
+        "list", "numbering", "counter", "marker", "used", "flat",
     )  # fmt: skip
 
     def __init__(self, tag: str, start: int, parent: _Frame | None):
@@ -151,6 +155,7 @@ class _Frame:
         self.hidden = 0
         self.cdata = False
         self.sink_mark: tuple[list, int] | None = None
+        self.flat = False  # a <div> inside a heading: a line of the heading, not a block of its own
 
 
 class _Run:
@@ -596,6 +601,11 @@ class _Events(_Tokens):
             self.in_title = True
             return
 
+        if tag == "div" and self.run_ is not None and self.run_.ctx[0] == "heading":
+            # rustdoc's impl headings hold their where-clause in a <div>: one heading, not two
+            self._br(end)
+            self._push(tag, p).flat = True
+            return
         self._flush()
         f = self._push(tag, p)
         if amap:
@@ -729,7 +739,12 @@ class _Events(_Tokens):
         if amap.get("id") in BOILERPLATE_IDS:
             return True
         cls = amap.get("class")
-        return bool(cls) and not BOILERPLATE_CLASSES.isdisjoint(cls.split())
+        if not cls:
+            return False
+        names = cls.split()
+        return not BOILERPLATE_CLASSES.isdisjoint(names) or (
+            tag in _BOILERPLATE_BY_TAG and not _BOILERPLATE_BY_TAG[tag].isdisjoint(names)
+        )
 
     def _begin_skip(self, tag: str, p: int) -> None:
         if tag in _BLOCK:
@@ -882,6 +897,8 @@ class _Events(_Tokens):
                 if end is not None:
                     run.end = end
                 self._flush()
+            elif f.flat:
+                self._br(end if end is not None else self.last_end)
             elif f.tag in _BLOCK:
                 self._flush()
         self.inline_start = None
@@ -948,6 +965,8 @@ class _Events(_Tokens):
         lines.append("".join(cur))
         sep = " " if kind == "heading" else "\n"
         body = sep.join(s for s in (squash(clean_text(line)) for line in lines) if s)
+        if kind == "paragraph" and not body.strip("· "):
+            return  # the separator left between dropped chrome (rustdoc's "1.0.0 · Source")
         if body:
             marker = self._marker(run.anchor) if kind in ("list_item", "paragraph") else ""
             self.sinks[-1].append((kind, body, run.start, run.end, level, None, (), 0, run.links, marker, ()))
