@@ -642,13 +642,14 @@ def _odt_lists() -> list[ListCase]:
 
 @dataclass(slots=True)
 class _ListDraft:
-    """One generated list written both ways, with the truth of each."""
+    """One generated list written three ways (HTML, markdown, plain text), with the truth of each."""
 
     k: int
     truth: list[ListItem]
     md_truth: list[ListItem]
     md: list[str]
     html: list[str]
+    txt: list[str]
 
     def build(self, rng: random.Random, level: int, indent: str) -> None:
         kind = rng.choice(["bullet", "ordered", "ordered", "task", "alpha", "roman"])
@@ -669,6 +670,9 @@ class _ListDraft:
             self.truth.append(ListItem(text, shown, level))
             self.md_truth.append(ListItem(text, written, level))
             self.md.append(f"{indent}{written} {text}")
+            # plain text: two spaces a level, a bullet as a typist picks one (read back as "-")
+            typed = rng.choice(["-", "*", "•"]) if kind == "bullet" else written
+            self.txt.append(f"{'  ' * level}{typed} {text}")
             box = ""
             if kind == "task":
                 box = "<input type='checkbox' disabled" + (" checked>" if checked else ">") + " "
@@ -689,11 +693,14 @@ def _random_lists(rng: random.Random, n: int) -> list[ListCase]:
     letters and numerals are written as numbers, markdown having only those)."""
     out = []
     for k in range(n):
-        d = _ListDraft(k, [], [], [], [])
+        d = _ListDraft(k, [], [], [], [], [])
         d.build(rng, 0, "")
         out.append(ListCase(f"generated {k}", "html", "<p>A list.</p>" + "".join(d.html), tuple(d.truth)))
         md = "A list.\n\n" + "\n".join(d.md) + "\n"
         out.append(ListCase(f"generated {k}", "markdown", md, tuple(d.md_truth)))
+        if len(d.txt) > 1:  # a line alone is a paragraph in plain text, not a list
+            txt = "A list.\n\n" + "\n".join(d.txt) + "\n"
+            out.append(ListCase(f"generated {k}", "text", txt, tuple(d.md_truth)))
     return out
 
 
@@ -703,7 +710,15 @@ def lists(fast: bool) -> Section:
     cases += _docx_lists() + _pptx_lists()
     if not fast:
         cases += _odt_lists()
-    ext = {"markdown": "md", "html": "html", "rst": "rst", "docx": "docx", "pptx": "pptx", "odt": "odt"}
+    ext = {
+        "markdown": "md",
+        "html": "html",
+        "rst": "rst",
+        "docx": "docx",
+        "pptx": "pptx",
+        "odt": "odt",
+        "text": "txt",
+    }
     for case in cases:
         data = case.source.encode() if isinstance(case.source, str) else case.source
         _, chunks = parse_and_chunk(data, f"case.{ext[case.fmt]}")

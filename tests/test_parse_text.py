@@ -78,14 +78,35 @@ def test_nroff_numbered_sections_are_headings_but_a_page_footer_is_not():
 
 
 def test_bullets_become_list_items():
-    doc = parse("Shopping:\n\n- milk\n- bread\n  - rye\n")
-    assert [(b.kind, b.text, b.level) for b in doc.blocks] == [
-        ("paragraph", "Shopping:", 0),
-        ("list_item", "- milk", 0),
-        ("list_item", "- bread", 0),
-        ("list_item", "- rye", 1),
+    doc = parse("Shopping:\n\n- milk\n- bread\n  - rye\n    * dark\n  - wheat\n\nSteps:\n\n1. Buy\n2) Cook\n")
+    assert [(b.kind, b.marker, b.text, b.level) for b in doc.blocks] == [
+        ("paragraph", "", "Shopping:", 0),
+        (
+            "list_item",
+            "",
+            "milk",
+            0,
+        ),  # a bullet renders as "-" (chunks read "- - milk" while it was text too)
+        ("list_item", "", "bread", 0),
+        ("list_item", "", "rye", 1),
+        ("list_item", "", "dark", 2),  # as deep as the indents left of it (every nested item was level 1)
+        ("list_item", "", "wheat", 1),
+        ("paragraph", "", "Steps:", 0),
+        ("list_item", "1.", "Buy", 0),
+        ("list_item", "2)", "Cook", 0),
     ]
     assert_spans_match(doc)
+    from raychunk.chunking.pieces import render
+
+    assert [render(b) for b in doc.blocks if b.kind == "list_item"] == [
+        "- milk",
+        "- bread",
+        "  - rye",
+        "    - dark",
+        "  - wheat",
+        "1. Buy",
+        "2) Cook",
+    ]
 
 
 def test_faq_pairs_become_records():
@@ -277,3 +298,89 @@ def test_people_talking_in_pairs_of_lines_are_no_stanzas():
     # one exchange in which someone speaks twice says these are turns, not fields
     talk = src + "\n\nAlice: One more thing.\nBob: Go on.\nAlice: The notes are due Thursday."
     assert "record" not in {b.kind for b in parse(talk, "chat.txt").blocks}
+
+
+DEBIAN_CHANGELOG = """apt (2.6.1) unstable; urgency=medium
+
+  * Restore adduser dependency for bookworm.
+    This caused some regressions too late in the bookworm cycle.
+  * Point gitlab-ci and gbp to bookworm/2.6.y
+
+ -- Julian Andres Klode <jak@debian.org>  Thu, 25 May 2023 16:11:37 +0200
+
+apt (2.6.0) unstable; urgency=medium
+
+  [ Cyril Brulebois ]
+  * Teach apt-cdrom's scoring system about non-free-firmware (Closes: #1029751)
+
+  [ David Kalnischkies ]
+  * More support for non-free-firmware
+    - Have values in Section config trees refer to them in all components
+
+ -- Julian Andres Klode <jak@debian.org>  Mon, 06 Mar 2023 13:34:32 +0100
+"""
+
+
+def test_a_debian_changelog_is_a_section_per_release():
+    # /usr/share/doc holds 665 of them; read as text, a chunk ran across releases under no heading
+    doc = parse(DEBIAN_CHANGELOG, "changelog.Debian")
+    assert doc.document.title == "apt changelog"  # not the first release's line, over every chunk
+    assert [(b.level, b.text) for b in doc.blocks if b.kind == "heading"] == [
+        (1, "apt (2.6.1) unstable; urgency=medium"),
+        (1, "apt (2.6.0) unstable; urgency=medium"),
+        (2, "Cyril Brulebois"),
+        (2, "David Kalnischkies"),
+    ]
+    items = [(b.heading_path, b.level, b.text) for b in doc.blocks if b.kind == "list_item"]
+    assert items == [
+        (
+            ("apt (2.6.1) unstable; urgency=medium",),
+            0,
+            "Restore adduser dependency for bookworm.\n    This caused some regressions too late in the bookworm cycle.",
+        ),
+        (("apt (2.6.1) unstable; urgency=medium",), 0, "Point gitlab-ci and gbp to bookworm/2.6.y"),
+        (
+            ("apt (2.6.0) unstable; urgency=medium", "Cyril Brulebois"),
+            0,
+            "Teach apt-cdrom's scoring system about non-free-firmware (Closes: #1029751)",
+        ),
+        (
+            ("apt (2.6.0) unstable; urgency=medium", "David Kalnischkies"),
+            0,
+            "More support for non-free-firmware",
+        ),
+        (
+            ("apt (2.6.0) unstable; urgency=medium", "David Kalnischkies"),
+            1,
+            "Have values in Section config trees refer to them in all components",
+        ),
+    ]
+    assert_spans_match(doc)
+
+
+def test_a_gnu_changelog_is_a_section_per_entry():
+    src = (
+        "2013-12-09  Colin Watson  <cjwatson@debian.org>\n\n"
+        "\t* .gitignore: Adjust for differences between bzr and\n\t  git.\n"
+        "\t* gnulib: Add --no-vc-files.\n\n"
+        "Wed Nov 27 11:54:17 GMT 2013  Colin Watson  <cjwatson@debian.org>\n\n"
+        "\tUpgrade to Automake 1.14.\n"
+    )
+    doc = parse(src, "ChangeLog")
+    assert doc.document.title == ""  # the file's name heads its chunks, not the first entry
+    assert [b.text for b in doc.blocks if b.kind == "heading"] == [
+        "2013-12-09 Colin Watson <cjwatson@debian.org>",
+        "Wed Nov 27 11:54:17 GMT 2013 Colin Watson <cjwatson@debian.org>",
+    ]
+    assert [b.text for b in doc.blocks if b.kind == "list_item"] == [
+        ".gitignore: Adjust for differences between bzr and\n\t  git.",
+        "gnulib: Add --no-vc-files.",
+    ]
+    assert doc.blocks[-1].kind == "paragraph" and doc.blocks[-1].heading_path == (
+        "Wed Nov 27 11:54:17 GMT 2013 Colin Watson <cjwatson@debian.org>",
+    )
+    for b in doc.blocks:  # a heading reads squashed
+        assert clean_text(doc.text[b.char_start : b.char_end]).split() == b.text.split()
+    # one entry line is no changelog: a document that only starts like one stays as it was
+    single = parse(src.split("Wed Nov")[0], "notes.txt")
+    assert [b.kind for b in single.blocks][:1] == ["paragraph"]

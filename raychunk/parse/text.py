@@ -29,6 +29,7 @@ _NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+([A-Z\u00c0-\u024f].{0,80
 # ed. (2005). The PFA ...", "47. Roberts 2004, pp. 62-63") are no section headings.
 _CITATION = re.compile(r'"|://|\(\d{4}\)|\(\d{1,2} \w+ \d{4}\)|\bpp?\. ?\d|\b(?:ed|eds|et al)\.')
 _BULLET = re.compile(r"^(\s*)(?:[-*•‣◦▪]|\d{1,3}[.)])\s+\S")
+_MARKER = re.compile(r"([-*•‣◦▪]|\d{1,3}[.)])\s+")
 _SPEAKER = re.compile(r"^[A-Z][\w.'()\- ]{0,40}:\s+\S")
 _QUESTION = re.compile(r"^\s*(?:Q|Question)\s*[:.)]\s*\S", re.I)
 _ANSWER = re.compile(r"^\s*(?:A|Answer)\s*[:.)]\s*\S", re.I)
@@ -37,6 +38,15 @@ _LETTERED = re.compile(r"^\s*[b-pr-z][.)]\s+\S", re.I)
 # A field stanza (RFC 822 headers, Debian's copyright and control files, apt preferences): each line
 # a "Name: value" of a field not named before in it, or a value's continuation, indented.
 _FIELD = re.compile(r"([A-Za-z][A-Za-z0-9_-]{0,60}):(?:[ \t]|$)")
+# A changelog's entry line: Debian's ("apt (2.6.1) unstable; urgency=medium") and GNU's ("2013-12-09
+# Colin Watson  <cjwatson@debian.org>", or with the date as `date` prints it). Each opens a section;
+# in a Debian entry, "[ Name ]" opens the changes one person made.
+_DEBIAN_ENTRY = re.compile(r"[a-z0-9][a-z0-9.+-]+ \([^()\s]+\) [^;\n]+;[^\n]*\burgency=\S")
+_GNU_ENTRY = re.compile(
+    r"(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d (?:[A-Z]{2,5} )?\d{4})"
+    r"[ \t]+\S[^\n]*<[^<>\s]+@[^<>\s]+>[ \t]*$"
+)
+_CONTRIBUTOR = re.compile(r"[ \t]*\[ ([^\]\n]{1,80}) \][ \t]*$")
 _QUESTION_AT = re.compile(r"(?im)^[ \t]*(?:Q|Question)\s*[:.)]")
 
 
@@ -59,7 +69,26 @@ def parse_text(text: str, base: Document) -> ParsedDocument:
         paragraphs = _split_line_runs(text, paragraphs)
     if _is_faq(text, paragraphs):
         return finish(base, text, _faq_records(text))
-    return finish(base, text, text_blocks(text, paragraphs, stanzas=stanzas))
+    entries = _changelog(text, paragraphs)
+    blocks = text_blocks(text, paragraphs, stanzas=stanzas, entries=entries)
+    if entries is None:
+        return finish(base, text, blocks)
+    # Not the first entry's line: it would head every chunk of the releases below it.
+    first = blocks[0].text if blocks else ""
+    title = f"{first.split(' ', 1)[0]} changelog" if entries is _DEBIAN_ENTRY else ""
+    return finish(base, text, blocks, title=title)
+
+
+def _changelog(text: str, paragraphs: list):
+    """The entry-line pattern of a changelog that opens with an entry and has another, else None."""
+    if not paragraphs:
+        return None
+    s, e = paragraphs[0]
+    first = text[s:e].split("\n", 1)[0]
+    for entry in (_DEBIAN_ENTRY, _GNU_ENTRY):
+        if entry.match(first) and any(entry.match(text, ps, pe) for ps, pe in paragraphs[1:]):
+            return entry
+    return None
 
 
 def _fields(para: str) -> tuple[list[str], int] | str | None:
@@ -126,7 +155,7 @@ def _add_stanza(out: BlockStream, text: str, s: int, e: int) -> None:
 
 
 def text_blocks(
-    text: str, paragraphs: list | None = None, *, stanzas: frozenset = frozenset()
+    text: str, paragraphs: list | None = None, *, stanzas: frozenset = frozenset(), entries=None
 ) -> list[Block]:
     r"""Plain text's blocks by this module's rules, spans into ``text``: headings underlined, numbered or
     wiki-style, list items, a paragraph per blank-line-separated run (per speaker turn). Also the HTML
@@ -147,6 +176,20 @@ def text_blocks(
         para = text[s:e]
         lines = para.split("\n")
         first = lines[0].rstrip("\r")
+        contributor = _CONTRIBUTOR.match(first) if entries is _DEBIAN_ENTRY else None
+        if entries is not None and (entries.match(first) or contributor):
+            ts, te = (
+                (s + contributor.start(1), s + contributor.end(1))
+                if contributor
+                else (s, s + len(first.rstrip()))
+            )
+            out.heading(clean_text(text[ts:te]), 2 if contributor else 1, ts, te)
+            for rs, re_ in trimmed(text, s + len(lines[0]) + 1, e) if len(lines) > 1 else ():
+                _add_body(out, text, rs, re_, one_item=True)
+            continue
+        if entries is not None and _BULLET.match(first):
+            _add_body(out, text, s, e, one_item=True)  # a change of one line is an item as the others
+            continue
         if len(lines) >= 2 and len(first.strip()) <= 120 and _UNDERLINE.match(lines[1]):
             level = _UNDERLINE_LEVEL[lines[1].strip()[0]]
             out.heading(clean_text(first), level, s, s + len(first.rstrip()))
@@ -255,8 +298,11 @@ def _numbered_heading(m: re.Match, text: str, paragraphs: list, idx: int) -> boo
     return True
 
 
-def _add_body(out: BlockStream, text: str, s: int, e: int, cleaned: str | None = None) -> None:
-    """A paragraph; list items when every line starts with a bullet; one paragraph per speaker turn.
+def _add_body(
+    out: BlockStream, text: str, s: int, e: int, cleaned: str | None = None, *, one_item: bool = False
+) -> None:
+    """A paragraph; list items when every line starts with a bullet or hangs under one (a line of its
+    own is an item only with ``one_item``, in a changelog); one paragraph per speaker turn.
     ``cleaned``: the paragraph's text through ``clean_text`` where the caller has it."""
     para = text[s:e]
     lines = para.split("\n")
@@ -270,14 +316,25 @@ def _add_body(out: BlockStream, text: str, s: int, e: int, cleaned: str | None =
     lead = s - (text.rfind("\n", 0, s) + 1)  # the first line's indent, trimmed off the paragraph
     if lead and not text[s - lead : s].isspace():
         lead = 0
-    if len(lines) > 1 and (items := _items([text[s - lead : s] + lines[0], *lines[1:]])):
+    if (len(lines) > 1 or one_item) and (items := _items([text[s - lead : s] + lines[0], *lines[1:]])):
         at = list(itertools.accumulate((len(x) + 1 for x in lines), initial=s))  # each line's start
-        base_indent = items[0][2]
+        indents: list[int] = []  # the open levels' indents: an item is as deep as those left of it
         for first, last, indent in items:
+            while indents and indents[-1] > indent:
+                indents.pop()
+            if not indents or indents[-1] < indent:
+                indents.append(indent)
             start = at[first] + indent - (lead if first == 0 else 0)
             end = at[last + 1] - 1
             end -= len(text[start:end]) - len(text[start:end].rstrip())
-            out.add("list_item", clean_text(text[start:end]), start, end, level=int(indent > base_indent))
+            # The bullet is the item's marker, as the other readers give it, not its text: a chunk
+            # read "- - Dogs are the best". A number is kept as written ("2."), a bullet is "-".
+            bullet = _MARKER.match(text, start)
+            marker = bullet[1] if bullet[1][0].isdigit() else ""
+            start = bullet.end()
+            out.add(
+                "list_item", clean_text(text[start:end]), start, end, level=len(indents) - 1, marker=marker
+            )
         return
     out.add("paragraph", clean_text(para) if cleaned is None else cleaned, s, e)
 
