@@ -312,6 +312,8 @@ def test_documentation_generators_chrome_is_dropped():
         '<div id="skip-link"><a href="#main" class="element-invisible element-focusable">Skip to main content</a></div>'
         '<div id="mdbook-help-container"><div id="mdbook-help-popup"><h2 class="mdbook-help-title">Keyboard shortcuts</h2>'
         "<div><p>Press <kbd>S</kbd> to search in the book</p></div></div></div>"
+        # mdBook's menu bar: the book's name as an h1 over every page's own, which headed every chunk
+        '<div id="mdbook-menu-bar" class="menu-bar sticky"><h1 class="menu-title">The Rust Programming Language</h1></div>'
         '<main><h1>Struct <span class="struct">Vec</span></h1>'
         '<details class="toggle top-doc" open><summary class="hideme"><span>Expand description</span></summary>'
         '<div class="docblock"><p>A contiguous growable array type.</p>'

@@ -58,7 +58,8 @@ BOILERPLATE_CLASSES = frozenset({
     # word before it ("last1.")
     "footnote-back", "footnote-ref",
 })
-BOILERPLATE_IDS = frozenset({"skip-link", "skip-to-content", "mdbook-help-container"})  # mdBook's key help
+# mdBook's key help, and its menu bar (buttons, and the book's name as an h1 over every page's own)
+BOILERPLATE_IDS = frozenset({"skip-link", "skip-to-content", "mdbook-help-container", "mdbook-menu-bar", "menu-bar"})
 # Chrome by class on one element only: rustdoc's permalink (§), source link and example tooltip
 # (ⓘ), and its "stable since" version, which beside every method reads as a paragraph "1.0.0 · Source".
 _BOILERPLATE_BY_TAG = {"a": frozenset({"anchor", "src", "tooltip"}), "span": frozenset({"since"})}
