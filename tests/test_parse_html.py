@@ -378,6 +378,47 @@ def test_rustdoc_1_9x_chrome_is_dropped():
         )
 
 
+def test_nodejs_api_pages_permalinks_and_code_in_both_module_forms():
+    """Node.js's API pages (as /usr/share/doc/nodejs has them): a "#" permalink in every heading
+    ("Path#" headed each chunk), and a sample in its CommonJS and ES module forms, two <code>s in one
+    <pre>, which ran into one line."""
+    doc = parse(
+        '<section><h2>Path<span><a class="mark" href="#path" id="path">#</a></span>'
+        '<a aria-hidden="true" class="legacy" id="path_path"></a></h2><p>It can be accessed using:</p>'
+        '<pre class="with-35-chars"><input class="js-flavor-selector" type="checkbox" aria-label="Show modern '
+        'ES modules syntax"><code class="language-js cjs">const path = require(\'node:path\');</code>'
+        "<code class=\"language-js mjs\">import path from 'node:path';</code></pre></section>"
+    )
+    assert kinds(doc) == [
+        ("heading", "Path"),
+        ("paragraph", "It can be accessed using:"),
+        ("code", "const path = require('node:path');\nimport path from 'node:path';"),
+    ]
+    assert doc.blocks[-1].language == "js"
+
+
+def test_texinfo_menus_and_index_navigation_are_dropped():
+    """makeinfo's HTML: a node's menu is a table of links to the sections below it (nettle's manual,
+    makeinfo 6: a 246-token table chunk of "• Introduction | What is Nettle?"), an index's letters a
+    table over and under it (bash's manual, makeinfo 7: "Jump to: A B C ...")."""
+    doc = parse(
+        '<h2 class="chapter">Nettle</h2><p>This document describes the Nettle library.</p>'
+        '<table class="menu" border="0" cellspacing="0"><tr><td align="left" valign="top">&bull; '
+        '<a href="#Introduction">Introduction</a>:</td><td>&nbsp;&nbsp;</td><td align="left" valign="top">'
+        "What is Nettle?</td></tr></table>"
+        '<h2 class="appendix">Index</h2><table class="cp-letters-header-printindex"><tr><th>Jump to: </th>'
+        '<td><a class="summary-letter-printindex" href="#I">A</a></td></tr></table>'
+        '<table class="index-cp"><tr><td><a href="#x">AES</a>:</td><td><a href="#y">Cipher functions</a></td></tr>'
+        "</table><p>The end.</p>"
+    )
+    assert kinds(doc) == [
+        ("heading", "Nettle"),
+        ("paragraph", "This document describes the Nettle library."),
+        ("heading", "Index"),
+        ("paragraph", "The end."),
+    ]
+
+
 def test_form_wrapping_the_page_is_kept():
     body = "<p>" + "Real content. " * 50 + "</p>"
     doc = parse(f"<form id=aspnetForm><h1>Page</h1>{body}</form>")

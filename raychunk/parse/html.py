@@ -61,8 +61,12 @@ BOILERPLATE_CLASSES = frozenset({
 # mdBook's key help, and its menu bar (buttons, and the book's name as an h1 over every page's own)
 BOILERPLATE_IDS = frozenset({"skip-link", "skip-to-content", "mdbook-help-container", "mdbook-menu-bar", "menu-bar"})
 # Chrome by class on one element only: rustdoc's permalink (§), source link and example tooltip
-# (ⓘ), and its "stable since" version, which beside every method reads as a paragraph "1.0.0 · Source".
-_BOILERPLATE_BY_TAG = {"a": frozenset({"anchor", "src", "tooltip"}), "span": frozenset({"since"})}
+# (ⓘ), Node.js's permalink (#), and rustdoc's "stable since" version, which beside every method
+# reads as a paragraph "1.0.0 · Source".
+_BOILERPLATE_BY_TAG = {"a": frozenset({"anchor", "src", "tooltip", "mark"}), "span": frozenset({"since"})}
+# Texinfo's node menus and its indexes, tables of links to the sections (makeinfo 6: "menu",
+# "index-cp"; 7: "cp-entries-printindex", and the letters over and under each index).
+_TEXINFO_NAVIGATION = re.compile(r"menu$|index-\w+$|[\w-]+-printindex$")
 # Block-level elements: they end the text run they interrupt and are tracked on the element stack.
 _BLOCK = frozenset({
     "address", "article", "aside", "blockquote", "caption", "center", "details", "dialog", "dd", "dir",
@@ -588,8 +592,11 @@ class _Events(_Tokens):
             run = self.run_
             if tag == "a":
                 self.in_link = True  # <a> does not nest: a new one ends the last
-            elif tag == "code" and run is not None and run.ctx[0] == "code" and run.lang is None:
-                run.lang = _language(amap, bare=True)
+            elif tag == "code" and run is not None and run.ctx[0] == "code":
+                if run.lang is None:
+                    run.lang = _language(amap, bare=True)
+                elif run.pieces and not run.pieces[-1].endswith("\n"):
+                    run.pieces.append("\n")  # Node's docs: the CommonJS and the ES module form, one each
             if run is not None:
                 run.end = end
             elif self.inline_start is None:
@@ -743,6 +750,8 @@ class _Events(_Tokens):
         if not cls:
             return False
         names = cls.split()
+        if tag == "table" and any(_TEXINFO_NAVIGATION.match(name) for name in names):
+            return True
         return not BOILERPLATE_CLASSES.isdisjoint(names) or (
             tag in _BOILERPLATE_BY_TAG and not _BOILERPLATE_BY_TAG[tag].isdisjoint(names)
         )
