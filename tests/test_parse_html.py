@@ -419,6 +419,22 @@ def test_texinfo_menus_and_index_navigation_are_dropped():
     ]
 
 
+def test_docbook_navigation_and_tables_of_contents_are_dropped():
+    """DocBook XSL's chunked HTML (Valgrind's manual): a previous/up/next bar over and under each page,
+    in the theme's own class, naming the book ("Valgrind User Manual", a chunk of its own), and a
+    table of contents over the chapter (a 216-token chunk of section titles)."""
+    doc = parse(
+        '<body><div><table class="nav" width="100%" summary="Navigation header"><tr><td><a href="p.html">'
+        '<img src="prev.png" alt="Prev"></a></td><th align="center">Valgrind User Manual</th></tr></table></div>'
+        '<div class="chapter"><h1 class="title">2. Using the core</h1><div class="toc"><p><b>Table of Contents</b></p>'
+        '<dl class="toc"><dt><span class="sect1"><a href="#a">2.1. What Valgrind does</a></span></dt></dl></div>'
+        "<p>This chapter describes the core.</p></div>"
+        '<div class="navfooter"><table summary="Navigation footer"><tr><td>1. Introduction</td></tr></table></div>'
+        "</body>"
+    )
+    assert kinds(doc) == [("heading", "2. Using the core"), ("paragraph", "This chapter describes the core.")]
+
+
 def test_form_wrapping_the_page_is_kept():
     body = "<p>" + "Real content. " * 50 + "</p>"
     doc = parse(f"<form id=aspnetForm><h1>Page</h1>{body}</form>")

@@ -50,6 +50,8 @@ _BOILERPLATE_ROLES = frozenset({"navigation", "banner", "contentinfo", "search"}
 BOILERPLATE_CLASSES = frozenset({
     "mw-editsection", "navbox", "sr-only", "visually-hidden", "screen-reader-text", "mw-jump-link",
     "headerlink", "copiable-link", "nav-panel",
+    # tables of contents (DocBook XSL's, MediaWiki's), DocBook's previous/next bars over and under a page
+    "toc", "navheader", "navfooter",
     # documentation generators' chrome: Drupal's screen-reader text, skip links, heading permalinks
     # (rustdoc's "§", VuePress's and markdown-it-anchor's "#", Docusaurus's), rustdoc's toggles
     "element-invisible", "skip-link", "skip-main-content", "skip-to-content", "skiplink", "doc-anchor",
@@ -746,6 +748,10 @@ class _Events(_Tokens):
                 return True
         if amap.get("id") in BOILERPLATE_IDS:
             return True
+        if tag == "table" and (amap.get("summary") or "").startswith(
+            ("Navigation header", "Navigation footer")
+        ):
+            return True  # DocBook XSL's previous/up/next bar, in a theme's own class (Valgrind's "nav")
         cls = amap.get("class")
         if not cls:
             return False
