@@ -400,8 +400,11 @@ def test_nodejs_api_pages_permalinks_and_code_in_both_module_forms():
 def test_texinfo_menus_and_index_navigation_are_dropped():
     """makeinfo's HTML: a node's menu is a table of links to the sections below it (nettle's manual,
     makeinfo 6: a 246-token table chunk of "• Introduction | What is Nettle?"), an index's letters a
-    table over and under it (bash's manual, makeinfo 7: "Jump to: A B C ...")."""
+    table over and under it (bash's manual, makeinfo 7: "Jump to: A B C ..."), a node's links over
+    its page (makeinfo 6: "Next: What is libffi? [Index]")."""
     doc = parse(
+        '<div class="header"><p>Next: <a href="Introduction.html" rel="next">What is libffi?</a>, Up: '
+        '<a href="index.html">Top</a> &nbsp; [<a href="Index.html" rel="index">Index</a>]</p></div><hr>'
         '<h2 class="chapter">Nettle</h2><p>This document describes the Nettle library.</p>'
         '<table class="menu" border="0" cellspacing="0"><tr><td align="left" valign="top">&bull; '
         '<a href="#Introduction">Introduction</a>:</td><td>&nbsp;&nbsp;</td><td align="left" valign="top">'
@@ -644,6 +647,17 @@ def test_pre_stays_code_when_it_is_not_the_body():
         '<p>Intro.</p><pre class="language-python">1. Install\n\nimport x\nx.run()  # a long line</pre>'
     )
     assert [b.kind for b in doc.blocks] == ["paragraph", "code"]
+    # Nor is a C sample that names none (makeinfo's <pre class="example">, most of libffi's "Closure
+    # Example" page): it was read as a draft's page, its lines paragraphs.
+    sample = (
+        "#include &lt;stdio.h&gt;\n#include &lt;ffi.h&gt;\n\n/* Acts like puts. */\n"
+        "void puts_binding(ffi_cif *cif, void *ret, void* args[])\n{\n  *(ffi_arg *)ret = fputs(args[0]);\n}\n\n"
+        "int main()\n{\n  ffi_cif cif;\n  return 0;\n}\n"
+    )
+    doc = parse(
+        f'<h3>2.6 Closure Example</h3><p>A trivial example.</p><div class="example"><pre class="example">{sample}</pre></div>'
+    )
+    assert [b.kind for b in doc.blocks] == ["heading", "paragraph", "code"]
 
 
 def test_real_ietf_draft_has_its_sections():
@@ -658,3 +672,12 @@ def test_real_ietf_draft_has_its_sections():
     assert [b.text for b in heads if b.level == 2][:2] == ["12.1. WebFinger", "12.2. OAuth dialog form"]
     assert not [b for b in doc.blocks if b.kind == "code"]
     assert_spans(doc)
+
+
+def test_a_marked_section_without_a_keyword_is_a_bogus_comment():
+    # Found by scripts/fuzz.py (seed 1212): Python 3.11's html.parser raised on "<![" and no keyword,
+    # and the page failed; a browser reads it as a comment to the next ">".
+    for src in ("<p>a</p><![\x1fCDATA[ junk ]]><p>b</p>", "<p>a</p><![ if x <p>b</p>"):
+        doc = parse(src)
+        assert doc.document.status == "ok" and kinds(doc) == [("paragraph", "a"), ("paragraph", "b")]
+    assert kinds(parse("<p>a<![CDATA[x]]>b</p>")) == [("paragraph", "ab")]

@@ -69,6 +69,10 @@ _BOILERPLATE_BY_TAG = {"a": frozenset({"anchor", "src", "tooltip", "mark"}), "sp
 # Texinfo's node menus and its indexes, tables of links to the sections (makeinfo 6: "menu",
 # "index-cp"; 7: "cp-entries-printindex", and the letters over and under each index).
 _TEXINFO_NAVIGATION = re.compile(r"menu$|index-\w+$|[\w-]+-printindex$")
+# ... and its node links over a page (makeinfo 6's div.header): "Next: What is libffi? [Index]"
+_TEXINFO_NODE_LINKS = re.compile(
+    r"(?:(?:Next|Previous|Prev|Up): [^,\n]{1,200}?,?\s*)+(?:\[(?:Contents|Index)\]\s*)*"
+)
 # Block-level elements: they end the text run they interrupt and are tracked on the element stack.
 _BLOCK = frozenset({
     "address", "article", "aside", "blockquote", "caption", "center", "details", "dialog", "dd", "dir",
@@ -389,6 +393,18 @@ class _Tokens(HTMLParser):
     def event_start(self) -> int:
         """Where the event being handled starts, in the fed text."""
         return self._base + self._at
+
+    def parse_marked_section(self, i: int, report: int = 1) -> int:
+        """``<![`` and no keyword after it (``<![\x1fCDATA[``) is a bogus comment to its ``>``, as
+        browsers read it; Python 3.11's parser raises on it."""
+        try:
+            return super().parse_marked_section(i, report)
+        except AssertionError:
+            j = self.rawdata.find(">", i + 3)
+            if j < 0:
+                return -1
+            self.unknown_decl(self.rawdata[i + 3 : j])
+            return j + 1
 
     def parse_starttag(self, i: int) -> int:
         rawdata = self.rawdata
@@ -981,8 +997,8 @@ class _Events(_Tokens):
         lines.append("".join(cur))
         sep = " " if kind == "heading" else "\n"
         body = sep.join(s for s in (squash(clean_text(line)) for line in lines) if s)
-        if kind == "paragraph" and not body.strip("· "):
-            return  # the separator left between dropped chrome (rustdoc's "1.0.0 · Source")
+        if kind == "paragraph" and (not body.strip("· ") or _TEXINFO_NODE_LINKS.fullmatch(body)):
+            return  # the separator left between dropped chrome (rustdoc's "1.0.0 · Source"); node links
         if body:
             marker = self._marker(run.anchor) if kind in ("list_item", "paragraph") else ""
             self.sinks[-1].append((kind, body, run.start, run.end, level, None, (), 0, run.links, marker, ()))

@@ -2,8 +2,9 @@
 blocks read by the plain-text parser's rules (``text_blocks``: numbered section lines as headings,
 paragraphs at blank lines, bullet lines as list items), spans mapped back into the HTML source.
 
-A ``<pre>`` with a language (``class="language-python"``) stays code, and so does every ``<pre>`` of
-a page whose preformatted blocks hold half of its visible text or less (code samples in an article).
+A ``<pre>`` with a language (``class="language-python"``) or whose lines read as code stays code, and
+so does every ``<pre>`` of a page whose other preformatted blocks hold half of its visible text or
+less (code samples in an article).
 """
 
 from __future__ import annotations
@@ -28,12 +29,12 @@ _MARKUP = re.compile(
 def preformatted_body(source: str, ops: list[tuple]) -> list[tuple]:
     """``ops`` (``html.py``'s output ops) with each ``<pre>`` block read as plain text when the
     ``<pre>`` blocks without a language hold more than half of the page's visible text."""
-    pre = [op for op in ops if op[0] == "code" and not op[5]]
+    pre = [op for op in ops if op[0] == "code" and not op[5] and not _reads_as_code(op[1])]
     if not pre or 2 * sum(len(op[1]) for op in pre) <= sum(len(op[1]) for op in ops):
         return ops
     out: list[tuple] = []
     for op in ops:
-        if op[0] != "code" or op[5]:
+        if op[0] != "code" or op[5] or _reads_as_code(op[1]):
             out.append(op)
             continue
         visible, starts, ends = _visible(source, op[2], op[3])
@@ -44,6 +45,21 @@ def preformatted_body(source: str, ops: list[tuple]) -> list[tuple]:
             s, e = starts[b.char_start], ends[b.char_end - 1]
             out.append((b.kind, b.text, s, e, b.level, None, (), 0, 0, "", ()))
     return out
+
+
+_DRAFT_PAGE = re.compile(r"\[Page \d+\][ \t]*$|^(?:Internet-Draft|RFC \d+) ", re.M)
+_CODE_LINE = re.compile(r"[^\n]*[;{}][ \t]*$|[ \t]*(?:#include|#define|//|/\*)", re.M)
+
+
+def _reads_as_code(text: str) -> bool:
+    """Code, though no language is named: two in five of its lines end in ``;``, ``{`` or ``}`` or
+    open a C directive or comment (a Texinfo page's ``<pre class="example">`` of C: 79%), and it is
+    no page of a draft (one with JSON examples: 20%, and another, 40%, which its ``[Page 13]`` and
+    ``Internet-Draft`` lines give away)."""
+    if _DRAFT_PAGE.search(text):
+        return False  # a draft's page, examples and all
+    lines = sum(1 for line in text.split("\n") if line.strip())
+    return lines > 0 and 5 * len(_CODE_LINE.findall(text)) >= 2 * lines
 
 
 def _visible(source: str, start: int, end: int) -> tuple[str, list[int], list[int]]:
