@@ -140,6 +140,33 @@ def test_pptx_that_names_a_slide_relationship_its_rels_lacks():
     )
 
 
+@pytest.mark.skipif(importlib.util.find_spec("pptx") is None, reason="needs python-pptx")
+def test_pptx_slide_whose_content_type_names_no_slide():
+    """Found by scripts/fuzz.py (seed 1431, index 197: numbers changed in [Content_Types].xml): a
+    slide's part typed as something else; python-pptx raised AttributeError "'Part' object has no
+    attribute 'slide'" and the deck failed as a parser bug. The other slides are read, and the
+    reason names the one that was not."""
+    import pptx
+
+    deck = pptx.Presentation()
+    for title in ("Quarterly review", "Outlook"):
+        deck.slides.add_slide(deck.slide_layouts[1]).shapes.title.text = title
+    buf = io.BytesIO()
+    deck.save(buf)
+    members = _unzipped(buf.getvalue())
+    types = members["[Content_Types].xml"]
+    members["[Content_Types].xml"] = re.sub(
+        rb'(PartName="/ppt/slides/slide2.xml" ContentType=")[^"]+', rb"\1application/xml", types
+    )
+    assert members["[Content_Types].xml"] != types
+    doc = parse_document(zipped(members), "deck.pptx")
+    assert (doc.document.status, doc.document.reason) == (
+        "ok",
+        "slides not read: 2: the package does not give them a slide's type",
+    )
+    assert [b.text for b in doc.blocks if b.kind == "heading"] == ["Quarterly review"]
+
+
 @pytest.mark.skipif(importlib.util.find_spec("unstructured") is None, reason="needs unstructured")
 @pytest.mark.parametrize(
     "flags, name, found",

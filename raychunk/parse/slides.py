@@ -38,6 +38,7 @@ from raychunk.parse._common import (
     finish,
     one_line,
     roman,
+    with_reason,
 )
 from raychunk.parse.ppt_records import LegacySlide, LegacyTable, read_slides
 from raychunk.render import render_table, squash
@@ -66,6 +67,7 @@ def read_pptx(
     import pptx
 
     deck = pptx.Presentation(io.BytesIO(data))
+    unread: list[int] = []
     slides = (
         _slide_blocks(
             slide,
@@ -73,9 +75,25 @@ def read_pptx(
             deck.slide_height,
             legacy[n] if legacy is not None and n < len(legacy) else None,
         )
-        for n, slide in enumerate(deck.slides)
+        for n, slide in enumerate(_slides(deck, unread))
     )
-    return deck_document(base, title, slides)
+    parsed = deck_document(base, title, slides)
+    if unread:
+        numbers = ", ".join(str(n) for n in unread[:10]) + (", ..." if len(unread) > 10 else "")
+        note = f"slides not read: {numbers}: the package does not give them a slide's type"
+        parsed = with_reason(parsed, note) if parsed.document.status == "empty" else add_reason(parsed, note)
+    return parsed
+
+
+def _slides(deck, unread: list[int]):
+    """The deck's slides in order; a slide whose part the package's content types make no slide (a
+    damaged ``[Content_Types].xml``) is left out, its number in ``unread``."""
+    for n, sld_id in enumerate(deck.slides._sldIdLst.sldId_lst, 1):
+        part = deck.part.related_part(sld_id.rId)
+        if hasattr(part, "slide"):
+            yield part.slide
+        else:
+            unread.append(n)
 
 
 def deck_document(
