@@ -65,7 +65,7 @@ def parse_info(text: str, base: Document) -> ParsedDocument:
 
 
 def _node(out: BlockStream, text: str, start: int, end: int) -> None:
-    from raychunk.parse.text import _add_body, iter_paragraphs
+    from raychunk.parse.text import add_body, iter_paragraphs
 
     for s, e in iter_paragraphs(text, start, end):
         lines = text[s:e].split("\n", 2)
@@ -74,10 +74,10 @@ def _node(out: BlockStream, text: str, start: int, end: int) -> None:
             out.heading(clean_text(lines[0]), level, s, title_end)
             if len(lines) == 3:
                 for rs, re_ in trimmed(text, s + len(lines[0]) + len(lines[1]) + 2, e):
-                    _add_body(out, text, rs, re_)
+                    add_body(out, text, rs, re_)
             continue
         if not _MARKER.fullmatch(text, s, e):
-            _add_body(out, text, s, e)
+            add_body(out, text, s, e)
 
 
 def _underline(title: str, line: str) -> int:

@@ -19,7 +19,7 @@ from raychunk.document import Block, Document, ParsedDocument
 from raychunk.parse._common import BlockStream, clean_text, finish, wiki_heading
 from raychunk.render import squash, trimmed
 
-__all__ = ["parse_text", "iter_paragraphs", "text_blocks"]
+__all__ = ["add_body", "iter_paragraphs", "parse_text", "text_blocks"]
 
 _BLANK = re.compile(r"\n[ \t\f\v\r]*\n")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
@@ -185,10 +185,10 @@ def text_blocks(
             )
             out.heading(clean_text(text[ts:te]), 2 if contributor else 1, ts, te)
             for rs, re_ in trimmed(text, s + len(lines[0]) + 1, e) if len(lines) > 1 else ():
-                _add_body(out, text, rs, re_, one_item=True)
+                add_body(out, text, rs, re_, one_item=True)
             continue
         if entries is not None and _BULLET.match(first):
-            _add_body(out, text, s, e, one_item=True)  # a change of one line is an item as the others
+            add_body(out, text, s, e, one_item=True)  # a change of one line is an item as the others
             continue
         if len(lines) >= 2 and len(first.strip()) <= 120 and _UNDERLINE.match(lines[1]):
             level = _UNDERLINE_LEVEL[lines[1].strip()[0]]
@@ -196,14 +196,14 @@ def text_blocks(
             numbered_offset = numbered_offset or int(len(out.blocks) == 1 and level == 1)
             rest = s + len(lines[0]) + 1 + len(lines[1]) + 1
             for rs, re_ in trimmed(text, rest, e):
-                _add_body(out, text, rs, re_)
+                add_body(out, text, rs, re_)
             continue
         if wiki := wiki_heading(first):
             level, ts, te = wiki
             out.heading(clean_text(first[ts:te]), level, s + ts, s + te)
             numbered_offset = numbered_offset or int(len(out.blocks) == 1 and level == 1)
             for rs, re_ in trimmed(text, s + len(lines[0]) + 1, e) if len(lines) > 1 else ():
-                _add_body(out, text, rs, re_)
+                add_body(out, text, rs, re_)
             continue
         # Matched as the line reads: nroff output underlines a heading by overstrikes (``_\bI``).
         cleaned = clean_text(first) if len(lines) == 1 else None  # one line: the paragraph's text too
@@ -214,7 +214,7 @@ def text_blocks(
         ):
             out.heading(cleaned, m.group(1).count(".") + 1 + numbered_offset, s, e)
             continue
-        _add_body(out, text, s, e, cleaned)
+        add_body(out, text, s, e, cleaned)
     return out.blocks
 
 
@@ -298,7 +298,7 @@ def _numbered_heading(m: re.Match, text: str, paragraphs: list, idx: int) -> boo
     return True
 
 
-def _add_body(
+def add_body(
     out: BlockStream, text: str, s: int, e: int, cleaned: str | None = None, *, one_item: bool = False
 ) -> None:
     """A paragraph; list items when every line starts with a bullet or hangs under one (a line of its
