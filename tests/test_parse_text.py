@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from raychunk.parse import parse_document
 from raychunk.parse._common import clean_text
 from tests.spans import assert_spans_match, kinds
@@ -198,6 +200,35 @@ def test_encodings_detected():
     bom = parse_document(b"\xff\xfe" + "BOM text".encode("utf-16-le"), "bom.txt")
     assert bom.blocks[0].text == "BOM text"
     assert bom.document.encoding == "utf-16"
+
+
+def test_east_asian_legacy_encodings_are_read_as_written():
+    """CPython's own codec test files (Lib/test/cjkencodings, each with its UTF-8 truth) read 8 of 15
+    right: 7-bit ISO-2022 and HZ text decoded as ASCII into its escape sequences (ISO-2022-KR's
+    shifts then made it "binary content"), and Korean that detection gives no answer for was read
+    as Latin-1 (cp949) or refused (Johab). Generated here the same way."""
+    korean = "한국어 문서입니다. 청구서는 매월 첫째 날에 발행됩니다.\n\n두 번째 단락입니다.\n"
+    japanese = "日本語の文書です。請求書は毎月一日に発行されます。\n\n二番目の段落です。\n"
+    chinese = "中文文档。账单每月第一天开具。\n\n第二段。\n"
+    for text, encoding in (
+        (korean, "iso2022_kr"),
+        (korean, "johab"),
+        (korean, "cp949"),
+        (japanese, "iso2022_jp"),
+        (chinese, "hz"),
+    ):
+        doc = parse_document(text.encode(encoding), f"doc-{encoding}.txt")
+        assert doc.document.status == "ok", (encoding, doc.document)
+        assert doc.text == text, (encoding, doc.document.encoding, doc.text[:40])
+    # CPython's own files, as written (detection has no answer for this cp949 and Johab text)
+    data = Path(__file__).parent / "data" / "cjk"
+    for name in ("cp949", "johab", "iso2022_kr", "iso2022_jp", "hz"):
+        doc = parse_document((data / f"{name}.txt").read_bytes(), f"{name}.txt")
+        truth = (data / f"{name}-utf8.txt").read_text(encoding="utf-8")
+        assert doc.document.status == "ok" and doc.text == truth, (name, doc.document.encoding)
+    # an escape that is a terminal's, not ISO-2022's, leaves UTF-8 alone
+    log = parse_document(b"\x1b[31mERROR\x1b[0m disk full ~{not hz}\n", "app.log")
+    assert log.document.encoding == "utf-8"
 
 
 def test_speaker_turns_become_paragraphs():

@@ -237,6 +237,8 @@ def decode_text(data: bytes, *, html: bool = False) -> tuple[str, str]:
     try:
         text = data.decode("utf-8")
         encoding = "utf-8"
+        if "\x1b" in text or "~{" in text:
+            text, encoding = _decode_seven_bit(data) or (text, encoding)
     except UnicodeDecodeError:
         text, encoding = _decode_mostly_utf8(data) or _decode_legacy(data, html=html)
     if _looks_binary(text):
@@ -273,6 +275,51 @@ def _decode_mostly_utf8(data: bytes) -> tuple[str, str] | None:
     return None
 
 
+# 7-bit encodings of East Asian text, which decode as ASCII into escape sequences: ISO-2022-KR
+# (announced by ESC $ ) C, then SO/SI shifts), ISO-2022-JP (ESC $ B and kin), HZ (~{ ... ~}).
+_ISO2022 = (("iso2022_kr", (b"\x1b$)C",)), ("iso2022_jp_2", (b"\x1b$B", b"\x1b$@", b"\x1b$(D", b"\x1b$A")))
+_HZ = re.compile(rb"~\{[\x21-\x7e]{2,}~\}")
+
+
+def _decode_seven_bit(data: bytes) -> tuple[str, str] | None:
+    for encoding, announced in _ISO2022:
+        if any(a in data for a in announced):
+            try:
+                return data.decode(encoding), encoding
+            except UnicodeDecodeError:
+                return None
+    if _HZ.search(data):
+        try:
+            return data.decode("hz"), "hz"
+        except UnicodeDecodeError:
+            return None
+    return None
+
+
+# Korean and Japanese in a legacy double-byte encoding that detection gives no answer for (Korean
+# in cp949's extensions or in Johab): the bytes decode whole, and the letters are the language's.
+_HANGUL = re.compile("[\uac00-\ud7a3\u3131-\u318e]")
+_KANA = re.compile("[\u3040-\u30ff]")
+_EAST_ASIAN = (
+    ("cp949", _HANGUL, 0.6),
+    ("johab", _HANGUL, 0.6),
+    ("cp932", _KANA, 0.2),
+    ("euc_jis_2004", _KANA, 0.2),
+)
+
+
+def _decode_east_asian(data: bytes) -> tuple[str, str] | None:
+    for encoding, letters, share in _EAST_ASIAN:
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        wide = sum(1 for c in text if ord(c) > 0x7F)
+        if wide >= 4 and len(letters.findall(text)) >= share * wide:
+            return text, encoding
+    return None
+
+
 def _decode_legacy(data: bytes, *, html: bool) -> tuple[str, str]:
     if html:
         m = _META_CHARSET.search(data[:4096])
@@ -295,6 +342,8 @@ def _decode_legacy(data: bytes, *, html: bool) -> tuple[str, str]:
                 best = western[0]
             if best.encoding not in ("utf_8", "ascii"):
                 return data.decode(best.encoding, errors="replace"), best.encoding
+        elif found := _decode_east_asian(data):
+            return found
     except ImportError:
         pass
     try:

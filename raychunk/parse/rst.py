@@ -28,7 +28,7 @@ from pathlib import Path
 
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import listing, with_reason
-from raychunk.parse.pandoc import PandocFailed, convert, read_html_of
+from raychunk.parse.pandoc import PandocFailed, convert, plain_text_instead, read_html_of
 from raychunk.render import squash
 
 __all__ = ["parse_rst", "rst_html"]
@@ -68,7 +68,7 @@ def parse_rst(text: str, base: Document) -> ParsedDocument:
     try:
         html = rst_html(body)
     except PandocFailed as e:
-        return ParsedDocument(dataclasses.replace(base, status="failed", reason=str(e)))
+        return plain_text_instead(text, base, e)  # its words are there: awscli's examples, a link left open
     page = read_html_of(html, base, **({"title": title} if title else {}))
     pulls = [(m[1], m[2]) for m in _PULLS.finditer(body)]
     if not page.blocks and pulls:
