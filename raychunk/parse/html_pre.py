@@ -29,12 +29,12 @@ _MARKUP = re.compile(
 def preformatted_body(source: str, ops: list[tuple]) -> list[tuple]:
     """``ops`` (``html.py``'s output ops) with each ``<pre>`` block read as plain text when the
     ``<pre>`` blocks without a language hold more than half of the page's visible text."""
-    pre = [op for op in ops if op[0] == "code" and not op[5] and not _reads_as_code(op[1])]
-    if not pre or 2 * sum(len(op[1]) for op in pre) <= sum(len(op[1]) for op in ops):
+    pre = {id(op) for op in ops if op[0] == "code" and not op[5] and not _reads_as_code(op[1])}
+    if not pre or 2 * sum(len(op[1]) for op in ops if id(op) in pre) <= sum(len(op[1]) for op in ops):
         return ops
     out: list[tuple] = []
     for op in ops:
-        if op[0] != "code" or op[5] or _reads_as_code(op[1]):
+        if id(op) not in pre:
             out.append(op)
             continue
         visible, starts, ends = _visible(source, op[2], op[3])

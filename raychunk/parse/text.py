@@ -96,6 +96,7 @@ def _fields(para: str) -> tuple[list[str], int] | str | None:
     back with no value running on over indented lines (people talking: ``Alice: ...`` twice); None
     if ``para`` is neither."""
     names: list[str] = []
+    seen: set[str] = set()
     continued = 0
     again = False
     said = True  # every value a sentence: people talking in pairs of lines, no fields
@@ -105,8 +106,10 @@ def _fields(para: str) -> tuple[list[str], int] | str | None:
             if not names:
                 return None
         elif m := _FIELD.match(line):
-            again = again or m[1].lower() in names  # Debian's copyright files repeat `Comment:`
-            names.append(m[1].lower())
+            name = m[1].lower()
+            again = again or name in seen  # Debian's copyright files repeat `Comment:`
+            seen.add(name)
+            names.append(name)
             said = said and line.rstrip()[-1:] in (".", "?", "!")
         else:
             return None
