@@ -125,6 +125,10 @@ def list_inputs(
     fs: pafs.FileSystem | None = None
     scheme = ""
     files: dict[str, int] = {}
+    # A symlink from one input folder into another leads to an input, as one inside its own does.
+    folders = tuple(
+        Path(i).expanduser().resolve() for i in inputs if not _is_uri(i) and Path(i).expanduser().is_dir()
+    )
     for item in inputs:
         if _is_uri(item):
             fs_i, root = pafs.FileSystem.from_uri(item)
@@ -132,7 +136,7 @@ def list_inputs(
             found = _list_fs(fs_i, root, item)
         else:
             fs_i, scheme_i = pafs.LocalFileSystem(), ""
-            found = _list_local(item, follow_symlinks)
+            found = _list_local(item, follow_symlinks, folders)
         filesystems.add(type(fs_i).__name__ + scheme_i)
         if len(filesystems) > 1:
             raise ValueError(
@@ -353,10 +357,10 @@ def _oneline(text: str) -> str:
     return " ".join(text.split())
 
 
-def _list_local(item: str, follow_symlinks: bool) -> dict[str, int | tuple]:
+def _list_local(item: str, follow_symlinks: bool, folders: tuple[Path, ...] = ()) -> dict[str, int | tuple]:
     p = Path(item).expanduser()
     if p.is_dir():
-        return _walk(p.resolve(), follow_symlinks)
+        return _walk(p.resolve(), follow_symlinks, folders)
     if p.exists():
         q = p.resolve()
         return {str(q): _entry(q)}
@@ -367,12 +371,14 @@ def _list_local(item: str, follow_symlinks: bool) -> dict[str, int | tuple]:
     return found
 
 
-def _walk(root: Path, follow_symlinks: bool) -> dict[str, int | tuple]:
-    """A folder's entries. A symlink is followed only while it stays inside ``root`` (or with
-    ``follow_symlinks``); one that leaves it, or leads nowhere, is listed as refused, as is a folder
-    that cannot be listed and an entry that is not a regular file (``_entry``)."""
+def _walk(root: Path, follow_symlinks: bool, folders: tuple[Path, ...] = ()) -> dict[str, int | tuple]:
+    """A folder's entries. A symlink is followed only while it stays inside ``root`` or another of
+    the input ``folders`` (or with ``follow_symlinks``); one that leaves them, or leads nowhere, is
+    listed as refused, as is a folder that cannot be listed and an entry that is not a regular file
+    (``_entry``)."""
     found: dict[str, int | tuple] = {}
     seen = {root}
+    inputs = (root, *folders)
 
     def unlisted(e: OSError) -> None:
         if e.filename is not None and Path(os.fsdecode(e.filename)) != root:
@@ -398,8 +404,8 @@ def _walk(root: Path, follow_symlinks: bool) -> dict[str, int | tuple]:
             if isinstance(target, str):
                 dirs.remove(d)
                 found[str(q)] = (0, ("failed", target))
-            elif _hidden(d) or target in seen or _inside(target, root):
-                dirs.remove(d)  # inside the root it is walked anyway; a loop is walked once
+            elif _hidden(d) or target in seen or any(_inside(target, f) for f in inputs):
+                dirs.remove(d)  # inside an input folder it is walked anyway; a loop is walked once
             elif not follow_symlinks:
                 found[str(q)] = (0, ("skipped", _outside(q, target, root)))
             seen.add(target)
@@ -418,7 +424,7 @@ def _walk(root: Path, follow_symlinks: bool) -> dict[str, int | tuple]:
                         ("failed", f"symlink to {shown(str(target))}, which is not a readable file"),
                     )
                     continue
-                if not follow_symlinks and not _inside(target, root):
+                if not follow_symlinks and not any(_inside(target, f) for f in inputs):
                     found[str(q)] = (0, ("skipped", _outside(q, target, root)))
                     continue
             found[str(q)] = _entry(q)

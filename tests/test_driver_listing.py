@@ -86,3 +86,33 @@ def test_list_corpus_lists_in_the_driver_only_under_the_cap(tmp_path, ray_local,
     assert isinstance(list_corpus(job), InputPlanner)
     with pytest.raises(FileNotFoundError, match="no such file, folder or glob match"):
         list_corpus(resolve_plan(build_run_config(load_config(), {"input": [str(tmp_path / "nope")]})))
+
+
+def test_a_link_into_another_input_folder_is_an_input(tmp_path):
+    """``--input man2 man3``, where ``man3/x.3`` links to ``man2/y.2``: the link leads to an input,
+    read (and found byte-identical to its target), not refused as leaving its folder; given alone,
+    ``man3`` still refuses it."""
+    from pathlib import Path
+
+    from raychunk.io import list_inputs
+
+    man2, man3 = tmp_path / "man2", tmp_path / "man3"
+    (man2 / "sub").mkdir(parents=True)
+    man3.mkdir()
+    (man2 / "select.2").write_text(".TH SELECT 2\n")
+    (man2 / "sub" / "poll.2").write_text(".TH POLL 2\n")
+    (man3 / "pselect.3").symlink_to(man2 / "select.2")
+    (man3 / "sub").symlink_to(man2 / "sub")  # a folder of another input: walked there, once
+    (man3 / "own.3").write_text(".TH OWN 3\n")
+
+    _, _, both = list_inputs([str(man3), str(man2)])
+    by_name = {Path(f.path).name: f for f in both}
+    assert by_name["pselect.3"].refused is None
+    assert sorted(by_name) == ["own.3", "poll.2", "pselect.3", "select.2"]
+    assert all(f.refused is None for f in both)
+    assert [f.path for f in both if f.path.endswith("poll.2")] == [str(man2 / "sub" / "poll.2")]
+
+    _, _, alone = list_inputs([str(man3)])
+    refused = {Path(f.path).name: f.refused for f in alone if f.refused}
+    assert refused["pselect.3"][0] == "skipped" and "outside the input folder" in refused["pselect.3"][1]
+    assert refused["sub"][0] == "skipped"
