@@ -79,6 +79,25 @@ def test_what_is_not_a_manual_page_stays_what_it_is():
     assert link.reason == "a link to another manual page (.so man1/systemd.1): that page is read on its own"
 
 
+def test_a_page_of_long_synopsis_or_a_big_table_by_its_title_line():
+    """libpng(3): 200 lines of prototypes in bold after ``.TH``, few requests among them; a page
+    that is mostly a tbl table. The title line first makes either a manual page."""
+    protos = "".join(
+        f"\\fBvoid png_fn_{i} (png_structp \\fP\\fIpng_ptr\\fP\\fB);\\fP\n\n" for i in range(150)
+    )
+    src = f'.TH LIBPNG 3 "November 20, 2022"\n.SH NAME\nlibpng \\- PNG library\n.SH SYNOPSIS\n{protos}.SH DESCRIPTION\nText.\n'
+    doc = parse_document(src.encode(), "libpng.3")
+    assert doc.document.format == "man" and doc.document.title == "libpng - PNG library"
+    assert [b.text for b in doc.blocks if b.kind == "heading"] == ["NAME", "SYNOPSIS", "DESCRIPTION"]
+    rows = "".join(f"pc{i}\tGeneric {i}-key PC\n" for i in range(300))
+    table = f'.\\" WARNING: generated\n.TH XKB 7 "2.35"\n.SH MODELS\n.TS\nleft,box;\nlB lB\n___\nlB l.\nModel\tDescription\n{rows}.TE\n'
+    doc = parse_document(table.encode(), "xkeyboard-config.7")
+    assert doc.document.format == "man"
+    assert any(b.kind == "table" and b.rows[1] == ("pc0", "Generic 0-key PC") for b in doc.blocks)
+    # text that only mentions the request is not a page
+    assert parse_document(b"Write .TH first in a page.\n" * 30, "notes.1").document.format == "text"
+
+
 MAN = Path("/usr/share/man")
 
 

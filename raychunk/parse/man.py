@@ -37,15 +37,17 @@ _COMMENT = re.compile(r'^[.\'][ \t]*\\"[^\n]*$', re.M)
 
 
 def is_man_page(text: str) -> bool:
-    """Whether ``text`` is a roff manual page: a ``.TH`` (or mdoc's ``.Dd``/``.Dt``) line within its
-    first 200 lines and roff requests on at least a tenth of its lines, or a page that is only a
-    ``.so`` link to another."""
+    """Whether ``text`` is a roff manual page: a ``.TH`` (or mdoc's ``.Dd``/``.Dt``) line first (after
+    comments), or one within its first 200 lines and roff requests on at least a tenth of its lines;
+    or a page that is only a ``.so`` link to another."""
     head = "\n".join(text[:65536].split("\n")[:200])
     body = _COMMENT.sub("", head).strip()
     if _SOURCE.fullmatch(body):
         return True
     if not (re.search(r"^\.TH[ \t]", head, re.M) or _MDOC.search(head)):
         return False
+    if re.match(r"\.(?:TH[ \t]|Dd\b|Dt\b)", body):
+        return True  # the title first: a page whose lines are mostly text (a long synopsis, a table)
     lines = [line for line in head.split("\n") if line.strip()]
     return len(_REQUEST.findall(head)) * 10 >= len(lines)
 
