@@ -119,6 +119,7 @@ _DESCRIBE = {
     **{name: what for name, (_, what, _) in MARKUPS.items()},
     "man": "a manual page",
     "info": "a GNU Info manual",
+    "vimhelp": "a Vim help file",
     "docbook": "a DocBook document",
     "jats": "a JATS article",
     "org": "an Org document",

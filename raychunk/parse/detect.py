@@ -135,6 +135,7 @@ TEXT_FORMATS = frozenset(
         "djot",
         "man",
         "info",
+        "vimhelp",
         "docbook",
         "jats",
         "org",

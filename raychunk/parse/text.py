@@ -12,6 +12,7 @@ record per pair.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 
@@ -61,6 +62,10 @@ def iter_paragraphs(text: str, start: int = 0, end: int | None = None):
 
 
 def parse_text(text: str, base: Document) -> ParsedDocument:
+    from raychunk.parse.vimhelp import looks_like_vim_help, parse_vim_help
+
+    if looks_like_vim_help(text):
+        return parse_vim_help(text, dataclasses.replace(base, format="vimhelp"))
     paragraphs = list(iter_paragraphs(text))
     stanzas = _stanzas(text, paragraphs)  # a long stanza (a licence's text) is a record, not a run of lines
     if not stanzas and (
