@@ -660,6 +660,25 @@ def test_pre_stays_code_when_it_is_not_the_body():
     assert [b.kind for b in doc.blocks] == ["heading", "paragraph", "code"]
 
 
+def test_a_pre_of_one_long_line_is_judged_a_line_at_a_time():
+    """Found by scripts/fuzz.py (seed 74): a manual page with 20,000 ``<script>`` pasted into it made a
+    ``<pre>`` of one 160 KB line, and telling whether it read as code (a regex over the whole text
+    that backtracked through the line from each of its characters) took 93 s; a line at a time it
+    is a scan. A line that ends in ";" is a code line, one that only holds one inside is not."""
+    import time
+
+    line = "&lt;script&gt;" * 5000
+    started = time.perf_counter()
+    doc = parse(f"<p>Intro.</p><pre>{line}\n{line}</pre>")
+    assert time.perf_counter() - started < 5  # 12 s before (quadratic in the line); milliseconds now
+    assert [b.kind for b in doc.blocks] == ["paragraph", "paragraph"]  # read as the page's text
+    assert doc.blocks[1].text.startswith("<script>" * 5000)
+    doc = parse("<p>Intro.</p><pre>int x = 1;\nint y = 2; // two\nreturn x + y;</pre>")
+    assert [b.kind for b in doc.blocks] == ["paragraph", "code"]
+    doc = parse("<p>Intro.</p><pre>a; b\nc // d\ne</pre>")
+    assert [b.kind for b in doc.blocks] == ["paragraph", "paragraph"]
+
+
 def test_real_ietf_draft_has_its_sections():
     path = ROOT_CORPUS / "html" / "readability-ietf-1.html"
     if not path.exists():

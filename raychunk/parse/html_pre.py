@@ -48,7 +48,6 @@ def preformatted_body(source: str, ops: list[tuple]) -> list[tuple]:
 
 
 _DRAFT_PAGE = re.compile(r"\[Page \d+\][ \t]*$|^(?:Internet-Draft|RFC \d+) ", re.M)
-_CODE_LINE = re.compile(r"[^\n]*[;{}][ \t]*$|[ \t]*(?:#include|#define|//|/\*)", re.M)
 
 
 def _reads_as_code(text: str) -> bool:
@@ -58,8 +57,16 @@ def _reads_as_code(text: str) -> bool:
     ``Internet-Draft`` lines give away)."""
     if _DRAFT_PAGE.search(text):
         return False  # a draft's page, examples and all
-    lines = sum(1 for line in text.split("\n") if line.strip())
-    return lines > 0 and 5 * len(_CODE_LINE.findall(text)) >= 2 * lines
+    lines = [line for line in text.split("\n") if line.strip()]
+    code = sum(
+        1
+        for line in lines
+        if line.rstrip(" \t").endswith((";", "{", "}"))
+        or line.lstrip(" \t").startswith(("#include", "#define", "//", "/*"))
+    )
+    return bool(lines) and 5 * code >= 2 * len(
+        lines
+    )  # a line at a time: a regex over a long line was quadratic
 
 
 def _visible(source: str, start: int, end: int) -> tuple[str, list[int], list[int]]:
