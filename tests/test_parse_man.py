@@ -129,3 +129,106 @@ def test_a_translated_page_with_a_bare_font_escape():
     assert (p.document.format, p.document.status, p.document.reason) == ("man", "ok", "")
     assert p.document.title == "fuser - 파일을 사용하는 프로세스를 식별합니다"
     assert [b.text for b in p.blocks if b.kind == "heading"] == ["이름", "개요"]
+
+
+MDOC_PANDOC_REFUSES = """\
+.Dd September 7, 2001
+.Dt FROB 1
+.Os Debian Project
+.Sh NAME
+.Nm frob
+.Nd frobnicate
+files in place
+.Sh DESCRIPTION
+.Nm
+reads its configuration from
+.Pa ~/.frobrc .
+.Bl -tag -width Ds
+.It Cm ProxyHost
+Names the host to go through, as either
+.Xo
+.Op Ar user No @
+.Ar host
+.Op : Ns Ar port
+.Xc .
+The default is none.
+.It Cm Level Xo
+.Ar number
+.Xc
+How hard to frob.
+.El
+.js files are frobbed as text.
+"""
+
+MAN_PANDOC_REFUSES = """\
+.TH FROB 1
+.ig
+Copyright notice that groff never prints.
+..
+.SH NAME
+frob \\- frobnicate files
+.SH SYNOPSIS
+.TS
+allbox;
+\\fBfrob\\fR [\\fIOPTIONS\\fR]	[\\fIFILE\\fR]
+.TE
+.SH KEYS
+.TS
+tab(	);
+l(35)B l(34)B
+l(35) l(34).
+KEY	VALUE
+level	How hard to frob
+.TE
+.SH OPTIONS
+.TP 12
+\\fB\\-\\-when\\fR=\\fIexpr\\fR \\{
+.TQ
+\\fB\\-w\\fR
+Frob only when \\fIexpr\\fR holds.
+"""
+
+
+def test_pages_pandoc_refuses_are_read_again_without_what_stops_it():
+    """ssh_config(5), tmux(1), jq(1), strace(1), gcloud's pages: pandoc's readers stop on ``.Xo``,
+    an ``.Os`` with arguments, a ``.Nd`` over two lines, a text line starting with a dot, ``.ig``,
+    a tbl width or a table with no format line, a ``\\{`` outside a conditional. The page is read
+    again without them, by pandoc, with no reason to give: it was raw roff as plain text."""
+    doc = parse_document(MDOC_PANDOC_REFUSES.encode(), "frob.1")
+    assert (doc.document.format, doc.document.status, doc.document.reason) == ("man", "ok", "")
+    assert doc.document.title == "frob \u2014 frobnicate files in place"
+    texts = [b.text for b in doc.blocks]
+    assert (
+        "ProxyHost: Names the host to go through, as either [user @] host [:port] . The default is none."
+        in texts
+    )
+    assert "Level number: How hard to frob." in texts
+    assert any(".js files are frobbed as text." in t for t in texts)
+    assert not any(t.startswith((".Xo", ".Xc", ".Os", "Xo", "Xc")) or " Xo" in t or " Xc" in t for t in texts)
+
+    doc = parse_document(MAN_PANDOC_REFUSES.encode(), "frob.1")
+    assert (doc.document.status, doc.document.reason) == ("ok", "")
+    text = "\n".join(b.text for b in doc.blocks)
+    assert "Copyright notice" not in text
+    keys = next(b for b in doc.blocks if b.kind == "table" and b.heading_path == ("KEYS",))
+    assert ("level", "How hard to frob") in keys.rows
+    assert any(b.text == "frob [OPTIONS] [FILE]" and b.heading_path == ("SYNOPSIS",) for b in doc.blocks)
+    assert "--when=expr {" in text and "Frob only when expr holds." in text
+
+
+def test_a_page_pandoc_never_reads_is_its_printed_text():
+    """rpc_soc(3t): an mdoc function list pandoc refuses even after the second try. Read as the text
+    groff would print, not its raw roff: sections as headings, macro names and escapes left out."""
+    src = MDOC_PANDOC_REFUSES.replace(
+        ".El\n", '.It Ft int Fo frob_call Fa "char *host" Fa "int level" Fc\nCalls it.\n.El\n'
+    )
+    doc = parse_document(src.encode(), "frob.3")
+    assert doc.document.status == "ok" and doc.document.format == "man"
+    assert doc.document.reason.startswith("pandoc could not convert this .man file")
+    assert doc.document.reason.endswith("read as plain text; its roff requests left out")
+    assert doc.document.title == "frob frobnicate files in place"
+    assert [b.text for b in doc.blocks if b.kind == "heading"] == ["NAME", "DESCRIPTION"]
+    text = "\n".join(b.text for b in doc.blocks)
+    assert "ProxyHost" in text and "int frob_call char *host int level" in text
+    for raw in (".Sh", ".It", "Fa ", "Xo", ".Dd", "Debian Project", "\\f"):
+        assert raw not in text, raw

@@ -17,8 +17,9 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING
 
-from raychunk.parse._common import no_blocks
+from raychunk.parse._common import add_reason, no_blocks
 from raychunk.parse.pandoc import PandocFailed, convert, plain_text_instead, read_html_of
+from raychunk.parse.roff import for_pandoc, roff_as_text
 
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
@@ -61,11 +62,22 @@ def parse_man(text: str, base: Document) -> ParsedDocument:
             base, "empty", f"a link to another manual page (.so {m[1]}): that page is read on its own"
         )
     reader = "mdoc" if _MDOC.search(text[:65536]) else "man"
-    try:
-        html = convert(_BARE_FONT.sub("", text).encode("utf-8", errors="replace"), reader, extension="man")
-    except PandocFailed as e:
-        return plain_text_instead(text, base, e)
-    page = read_html_of(html.decode("utf-8", errors="replace"), base)
+    html, refusal = None, None
+    for source in (_BARE_FONT.sub("", text), None):
+        if source is None:  # again, without what pandoc's readers do not know (groff draws or ignores it)
+            source = for_pandoc(_BARE_FONT.sub("", text), reader)
+        try:
+            html = convert(source.encode("utf-8", errors="replace"), reader, extension="man")
+            break
+        except PandocFailed as e:
+            refusal = refusal or e
+    if html is None:
+        page = plain_text_instead(roff_as_text(text), base, refusal)
+        if page.document.status != "ok":
+            return page
+        page = add_reason(page, "its roff requests left out")
+    else:
+        page = read_html_of(html.decode("utf-8", errors="replace"), base)
     title = name_line_title(page, text)
     return (
         dataclasses.replace(page, document=dataclasses.replace(page.document, title=title)) if title else page

@@ -1,0 +1,298 @@
+"""roff, the markup of manual pages, made readable where pandoc's readers are not enough: what stops
+pandoc taken out for a second try (``for_pandoc``), and a page pandoc still refuses turned into the
+plain text groff would print (``roff_as_text``), its sections underlined so the plain-text rules
+read them as headings.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["for_pandoc", "roff_as_text"]
+
+_IGNORED = re.compile(r"^[.'][ \t]*(?:ig|de1?|am1?)\b[^\n]*\n(?:.*\n)*?\.\.[ \t]*$", re.M)
+_CONDITIONAL = re.compile(r"^[.'][ \t]*(?:if|ie|el)\b")
+_TABLE = re.compile(r"^\.TS[ \t]*\n(.*?)^\.TE", re.M | re.S)
+_WIDTH = re.compile(r"([lrcnasLRCNAS][A-Za-z]*)\(\d+(?:\.\d+)?[a-z]?\)")
+_FORMAT_LINE = re.compile(r"[lrcnaLRCNAs^_=|tTbBiIfFpPvVwWeEzZ0-9(). \t]*\.[ \t]*")
+_REQUESTS = frozenset(
+    [
+        "br",
+        "sp",
+        "nf",
+        "fi",
+        "in",
+        "ti",
+        "ne",
+        "ft",
+        "ps",
+        "vs",
+        "ad",
+        "na",
+        "hy",
+        "nh",
+        "ce",
+        "bp",
+        "ds",
+        "nr",
+        "so",
+        "tr",
+        "ll",
+        "ta",
+        "fl",
+        "ns",
+        "rs",
+        "mk",
+        "rt",
+        "cu",
+        "ul",
+        "lg",
+        "ss",
+        "cs",
+        "bd",
+        "fam",
+        "ev",
+        "pl",
+        "po",
+        "pn",
+        "tl",
+        "lt",
+        "nm",
+        "nn",
+        "mc",
+    ]
+)
+
+
+def for_pandoc(text: str, reader: str) -> str:
+    """``text`` without what stops pandoc's man and mdoc readers and shows nothing on the page: blocks
+    that are never printed (``.ig``, macro definitions), conditionals (drawings, settings), ``\\{`` outside one (a brace), a tbl
+    column's width (``l(35)``), a table with no format line (one is made), a text line that starts
+    with a dot and no request (``.js files``: as text); in mdoc, an ``.Os`` with arguments or none,
+    and ``.Xo`` ... ``.Xc`` (a line's continuation: its lines are left as they are)."""
+    text = text.replace("\\\n", "")
+    text = _IGNORED.sub("", text)
+    lines, depth = [], 0
+    for line in text.split("\n"):
+        opens = line.count("\\{") - line.count("\\}")
+        if depth or _CONDITIONAL.match(line):
+            depth = max(0, depth + opens)
+            continue
+        if "\\{" in line or "\\}" in line:  # a brace outside a conditional: the text's own
+            line = line.replace("\\{", "{").replace("\\}", "}")
+        name = re.match(r"\.[ \t]*([a-z]\w*)", line)
+        if name and reader == "mdoc" and name[1] not in _REQUESTS:
+            line = "\\&" + line
+        lines.append(line)
+    text = "\n".join(lines)
+    text = _TABLE.sub(_table_for_pandoc, text)
+    if reader == "mdoc":
+        text = re.sub(r"^\.Os\b.*$", ".Os", text, flags=re.M)
+        text = _NAME_DESCRIPTION.sub(_joined, text)
+        if ".Os" not in text:
+            text = re.sub(r"^(\.Dt\b.*)$", r"\1\n.Os", text, count=1, flags=re.M)
+        text = _XO_TAIL.sub(_joined, text)  # pandoc knows no .Xo ... .Xc
+        text = re.sub(r"^\.X[oc][ \t]*\n", "", text, flags=re.M)
+        text = re.sub(r"^\.Xc[ \t]+", r"\\&", text, flags=re.M)  # ".Xc ." ends a sentence
+        text = re.sub(r"^\.Xo\b", ".No", text, flags=re.M)
+        text = re.sub(r"[ \t]+X[oc](?=[ \t]|$)", "", text, flags=re.M)
+    return text
+
+
+_XO_TAIL = re.compile(
+    r"^(\.[A-Z][a-z]\b[^\n]*?)[ \t]+Xo[ \t]*\n((?:(?!\.Sh\b)[^\n]*\n){0,20}?)\.?(?:([^\n]*?)[ \t]+)?Xc\b([^\n]*)$",
+    re.M,
+)
+_NAME_DESCRIPTION = re.compile(r"^(\.Nd\b[^\n]*)\n((?:(?!\.S[hs]\b)[^\n]*\n){1,8}?)(?=\.Sh\b)()()", re.M)
+
+
+def _joined(m: re.Match) -> str:
+    """A macro line and the lines that go on it (``.It Xo`` to ``.Xc``; ``.Nd`` to the next section)
+    as one line, their macros called from it."""
+    parts = [m[1]] + [line.lstrip(".").strip() for line in m[2].split("\n") if line.strip()]
+    if m.re is _NAME_DESCRIPTION:  # .Nd calls no macros: a joined line's own macro is left out
+        parts = [parts[0]] + [re.sub(r"^[A-Z][a-z][ \t]+", "", p) for p in parts[1:]]
+    parts += [p.strip().lstrip(".") for p in (m[3], m[4]) if p and p.strip()]
+    return " ".join(parts) + ("" if m.re is _XO_TAIL else "\n")
+
+
+def _table_for_pandoc(m: re.Match) -> str:
+    body = m[1].split("\n")
+    i = 0
+    if body and body[0].rstrip().endswith(";"):
+        i = 1
+    j = i
+    while (
+        j < len(body)
+        and _FORMAT_LINE.fullmatch(body[j]) is None
+        and _FORMAT_LINE.fullmatch(body[j] + ".")
+        and j - i < 8
+    ):
+        j += 1
+    if j < len(body) and _FORMAT_LINE.fullmatch(body[j]):
+        formats = [_WIDTH.sub(r"\1", f) for f in body[i : j + 1]]
+        return ".TS\n" + "\n".join(body[:i] + formats + body[j + 1 :]) + ".TE"
+    tab = "\t"
+    if i and (t := re.search(r"tab\s*\((.)\)", body[0])):
+        tab = t[1]
+    columns = max((line.count(tab) + 1 for line in body[i:] if line and not line.startswith(".")), default=1)
+    return ".TS\n" + "\n".join(body[:i] + [" ".join("l" * columns) + "."] + body[i:]) + ".TE"
+
+
+# roff's named characters (``\(em``, ``\[bu]``) and strings (``\*(lq``) as the page prints them
+_GLYPHS = {
+    "em": "\u2014",
+    "en": "\u2013",
+    "bu": "\u2022",
+    "aq": "'",
+    "dq": '"',
+    "lq": "\u201c",
+    "rq": "\u201d",
+    "oq": "\u2018",
+    "cq": "\u2019",
+    "Aq": "'",
+    "co": "\u00a9",
+    "rg": "\u00ae",
+    "tm": "\u2122",
+    "hy": "-",
+    "mi": "-",
+    "pl": "+",
+    "mu": "\u00d7",
+    "di": "\u00f7",
+    "<=": "\u2264",
+    ">=": "\u2265",
+    "!=": "\u2260",
+    "->": "\u2192",
+    "<-": "\u2190",
+    "de": "\u00b0",
+    "ti": "~",
+    "ha": "^",
+    "ga": "`",
+    "aa": "\u00b4",
+    "rs": "\\",
+    "sl": "/",
+    "ba": "|",
+    "br": "|",
+    "ul": "_",
+    "Fo": "\u00ab",
+    "Fc": "\u00bb",
+    "R": "\u00ae",
+    "Tm": "\u2122",
+    'L"': "\u201c",
+    'R"': "\u201d",
+}
+_ESCAPE = re.compile(
+    r"\\(?:"
+    r"[fF](?:\[[^\]\n]*\]|\(..|.)"  # a font
+    r"|\((?P<g2>..)|\[(?P<gn>[^\]\n]*)\]"  # a named character
+    r"|\*(?:\[(?P<sn>[^\]\n]*)\]|\((?P<s2>..)|(?P<s1>.))"  # a string
+    r"|[sS](?:[-+]?\d+|\[[^\]\n]*\]|\(..|'[^'\n]*')"  # a size
+    r"|[hvlLNowbDXZRxHSCVYAB]'[^'\n]*'"  # motions, drawings, widths
+    r"|[nm](?:\[[^\]\n]*\]|\(..|.)|[kgz]."  # registers, marks
+    r"|(?P<c>.)"
+    r")"
+)
+_KEPT = {
+    "e": "\\",
+    "\\": "\\",
+    "-": "-",
+    " ": " ",
+    "0": " ",
+    "~": " ",
+    ".": ".",
+    "'": "'",
+    "`": "`",
+    "t": "\t",
+}
+_FONT_MACRO = re.compile(r"\.(?:B|I|SM|SB|BR|BI|IB|IR|RB|RI)\b")
+_BREAK = re.compile(r"\.(?:PP|P|LP|Pp|sp|br|TP|TQ|IP|HP|It|Bl|El|RS|RE|nf|fi|EX|EE|Bd|Ed|in|Dl|D1|ti|ne)\b")
+_SECTION = re.compile(r"\.(SH|SS|Sh|Ss)\b[ \t]*(.*)")
+_MDOC_MACRO = re.compile(
+    r"(?:Ad|An|Ap|Ar|At|Bc|Bf|Bk|Bo|Bq|Brc|Bro|Brq|Bsx|Bx|Cd|Cm|D1|Dc|Dl|Do|Dq|Dv|Dx|Ec|Ef|Ek|Em|En|Eo|Er|Es|Ev|Ex|Fa|Fc|Fd|Fl|Fn|Fo|Fr|Ft|Fx|Hf|Ic|In|It|Lb|Li|Lk|Lp|Ms|Mt|Nd|Nm|No|Ns|Nx|Oc|Oo|Op|Ot|Ox|Pa|Pc|Pf|Po|Pp|Pq|Qc|Ql|Qo|Qq|Re|Rs|Rv|Sc|Sm|So|Sq|St|Sx|Sy|Ta|Tn|Ud|Ux|Va|Vt|Xc|Xo|Xr)"
+)
+_UNPRINTED = re.compile(
+    r"\.(?:Dd|Dt|Os|Bl|El|Bd|Ed|Sm|Bk|Ek|Rs|Re|Bf|Ef)\b"
+)  # the header, list and display settings
+_WORD = re.compile(r'"((?:[^"]|"")*)"|(\S+)')
+
+
+def _glyph(m: re.Match) -> str:
+    if (name := m["g2"] or m["gn"] or m["sn"] or m["s2"] or m["s1"]) is not None:
+        return _GLYPHS.get(name, "")
+    return _KEPT.get(m["c"] or "", "")
+
+
+def _words(args: str) -> list[str]:
+    return [(m[1].replace('""', '"') if m[1] is not None else m[2]) for m in _WORD.finditer(args)]
+
+
+def _mdoc_line(args: str) -> str:
+    """An mdoc macro line's words as printed: macro names left out, ``Fl x`` as ``-x``."""
+    out: list[str] = []
+    words = _words(args)
+    for k, w in enumerate(words):
+        if w == "Fl":
+            out.append("-")
+        elif _MDOC_MACRO.fullmatch(w):
+            continue
+        elif out and out[-1] == "-":
+            out[-1] = "-" + w
+        else:
+            out.append(w)
+        if k == 0 and w == "Fl" and len(words) == 1:
+            break
+    line = " ".join(out)
+    return re.sub(r" ([.,;:)\]?!])", r"\1", line)
+
+
+def roff_as_text(text: str) -> str:
+    """A page as the plain text groff would print: requests, comments, conditionals and what is
+    never printed left out, escapes as their characters, a section's title underlined (``=`` for
+    ``.SH``, ``-`` for ``.SS``), a blank line where a paragraph, tagged paragraph or list item
+    starts, a table's rows with their cells a tab apart."""
+    text = _IGNORED.sub("", text.replace("\\\n", ""))
+    out: list[str] = []
+    depth = 0
+    table = None  # None, or the format lines still to skip: True until a line ending in "."
+    for line in text.split("\n"):
+        line = re.sub(r'\\".*$', "", line) if '\\"' in line else line
+        if depth or _CONDITIONAL.match(line):
+            depth = max(0, depth + line.count("\\{") - line.count("\\}"))
+            continue
+        if line.startswith((".TS", ".TE")):
+            table = True if line.startswith(".TS") else None
+            out.append("")
+            continue
+        if table is True:  # options (``allbox;``), then format lines, the last ending in "."
+            if line.rstrip().endswith(";") or _FORMAT_LINE.fullmatch(line.rstrip() + "."):
+                continue
+            table = False
+            if _FORMAT_LINE.fullmatch(line):
+                continue
+        if table is False and line.strip() in ("_", "=", "T{", "T}", ".T&"):
+            continue
+        if line.startswith((".", "'")) and not line.startswith(("\\&", ".\\&")):
+            if (m := _SECTION.match(line)) is not None:
+                title = _ESCAPE.sub(_glyph, " ".join(_words(m[2])))
+                if title:
+                    out += ["", title, ("=" if m[1].upper() == "SH" else "-") * len(title), ""]
+                continue
+            if _FONT_MACRO.match(line):
+                macro, _, args = line[1:].partition(" ")
+                joined = ("" if len(macro) == 2 and macro != "SM" else " ").join(_words(args))
+                out.append(_ESCAPE.sub(_glyph, joined))
+                continue
+            if (m := _BREAK.match(line)) is not None:
+                out.append("")
+                rest = line[m.end() :].strip()
+                if m[0] == ".It" and rest:  # an item's head: .It Fl v
+                    out.append(_ESCAPE.sub(_glyph, _mdoc_line(rest)))
+                elif m[0] == ".IP" and rest:  # a paragraph's tag, before its indent
+                    out.append(_ESCAPE.sub(_glyph, _words(rest)[0]))
+                continue
+            if re.match(r"\.[A-Z][a-z]\b", line) and not _UNPRINTED.match(line):
+                out.append(_ESCAPE.sub(_glyph, _mdoc_line(line[1:])))
+            continue
+        out.append(_ESCAPE.sub(_glyph, line))
+    page = "\n".join(out)
+    return re.sub(r"\n{3,}", "\n\n", page).strip() + "\n"
