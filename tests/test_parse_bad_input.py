@@ -154,3 +154,22 @@ def test_base64_blob_behind_a_text_extension_is_unsupported():
     check(parse_document(wrapped, "attachment.txt"), "unsupported", "base64")
     assert parse_document(b"wombat", "name").document.status == "ok"
     assert parse_document(b"Plain words, 42 of them.\n", "a.txt").document.status == "ok"
+
+
+def test_an_icon_is_unsupported_under_any_name():
+    """mdBook ships its favicon as ``favicon-<hash>.png`` holding an .ico: it was ``failed`` ("not an
+    image as the .png extension says"); an icon holds no text, whatever its name."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGBA", (32, 32), (200, 30, 30, 255)).save(buf, format="ICO", sizes=[(16, 16), (32, 32)])
+    ico = buf.getvalue()
+    assert ico[:4] == b"\x00\x00\x01\x00"
+    check(parse_document(ico, "book/favicon-ba9a2803.png"), "unsupported", "icon", "behind a .png name")
+    check(parse_document(ico, "favicon.ico"), "unsupported", "content is an icon (.ico): it holds no text")
+    # text that happens to start with NUL NUL SOH NUL is not taken for one
+    assert parse_document(b"\x00\x00\x01\x00\x00\x00" + b"x" * 500, "a.png").document.reason != (
+        "content is an icon (.ico) behind a .png name: it holds no text"
+    )

@@ -679,6 +679,54 @@ def test_a_pre_of_one_long_line_is_judged_a_line_at_a_time():
     assert [b.kind for b in doc.blocks] == ["paragraph", "paragraph"]
 
 
+def test_a_redirect_page_is_empty_and_names_its_target():
+    """mdBook, Sphinx and MkDocs leave a page where one moved: a meta refresh and "Redirecting to...".
+    Its one line was a chunk (105 of the Rust toolchain's book pages); it is ``empty``, naming where
+    it leads, as a manual page's ``.so`` link is."""
+    page = (
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>Redirecting...</title>'
+        '<meta http-equiv="refresh" content="0; URL=../reference/build-cache.html">'
+        '</head><body><p>Redirecting to... <a href="../reference/build-cache.html">'
+        "../reference/build-cache.html</a>.</p></body></html>"
+    )
+    doc = parse(page)
+    assert doc.document.status == "empty" and not doc.blocks
+    assert doc.document.reason == (
+        "a redirect to ../reference/build-cache.html (a meta refresh): that page is read on its own"
+    )
+    # the attributes the other way round, a quoted URL, a delay of a few seconds
+    doc = parse("<meta content=\"3;url='moved.html'\" http-equiv=\"Refresh\"><p>This page has moved.</p>")
+    assert doc.document.status == "empty" and "a redirect to moved.html" in doc.document.reason
+    # a page with its own text that refreshes itself (a dashboard) is read
+    body = "<p>" + "Build status of every branch, refreshed each minute. " * 10 + "</p>"
+    doc = parse(f'<meta http-equiv="refresh" content="60"><h1>Status</h1>{body}')
+    assert doc.document.status == "ok" and len(doc.blocks) == 2
+    doc = parse(f'<meta http-equiv="refresh" content="0; url=new.html"><h1>Status</h1>{body}')
+    assert doc.document.status == "ok"  # a redirect with a page of its own: its text is kept
+
+
+def test_a_page_of_headings_only_keeps_the_sentences_among_them():
+    """rustdoc's error-code pages: an h1 and h4 sentences under it, nothing else. The page was
+    ``empty`` (only headings); a heading with nothing under it that is a sentence is its text."""
+    doc = parse(
+        "<main><h1>Error code E0208</h1>"
+        "<h4>This error code is internal to the compiler and will not be emitted with normal Rust code.</h4>"
+        "<h4>Note: this error code is no longer emitted by the compiler.</h4></main>"
+    )
+    assert [(b.kind, b.heading_path) for b in doc.blocks] == [
+        ("heading", ()),
+        ("paragraph", ("Error code E0208",)),
+        ("paragraph", ("Error code E0208",)),
+    ]
+    assert doc.blocks[2].text == "Note: this error code is no longer emitted by the compiler."
+    # an index page of titles stays empty: nothing in it reads as a sentence
+    doc = parse("<h1>Build Commands</h1><h2>cargo build</h2><h2>cargo check</h2>")
+    assert all(b.kind == "heading" for b in doc.blocks)
+    # a sentence-like heading over text of its own stays a heading
+    doc = parse("<h2>Why does this fail to compile at all?</h2><p>Because.</p>")
+    assert [b.kind for b in doc.blocks] == ["heading", "paragraph"]
+
+
 def test_real_ietf_draft_has_its_sections():
     path = ROOT_CORPUS / "html" / "readability-ietf-1.html"
     if not path.exists():

@@ -234,6 +234,9 @@ def _dispatch(
             else _DESCRIBE.get(by_content, by_content)
         )
         return add_reason(parsed, f"content is {what} under a {_ext(name)} name: read as one", first=True)
+    if by_content == "icon":
+        behind = "" if _ext(name) == ".ico" else f" behind a {_ext(name) or 'bare'} name"
+        return _unsupported(base, f"content is an icon (.ico){behind}: it holds no text")
     if by_content is not None:
         fmt = _reconcile(by_name, by_content)
         if fmt is None:

@@ -175,10 +175,24 @@ def finish(base: Document, text: str, blocks: list[Block], **changes) -> ParsedD
         title = _title_heading(blocks)
         if title:
             changes["title"] = title[:200]
+    if blocks and all(b.kind == "heading" for b in blocks):
+        blocks = _sentences_as_text(blocks)
     doc = dataclasses.replace(base, **changes)
     if doc.status == "ok" and not blocks:
         doc = dataclasses.replace(doc, status="empty", reason=doc.reason or "no text found")
     return ParsedDocument(doc, text, tuple(blocks))
+
+
+def _sentences_as_text(blocks: list[Block]) -> list[Block]:
+    """A page that is only headings, some of them sentences with nothing under them (rustdoc's
+    error-code pages: ``#### Note: this error code is no longer emitted by the compiler.``): those
+    are its text, paragraphs under the headings above them, where the page would have none."""
+    out = list(blocks)
+    for i, b in enumerate(blocks):
+        leaf = i + 1 == len(blocks) or blocks[i + 1].level <= b.level
+        if leaf and b.level > 1 and len(b.text.split()) >= 5 and b.text.rstrip().endswith((".", "!", "?")):
+            out[i] = dataclasses.replace(b, kind="paragraph", level=0)
+    return out
 
 
 # "1. Introduction", "2 Tokenizer", "IV. Results": a numbered section.

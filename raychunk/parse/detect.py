@@ -177,6 +177,8 @@ def sniff_content(data: bytes) -> str | None:
         return "ole"  # doc, xls, ppt, msg: told apart by extension
     if head.startswith((b"\x89PNG", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"II*\x00", b"MM\x00*")):
         return "image"
+    if head[:4] == b"\x00\x00\x01\x00" and head[4:6] != b"\x00\x00":
+        return "icon"  # favicon.ico, often saved under a .png name
     if head.startswith(b"{\\rtf"):
         return "rtf"
     if head.startswith((b"7z\xbc\xaf", b"Rar!")) or head[257:262] == b"ustar":

@@ -257,6 +257,9 @@ def parse_html(text: str, base: Document) -> ParsedDocument:
         changes["title"] = title[:200]
     if events.metadata:
         changes["metadata"] = tuple(events.metadata.items())
+    if (target := _redirect(text)) and sum(len(b.text) for b in stream.blocks) <= 300:
+        changes["reason"] = f"a redirect to {target[:200]} (a meta refresh): that page is read on its own"
+        return finish(base, text, [], **changes)
     reasons = []
     if truncated:
         reasons.append(f"truncated: the file ends inside a tag at offset {cut}")
@@ -265,6 +268,26 @@ def parse_html(text: str, base: Document) -> ParsedDocument:
     if reasons:
         changes["reason"] = "; ".join(reasons)
     return finish(base, text, stream.blocks, **changes)
+
+
+_REFRESH = re.compile(
+    r"""<meta\b[^>]*?\bhttp-equiv\s*=\s*["']?refresh["']?[^>]*?\bcontent\s*=\s*(["'])\s*(\d+(?:\.\d*)?)\s*[;,]\s*(?:url\s*=\s*)?['"]?([^"'>\s]+)""",
+    re.I,
+)
+_REFRESH_FIRST = re.compile(
+    r"""<meta\b[^>]*?\bcontent\s*=\s*(["'])\s*(\d+(?:\.\d*)?)\s*[;,]\s*(?:url\s*=\s*)?['"]?([^"'>\s]+)[^>]*?\bhttp-equiv\s*=\s*["']?refresh""",
+    re.I,
+)
+
+
+def _redirect(text: str) -> str:
+    """Where a page sends its reader at once (``<meta http-equiv="refresh" content="0; URL=...">``,
+    within 10 seconds: mdBook's, Sphinx's and MkDocs' moved pages), else ''."""
+    head = text[:8192]
+    if "refresh" not in head.lower():
+        return ""
+    m = _REFRESH.search(head) or _REFRESH_FIRST.search(head)
+    return unescape(m[3]) if m and float(m[2]) <= 10 else ""
 
 
 def html_blocks(fragment: str) -> list[tuple]:
