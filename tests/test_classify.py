@@ -413,3 +413,19 @@ def test_labels_in_a_sectioned_manual_are_no_speakers():
     # the same turns with no sections make a transcript, as before
     flat = parse_document(f"<p>Nettle</p>{''.join(s.split('</h2>')[1] for s in sections)}".encode(), "n.html")
     assert classify(flat, CFG.thresholds, CFG.overrides).doc_type == "transcript"
+
+
+def test_words_are_counted_a_million_characters_at_a_time():
+    """A 76 MB table (886k rows) held its 17 million words as strings at once to count them, and
+    went over the document memory limit; counted a group of blocks at a time, the count is the one
+    the whole text gives, a block boundary never joining two words."""
+    import re
+
+    from raychunk.classify import _WORD, features
+
+    rows = "".join(f"pkg-{i}\t{i}.0\tA package number {i}, for tests\n" for i in range(60_000))
+    doc = parse_document(("name\tversion\tsummary\n" + rows).encode(), "big.tsv")
+    assert len(doc.blocks) == 60_000 and sum(len(b.text) for b in doc.blocks) > 2 * (1 << 20)
+    whole = len(_WORD.findall("\n".join(b.text for b in doc.blocks)))
+    assert features(doc).words == whole and whole > 60_000 * 10
+    assert re.sub(r"\s", "", doc.blocks[0].text).endswith("fortests")

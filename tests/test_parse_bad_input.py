@@ -173,3 +173,22 @@ def test_an_icon_is_unsupported_under_any_name():
     assert parse_document(b"\x00\x00\x01\x00\x00\x00" + b"x" * 500, "a.png").document.reason != (
         "content is an icon (.ico) behind a .png name: it holds no text"
     )
+
+
+def test_text_under_a_msg_name_is_read_as_what_it_is():
+    """.msg is Outlook's binary message, but also a mail saved as text by older clients and a
+    program's message catalog (Tcl's ``msgs/el.msg``: 145 of them under /usr/share were ``failed``,
+    "not an Outlook message"). Text is read as an e-mail where it has a mail's headers, else as text,
+    the reason saying so; binary that is not Outlook's still fails."""
+    mail = (
+        b"From: Ann <ann@example.org>\nTo: Bob <bob@example.org>\nSubject: Lunch\n\nShall we meet at noon?\n"
+    )
+    doc = parse_document(mail, "saved/lunch.msg")
+    assert (doc.document.format, doc.document.status, doc.document.title) == ("eml", "ok", "Lunch")
+    assert doc.document.reason == "content is an e-mail, not an Outlook message: read as an e-mail"
+    assert [b.text for b in doc.blocks][-1] == "Shall we meet at noon?"
+    catalog = b'namespace eval ::tk {\n    ::msgcat::mcset el "&Abort" "\\u03a4\\u03b5"\n}\n'
+    doc = parse_document(catalog, "msgs/el.msg")
+    assert (doc.document.format, doc.document.status) == ("text", "ok")
+    assert doc.document.reason == "content is plain text, not an Outlook message: read as plain text"
+    check(parse_document(os.urandom(4096), "mail.msg"), "failed", "not an Outlook message")

@@ -695,7 +695,7 @@ def test_a_redirect_page_is_empty_and_names_its_target():
         "a redirect to ../reference/build-cache.html (a meta refresh): that page is read on its own"
     )
     # the attributes the other way round, a quoted URL, a delay of a few seconds
-    doc = parse("<meta content=\"3;url='moved.html'\" http-equiv=\"Refresh\"><p>This page has moved.</p>")
+    doc = parse('<meta content="3;url=\'moved.html\'" http-equiv="Refresh"><p>This page has moved.</p>')
     assert doc.document.status == "empty" and "a redirect to moved.html" in doc.document.reason
     # a page with its own text that refreshes itself (a dashboard) is read
     body = "<p>" + "Build status of every branch, refreshed each minute. " * 10 + "</p>"

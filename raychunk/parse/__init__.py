@@ -260,6 +260,16 @@ def _dispatch(
     elif by_name == "xls" and _spreadsheetml(data):
         fmt = "xls"  # an Excel 2003 XML spreadsheet, which Excel opens under .xls: read_xls reads it
     else:
+        if by_name == "msg" and (kind := _text_format_of(data)) is not None:
+            # .msg is Outlook's, and also a text message's (a mail saved by older clients) and a
+            # program's message catalog (Tcl's msgs/el.msg): text is read as what it is
+            kind = "eml" if kind == "text" and _MAIL_HEADERS.match(data[:4096]) else kind
+            base = dataclasses.replace(base, format=kind)
+            parsed = _PARSERS[kind](data, base, options)
+            what = "an e-mail" if kind == "eml" else _DESCRIBE.get(kind, kind)
+            return add_reason(
+                parsed, f"content is {what}, not an Outlook message: read as {what}", first=True
+            )
         if by_name in _BINARY_FORMATS:
             looks = _text_kind(data)
             return _failed(
@@ -306,6 +316,11 @@ def _reconcile(by_name: str | None, by_content: str) -> str | None:
     return None
 
 
+# A message's header lines: "Name: value", one of them From, To, Subject or Date, before a blank line.
+_MAIL_HEADERS = re.compile(
+    rb"(?:[\x21-\x39\x3b-\x7e]+:[^\n]*\r?\n(?:[ \t][^\n]*\r?\n)*){0,30}?(?:From|To|Subject|Date):[^\n]*\r?\n",
+    re.I,
+)
 # A mailbox starts with an envelope line ("From sender date") and a message's header lines.
 _MAILBOX = re.compile(r"\s*From \S+ [^\n]*\n(?:[\w-]+:[^\n]*\n|[ \t][^\n]*\n){2}")
 
