@@ -10,70 +10,31 @@ import re
 
 __all__ = ["for_pandoc", "roff_as_text"]
 
-_IGNORED = re.compile(r"^[.'][ \t]*(?:ig|de1?|am1?)\b[^\n]*\n(?:.*\n)*?\.\.[ \t]*$", re.M)
 _CONDITIONAL = re.compile(r"^[.'][ \t]*(?:if|ie|el)\b")
-_TABLE = re.compile(r"^\.TS[ \t]*\n(.*?)^\.TE", re.M | re.S)
+_TABLE = re.compile(r"^\.TS[ \t]*\n((?:(?!\.T[SE]\b)[^\n]*\n)*?)\.TE", re.M)
 _WIDTH = re.compile(r"([lrcnasLRCNAS][A-Za-z]*)\(\d+(?:\.\d+)?[a-z]?\)")
 _FORMAT_LINE = re.compile(r"[lrcnaLRCNAs^_=|tTbBiIfFpPvVwWeEzZ0-9(). \t]*\.[ \t]*")
+# requests pandoc's mdoc reader knows: a dot-led text line that is none of them is text (``.js files``)
 _REQUESTS = frozenset(
-    [
-        "br",
-        "sp",
-        "nf",
-        "fi",
-        "in",
-        "ti",
-        "ne",
-        "ft",
-        "ps",
-        "vs",
-        "ad",
-        "na",
-        "hy",
-        "nh",
-        "ce",
-        "bp",
-        "ds",
-        "nr",
-        "so",
-        "tr",
-        "ll",
-        "ta",
-        "fl",
-        "ns",
-        "rs",
-        "mk",
-        "rt",
-        "cu",
-        "ul",
-        "lg",
-        "ss",
-        "cs",
-        "bd",
-        "fam",
-        "ev",
-        "pl",
-        "po",
-        "pn",
-        "tl",
-        "lt",
-        "nm",
-        "nn",
-        "mc",
-    ]
+    re.findall(
+        r"\w+",
+        "br sp nf fi in ti ne ft ps vs ad na hy nh ce bp ds nr so tr ll ta fl ns rs mk rt cu ul lg ss cs bd fam ev pl po pn tl lt nm nn mc",
+    )
 )
+_NOT_PRINTED = re.compile(r"[.'][ \t]*(?:ig|de1?|am1?)\b")  # to a line "..": never printed
 
 
 def for_pandoc(text: str, reader: str) -> str:
     """``text`` without what stops pandoc's man and mdoc readers and shows nothing on the page: blocks
-    that are never printed (``.ig``, macro definitions), conditionals (drawings, settings), ``\\{`` outside one (a brace), a tbl
-    column's width (``l(35)``), a table with no format line (one is made), a text line that starts
-    with a dot and no request (``.js files``: as text); in mdoc, an ``.Os`` with arguments or none,
-    and ``.Xo`` ... ``.Xc`` (a line's continuation: its lines are left as they are)."""
-    text = text.replace("\\\n", "")
-    text = _IGNORED.sub("", text)
-    lines, depth = [], 0
-    for line in text.split("\n"):
+    that are never printed (``.ig``, macro definitions), conditionals (drawings, settings), a
+    ``\\{`` outside one (a brace), a tbl column's width (``l(35)``), a table with no format line (one
+    is made), a text line that starts with a dot and no request (``.js files``: as text); in mdoc,
+    an ``.Os`` with arguments or none, and ``.Xo`` ... ``.Xc`` (a line's continuation)."""
+    lines, depth, unprinted = [], 0, False
+    for line in text.replace("\\\n", "").split("\n"):
+        if unprinted or _NOT_PRINTED.match(line):
+            unprinted = not line.startswith("..") if unprinted else True
+            continue
         opens = line.count("\\{") - line.count("\\}")
         if depth or _CONDITIONAL.match(line):
             depth = max(0, depth + opens)
@@ -250,11 +211,13 @@ def roff_as_text(text: str) -> str:
     never printed left out, escapes as their characters, a section's title underlined (``=`` for
     ``.SH``, ``-`` for ``.SS``), a blank line where a paragraph, tagged paragraph or list item
     starts, a table's rows with their cells a tab apart."""
-    text = _IGNORED.sub("", text.replace("\\\n", ""))
     out: list[str] = []
-    depth = 0
+    depth, unprinted = 0, False
     table = None  # None, or the format lines still to skip: True until a line ending in "."
-    for line in text.split("\n"):
+    for line in text.replace("\\\n", "").split("\n"):
+        if unprinted or _NOT_PRINTED.match(line):
+            unprinted = not line.startswith("..") if unprinted else True
+            continue
         line = re.sub(r'\\".*$', "", line) if '\\"' in line else line
         if depth or _CONDITIONAL.match(line):
             depth = max(0, depth + line.count("\\{") - line.count("\\}"))
