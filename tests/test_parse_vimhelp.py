@@ -156,3 +156,28 @@ def test_only_help_files_are_read_as_help():
     tagged = parse(f"*mine.txt*\tMine\n\n{'=' * 78}\n1. Start\t\t*mine-start*\n\n{body}")
     assert tagged.document.format == "vimhelp"
     assert [b.text for b in tagged.blocks if b.kind == "heading"] == ["1. Start"]
+
+
+def test_a_tags_file_is_an_index_not_text():
+    """Vim's ``doc/tags`` (11,241 lines of ``name<TAB>file<TAB>/*name*``) was 840 chunks of a
+    154-file run; ctags' ``tags`` is the same shape. Each line points into another file, read on its
+    own: the file is ``empty``, saying so. Three columns of data with a number last stay text."""
+    vim_tags = "".join(
+        f"{t}\t{f}\t/*{t}*\n"
+        for t, f in [
+            ("'aleph'", "options.txt"),
+            (":set", "options.txt"),
+            ("E764", "options.txt"),
+            ("zz", "scroll.txt"),
+        ]
+    )
+    doc = parse(vim_tags, "vim/doc/tags")
+    assert doc.document.status == "empty" and not doc.blocks
+    assert doc.document.reason == (
+        "a tags file (4 entries, each pointing into another file, which is read on its own): an index, no text of its own"
+    )
+    ctags = '!_TAG_FILE_FORMAT\t2\t/extended format/\nmain\tsrc/main.c\t/^int main(void)$/;"\tf\nhelper\tsrc/util.c\t12;"\tf\nVERSION\tsrc/version.h\t3\n'
+    assert parse(ctags, "repo/tags").document.reason.startswith("a tags file (3 entries")
+    assert parse(ctags, "repo/index.txt").document.status == "empty"  # ctags marks it
+    people = "alice\tparis\t30\nbob\tlyon\t41\ncarol\tnice\t52\n"
+    assert parse(people, "people.txt").document.status == "ok"

@@ -17,7 +17,7 @@ import itertools
 import re
 
 from raychunk.document import Block, Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish, wiki_heading
+from raychunk.parse._common import BlockStream, clean_text, finish, no_blocks, wiki_heading
 from raychunk.render import squash, trimmed
 
 __all__ = ["add_body", "iter_paragraphs", "parse_text", "text_blocks"]
@@ -62,10 +62,13 @@ def iter_paragraphs(text: str, start: int = 0, end: int | None = None):
 
 
 def parse_text(text: str, base: Document) -> ParsedDocument:
-    from raychunk.parse.vimhelp import looks_like_vim_help, parse_vim_help
+    from raychunk.parse.vimhelp import looks_like_vim_help, parse_vim_help, tags_file_entries
 
     if looks_like_vim_help(text):
         return parse_vim_help(text, dataclasses.replace(base, format="vimhelp"))
+    if entries := tags_file_entries(text, base.source):
+        why = f"a tags file ({entries:,} entries, each pointing into another file, which is read on its own)"
+        return no_blocks(base, "empty", f"{why}: an index, no text of its own")
     paragraphs = list(iter_paragraphs(text))
     stanzas = _stanzas(text, paragraphs)  # a long stanza (a licence's text) is a record, not a run of lines
     if not stanzas and (

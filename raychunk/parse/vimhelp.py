@@ -18,12 +18,13 @@ from __future__ import annotations
 import dataclasses
 import re
 import textwrap
+from pathlib import PurePosixPath
 
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, clean_text, finish
 from raychunk.render import render_table
 
-__all__ = ["looks_like_vim_help", "parse_vim_help"]
+__all__ = ["looks_like_vim_help", "parse_vim_help", "tags_file_entries"]
 
 _MODELINE = re.compile(r"(?:^|\s)(?:vim?|ex):.*?\b(?:ft|filetype)=help\b")
 _FILE_TAG = re.compile(r"\*([^*\s|]+)\*[ \t]*(.*)")
@@ -61,6 +62,25 @@ def looks_like_vim_help(text: str) -> bool:
         return False
     head = text[:20000]
     return len(_TAG.findall(head)) + len(_LINK.findall(head)) >= 5 and _SECTION.search(head) is not None
+
+
+_TAGS_LINE = re.compile(r"[^\t\n]+\t[^\t\n]+\t(?:[/?][^\n]*|\d+(?:;\"[^\n]*)?)")  # /pattern[/;"...], a line
+_PATTERN_LINE = re.compile(r"[^\t\n]+\t[^\t\n]+\t[/?][^\n]*")
+
+
+def tags_file_entries(text: str, name: str = "") -> int:
+    """The entries of a tags file (Vim's ``doc/tags``, ctags' ``tags``: ``name<TAB>file<TAB>/pattern/``
+    lines, each pointing into another file), else 0: its lines are an index, not text. A line number
+    in place of the pattern counts only in a file ctags marks (``!_TAG_`` lines) or names ``tags``:
+    three columns of data with a number last are a table."""
+    head = text[:2000]
+    if "\t" not in head:
+        return 0
+    marked = head.startswith("!_TAG_") or PurePosixPath(name).name.lower() in ("tags", ".tags")
+    lines = [ln for ln in text.split("\n", 200_000) if ln.strip() and not ln.startswith("!_TAG_")]
+    shape = _TAGS_LINE if marked else _PATTERN_LINE
+    fit = sum(1 for ln in lines if shape.fullmatch(ln.rstrip("\r")))
+    return len(lines) if len(lines) >= 3 and fit >= 0.95 * len(lines) else 0
 
 
 def parse_vim_help(text: str, base: Document) -> ParsedDocument:
