@@ -226,7 +226,7 @@ def test_a_page_pandoc_never_reads_is_its_printed_text():
     assert doc.document.status == "ok" and doc.document.format == "man"
     assert doc.document.reason.startswith("pandoc could not convert this .man file")
     assert doc.document.reason.endswith("read as plain text; its roff requests left out")
-    assert doc.document.title == "frob frobnicate files in place"
+    assert doc.document.title == "frob \u2014 frobnicate files in place"
     assert [b.text for b in doc.blocks if b.kind == "heading"] == ["NAME", "DESCRIPTION"]
     text = "\n".join(b.text for b in doc.blocks)
     assert "ProxyHost" in text and "int frob_call char *host int level" in text

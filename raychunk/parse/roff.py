@@ -254,7 +254,8 @@ def roff_as_text(text: str) -> str:
                     out.append(_ESCAPE.sub(_glyph, _words(rest)[0]))
                 continue
             if re.match(r"\.[A-Z][a-z]\b", line) and not _UNPRINTED.match(line):
-                out.append(_ESCAPE.sub(_glyph, _mdoc_line(line[1:])))
+                words = _ESCAPE.sub(_glyph, _mdoc_line(line[1:]))
+                out.append(f"\u2014 {words}" if line.startswith(".Nd") else words)  # name \u2014 what it does
             continue
         out.append(_ESCAPE.sub(_glyph, line))
     page = "\n".join(out)
