@@ -39,6 +39,8 @@ LANGUAGES = {
     ".scala": "scala",
     ".sh": "bash",
     ".bash": "bash",
+    ".pm": "perl",
+    ".pl": "perl",
 }
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--)")
 
@@ -95,7 +97,7 @@ _DEF_START = re.compile(
     r"^(?:export\s+|public\s+|private\s+|protected\s+|static\s+|async\s+|abstract\s+|final\s+|pub(?:\(\w+\))?\s+|"
     r"default\s+|unsafe\s+|extern\s+\"C\"\s+|inline\s+)*"
     r"(?:function\b|class\b|interface\b|struct\b|enum\b|impl\b|trait\b|fn\b|func\b|type\s+\w+\s+(?:struct|interface)\b|"
-    r"def\b|module\b|object\b|namespace\b|[A-Za-z_][\w<>\[\],\s\*&:]*\s+\**[A-Za-z_]\w*\s*\([^;]*$)"
+    r"def\b|sub\b|module\b|object\b|namespace\b|[A-Za-z_][\w<>\[\],\s\*&:]*\s+\**[A-Za-z_]\w*\s*\([^;]*$)"
 )
 
 

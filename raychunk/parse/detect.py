@@ -81,6 +81,8 @@ EXTENSIONS = {
     ".typ": "typst",
     ".textile": "textile",
     ".pod": "pod",
+    ".pm": "perl",  # a module's POD and its code (raychunk.parse.perl)
+    ".pl": "perl",
     ".fb2": "fb2",
     ".opml": "opml",
     ".t2t": "t2t",
@@ -136,6 +138,7 @@ TEXT_FORMATS = frozenset(
         "man",
         "info",
         "vimhelp",
+        "perl",
         "docbook",
         "jats",
         "org",
