@@ -173,3 +173,34 @@ def test_code_with_lone_carriage_returns_inside_counts_lines_as_python_does():
     assert js.document.status == "ok"
     assert [b.text for b in js.blocks] == ["function f() {\r\n  return 1;\r\n}", "const x = 2;"]
     assert_spans_match(js)
+
+
+def test_sql_is_code_a_statement_a_block():
+    """A schema or migration (the 159 scripts under /usr/share/postgresql were plain text, cut at blank
+    lines through a function's body): a block per statement, to its closing ``;``, with the
+    comments just above it; a ``;`` in a string, a quoted name, a comment or a dollar-quoted body
+    ends nothing; a psql command (``\\echo ... \\quit``) is its own line."""
+    from raychunk.parse import parse_document
+
+    sql = (
+        "/* contrib/frob/frob--1.0.sql */\n\n"
+        "-- complain if sourced in psql\n"
+        '\\echo Use "CREATE EXTENSION frob" to load this file. \\quit\n\n'
+        "-- the table\n"
+        "CREATE TABLE frob (\n    id int PRIMARY KEY,\n    note text DEFAULT 'a; b' /* ; */\n);\n"
+        "CREATE FUNCTION frob_count() RETURNS int AS $fn$\n"
+        "BEGIN\n\n    RETURN (SELECT count(*) FROM frob); -- ; here too\n\nEND;\n$fn$ LANGUAGE plpgsql;\n"
+        'INSERT INTO "odd;name" VALUES (1);\n'
+    )
+    doc = parse_document(sql.encode(), "db/frob--1.0.sql")
+    assert doc.document.format == "code"
+    assert all(b.kind == "code" and b.language == "sql" for b in doc.blocks)
+    texts = [b.text for b in doc.blocks]
+    assert (
+        texts[2]
+        == "-- the table\nCREATE TABLE frob (\n    id int PRIMARY KEY,\n    note text DEFAULT 'a; b' /* ; */\n);"
+    )
+    assert texts[3].startswith("CREATE FUNCTION frob_count()") and texts[3].endswith("$fn$ LANGUAGE plpgsql;")
+    assert texts[4] == 'INSERT INTO "odd;name" VALUES (1);'
+    assert texts[1].endswith("\\quit") and len(texts) == 5
+    assert_spans_match(doc)

@@ -41,6 +41,7 @@ LANGUAGES = {
     ".bash": "bash",
     ".pm": "perl",
     ".pl": "perl",
+    ".sql": "sql",
 }
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--)")
 
@@ -55,6 +56,8 @@ def parse_code(text: str, base: Document) -> ParsedDocument:
     units = None
     if language == "python":
         units = _python_units(text)
+    elif language == "sql":
+        units = _sql_units(lines)
     if units is None:
         units = _brace_units(lines)
     out = BlockStream()
@@ -142,6 +145,49 @@ def _brace_units(lines: list[str]) -> list[tuple[str, int, int]]:
             current = None
     if current is not None:
         units.append(("def", current, len(lines) - 1))
+    return units
+
+
+_SQL_DOLLAR = re.compile(r"\$(?:[A-Za-z_]\w*)?\$")
+
+
+def _sql_units(lines: list[str]) -> list[tuple[str, int, int]]:
+    """SQL statements, each from its first line to the one with its closing ``;``: a ``;`` inside a
+    string, a quoted name, a comment or a dollar-quoted body (``$$ ... $$``, ``$fn$ ... $fn$``, a
+    function's) ends nothing."""
+    units: list[tuple[str, int, int]] = []
+    start: int | None = None
+    quote: str | None = None  # ', ", */ or a dollar tag: what closes the open quote
+    for no, line in enumerate(lines):
+        i, n = 0, len(line)
+        while i < n:
+            if quote is not None:
+                end = line.find(quote, i)
+                if end < 0:
+                    break
+                i, quote = end + len(quote), None
+                continue
+            c = line[i]
+            if line.startswith("--", i):
+                break
+            if line.startswith("/*", i):
+                quote, i = "*/", i + 2
+                continue
+            if start is None and c == "\\":  # a psql command (\echo ... \quit): its line
+                units.append(("def", no, no))
+                break
+            if start is None and not c.isspace():
+                start = no
+            if c in "'\"":
+                quote = c
+            elif c == "$" and (m := _SQL_DOLLAR.match(line, i)):
+                quote, i = m[0], m.end() - 1
+            elif c == ";" and start is not None:
+                units.append(("def", start, no))
+                start = None
+            i += 1
+    if start is not None:
+        units.append(("def", start, len(lines) - 1))
     return units
 
 

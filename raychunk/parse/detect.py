@@ -59,6 +59,7 @@ EXTENSIONS = {
     ".scala": "code",
     ".sh": "code",
     ".bash": "code",
+    ".sql": "code",
     ".docx": "docx",
     ".pptx": "pptx",
     ".xlsx": "xlsx",
