@@ -191,7 +191,7 @@ def _mdoc_line(args: str) -> str:
     """An mdoc macro line's words as printed: macro names left out, ``Fl x`` as ``-x``."""
     out: list[str] = []
     words = _words(args)
-    for k, w in enumerate(words):
+    for w in words:
         if w == "Fl":
             out.append("-")
         elif _MDOC_MACRO.fullmatch(w):
@@ -200,8 +200,6 @@ def _mdoc_line(args: str) -> str:
             out[-1] = "-" + w
         else:
             out.append(w)
-        if k == 0 and w == "Fl" and len(words) == 1:
-            break
     line = " ".join(out)
     return re.sub(r" ([.,;:)\]?!])", r"\1", line)
 
