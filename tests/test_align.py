@@ -59,3 +59,37 @@ def test_a_word_only_the_source_has_at_the_start_or_the_end():
     rendered = "| r1 | one |\n| r2 | two |"
     source = "| r1 | one | dropped |\n| r2 | two |"
     assert _span(rendered, source, "r2 | two", markup="both") == "r2 | two"
+
+
+def test_a_record_is_mapped_by_its_values_only_where_they_stand_verbatim():
+    from raychunk.chunking.align import record_alignment
+
+    def spans(rendered, names, cells, source, keyed=False):
+        a = record_alignment(rendered, names, cells, source, 0, len(source), keyed=keyed)
+        return (
+            None
+            if a is None
+            else [source[s : s + e - r] for r, e, s in zip(a.r_starts, a.r_ends, a.s_starts)]
+        )
+
+    # A TSV row: the values where they stand; the keys are context.
+    assert spans("name: a name\nsize: 0", ("name", "size"), ("a name", "0"), "a name\t0") == ["a name", "0"]
+    # An empty cell is not rendered; a value is never found inside a longer word or number.
+    assert spans("a: 1\nc: 0", ("a", "b", "c"), ("1", "", "0"), "1\t10\t0") is None
+    assert spans("a: 1\nc: 0", ("a", "b", "c"), ("1", "", "0"), "1\t\t0") == ["1", "0"]
+    # A JSON object: its keys and colons are in the source too.
+    src = '{"url": "https://x.org/a", "n": 5}'
+    assert spans("url: https://x.org/a\nn: 5", ("url", "n"), ("https://x.org/a", "5"), src, keyed=True) == [
+        "url",
+        ":",
+        "https://x.org/a",
+        "n",
+        ":",
+        "5",
+    ]
+    # Left to the word aligner: a value escaped or quoted in its source, one with no word in it,
+    # a member with no value between two, a key equal to its value.
+    assert spans('q: say "hi"', ("q",), ('say "hi"',), '"say ""hi"""') is None
+    assert spans("a: x\nb: -", ("a", "b"), ("x", "-"), "x,-") is None
+    assert spans("a: x\nc: y", ("a", "c"), ("x", "y"), '{"a": "x", "b": null, "c": "y"}', keyed=True) is None
+    assert spans("name: name", ("name",), ("name",), '{"name": "name"}', keyed=True) == ["name", ":", "name"]

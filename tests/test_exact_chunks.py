@@ -183,6 +183,75 @@ def test_long_jsonl_records_get_one_id_per_piece():
     assert len(chunks) > 6 and len({(c.char_start, c.char_end) for c in chunks}) == len(chunks)
 
 
+# Column names whose words the values use too (a package list's ``name (every package served)``):
+# a key's words must never be taken for a value's.
+NAMES = ("name", "version of the name", "name served")
+CELLS = ["", "name", "a name", "0", "0.0.0", "address-name-system", "served", "name served", "0 name"]
+
+
+def _record_source(fmt: str, rows: list[list[str]]) -> tuple[str, list[tuple[int, int] | None]]:
+    """The file, and the span each row's record must have: from its first value (a JSON object's:
+    its first key) to the end of its last value; None for a row with no value."""
+    lines, spans, pos = [], [], 0
+    if fmt != "jsonl":
+        lines.append(("\t" if fmt == "tsv" else ",").join(NAMES))
+        pos = len(lines[0]) + 1
+    for row in rows:
+        if fmt == "jsonl":
+            members = [(k, v) for k, v in zip(NAMES, row) if v]
+            line = "{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in members) + "}"
+            first = 2 if members else None
+            last = len(line) - 2
+        else:
+            line = ("\t" if fmt == "tsv" else ",").join(row)
+            at = [sum(len(c) + 1 for c in row[:i]) for i in range(len(row))]
+            held = [i for i, c in enumerate(row) if c]
+            first = at[held[0]] if held else None
+            last = at[held[-1]] + len(row[held[-1]]) if held else None
+        spans.append((pos + first, pos + last) if first is not None else None)
+        lines.append(line)
+        pos += len(line) + 1
+    return "\n".join(lines) + "\n", spans
+
+
+@SETTINGS
+@given(
+    st.lists(st.lists(st.sampled_from(CELLS), min_size=3, max_size=3), min_size=1, max_size=6),
+    st.sampled_from(["tsv", "csv", "jsonl"]),
+)
+def test_a_record_spans_its_own_values_whatever_words_its_keys_share(rows, fmt):
+    text, spans = _record_source(fmt, rows)
+    doc = parse_document(text.encode(), f"x.{fmt}")
+    chunks = chunk_document(doc, Profile(strategy="records", max_tokens=128), WORDS)
+    assert [(c.char_start, c.char_end) for c in chunks] == [s for s in spans if s is not None]
+
+
+def test_a_long_record_cut_in_parts_spans_only_the_values_each_part_holds():
+    # The shape of a package list: long column names, most of their words in the values as well.
+    names = (
+        "name (every package served, and some names that are not served)",
+        "newest version (pre-releases only where no other version is served)",
+        "summary [tags]",
+    )
+    rows = [
+        (
+            "Acornima",
+            "1.9.2",
+            "A standard-compliant JavaScript parser, a fork of Esprima served as a package",
+        ),
+        ("AdaptiveCards", "not-served", "no version of this name is served"),
+        ("address-name-system", "0.2.3", "Mapping names to served versions"),
+    ]
+    text = "\n".join("\t".join(r) for r in [names, *rows]) + "\n"
+    doc = parse_document(text.encode(), "packages.tsv")
+    for max_tokens in (16, 24, 400):
+        chunks = chunk_document(doc, Profile(strategy="records", max_tokens=max_tokens), WORDS)
+        for c in chunks:
+            assert set(W.findall(doc.text[c.char_start : c.char_end])) <= set(W.findall(body(c))), c.text
+        starts = [c.char_start for c in chunks if not c.continuation]
+        assert starts == [text.index(r[0]) for r in rows]
+
+
 def test_split_table_with_repeated_rows_counts_and_spans_each_part():
     rows = ["| a | b |", "| a | b |", "| " + _words(3, 40) + " | c |", "| a | b |", "| d | e |"] * 8
     doc = parse_document(("# T\n\n| h1 | h2 |\n|---|---|\n" + "\n".join(rows) + "\n").encode(), "x.md")

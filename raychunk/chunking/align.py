@@ -15,7 +15,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Alignment", "align"]
+__all__ = ["Alignment", "align", "record_alignment"]
 
 _WORD = re.compile(r"\w+")
 _TAG = re.compile(r"<!--.*?-->|<[A-Za-z/!][^<>]*>|&#?\w+;", re.S)
@@ -108,6 +108,60 @@ def align(rendered: str, source: str, base: int, *, markup: str = "") -> Alignme
             r, prev_s = r + len(word), s + len(word)
         prev_r = r
     return _compact(runs, rendered, base)
+
+
+_CELL_GAP = re.compile(r"\W+")  # what parts two cells of a CSV or TSV row: delimiters, quotes, spaces
+_WORDS2 = re.compile(r"\w\w")
+
+
+def record_alignment(
+    rendered: str, names: Sequence[str], cells: Sequence[str], text: str, start: int, end: int, *, keyed: bool
+) -> Alignment | None:
+    """A record rendered as ``name: value`` lines (``parse.records``: the non-empty cells in order)
+    mapped by finding each value in its source ``text[start:end]``, in order, where it stands
+    verbatim: one run per value, no words aligned. Before a value the source may hold only what parts
+    two cells: in a CSV or TSV row no word character; in a JSON object (``keyed``) the value's quoted
+    key and its colon (both mapped too) and punctuation. None where that does not hold (a value
+    escaped, re-spaced or without a word character; a member with no value between two): such a
+    record is aligned word by word."""
+    r_starts, r_ends, s_starts = array("q"), array("q"), array("q")
+    r, s = 0, start
+    for name, value in zip(names, cells):
+        if not value:
+            continue
+        if r:
+            if rendered[r : r + 1] != "\n":
+                return None
+            r += 1
+        if not rendered.startswith(name, r) or rendered[r + len(name) : r + len(name) + 2] != ": ":
+            return None
+        r += len(name) + 2
+        if not rendered.startswith(value, r) or not _WORD.search(value):
+            return None
+        if keyed:
+            k = text.find(f'"{name}"', s, end) + 1
+            colon = text.find(":", k + len(name), end)
+            if not k or colon < 0 or _WORD.search(text, s, k) or text[k + len(name) + 1 : colon].strip():
+                return None
+            r_starts.extend((r - len(name) - 2, r - 2))
+            r_ends.extend((r - 2, r - 1))
+            s_starts.extend((k, colon))
+            s = colon + 1
+        f = text.find(value, s, end)
+        if f < 0 or not (_CELL_GAP.fullmatch(text, s, f) or (f == s and (keyed or not s_starts))):
+            return None
+        e = f + len(value)
+        if (f > 0 and _WORDS2.fullmatch(text[f - 1] + value[0])) or _WORDS2.fullmatch(
+            value[-1] + text[e : e + 1]
+        ):
+            return None  # part of a longer word or number: not this cell
+        r_starts.append(r)
+        r_ends.append(r + len(value))
+        s_starts.append(f)
+        r, s = r + len(value), e
+    if r != len(rendered) or not r_starts:
+        return None
+    return Alignment(r_starts, r_ends, s_starts, start)
 
 
 def _without_tags(source: str) -> tuple[str, list[tuple[int, int, int]]]:

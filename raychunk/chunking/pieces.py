@@ -10,7 +10,7 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from raychunk.chunking.align import Alignment, align, identity
+from raychunk.chunking.align import Alignment, align, identity, record_alignment
 from raychunk.document import Block
 from raychunk.render import render_table
 from raychunk.tokens import WINDOW
@@ -87,6 +87,7 @@ class SourceMap:
         "cells",
         "aligned",
         "pipe",
+        "record",
         "_map",
     )
 
@@ -104,6 +105,7 @@ class SourceMap:
         cells=None,
         aligned=None,
         pipe=False,
+        record=None,
     ):
         self.memo, self.text, self.rendered, self.start, self.end = memo, text, rendered, start, end
         self.markup, self.shift, self.rows, self.cells = markup, shift, rows, cells
@@ -114,11 +116,20 @@ class SourceMap:
         # A table rendered as a pipe table (``render_table``): where the source is one too, line for
         # line, its rows map line to line (``_pipe_rows``) without aligning the two.
         self.pipe = pipe
+        # A CSV, TSV or JSON record: ``(names, cells, keyed)``, its values found where they stand
+        # (``record_alignment``) before its words are aligned.
+        self.record = record
         self._map: Alignment | None = None
 
     def alignment(self) -> Alignment:
         if self._map is None:
             rendered = self.aligned if self.aligned is not None else self.rendered
+            if self.record is not None:
+                names, cells, keyed = self.record
+                found = record_alignment(rendered, names, cells, self.text, self.start, self.end, keyed=keyed)
+                if found is not None:
+                    self._map = found
+                    return found
             self._map = _alignment(self.memo, self.text, rendered, self.start, self.end, self.markup)
         return self._map
 
