@@ -204,3 +204,82 @@ def test_sql_is_code_a_statement_a_block():
     assert texts[4] == 'INSERT INTO "odd;name" VALUES (1);'
     assert texts[1].endswith("\\quit") and len(texts) == 5
     assert_spans_match(doc)
+
+
+# -- code told by its name or its text ---------------------------------------------------------------
+
+CPP_HEADER = """// <vector> -*- C++ -*-
+
+// Copyright notice.
+
+#pragma GCC system_header
+
+namespace std
+{
+  template<typename _Tp>
+    class vector
+    {
+      void push_back(const _Tp& __x);
+    };
+}
+
+template<typename _Tp>
+inline bool
+operator==(const vector<_Tp>& __x, const vector<_Tp>& __y)
+{ return __x.size() == __y.size(); }
+"""
+
+
+def _code(data: str, name: str):
+    p = parse_document(data.encode(), name)
+    return p.document.format, sorted({b.language for b in p.blocks if b.kind == "code"}), p
+
+
+def test_a_file_whose_name_says_nothing_is_code_by_its_editor_mode_line():
+    fmt, languages, p = _code(CPP_HEADER, "include/c++/12/vector")
+    assert (fmt, languages) == ("code", ["cpp"])
+    assert any(b.text.startswith("namespace std") for b in p.blocks)
+    assert any(b.text.startswith("template<typename _Tp>\ninline bool") for b in p.blocks)
+    assert _code("/* -*- Mode: C; tab-width: 4 -*- */\nint main(void) { return 0; }\n", "main.def")[:2] == (
+        "code",
+        ["c"],
+    )
+    assert _code("x = 1\n\n# vim: set ts=4 ft=python :\n", "build.cfg")[:2] == ("code", ["python"])
+    # A coding cookie names no mode; a markup's mode is its format.
+    assert _code("# -*- coding: utf-8 -*-\nSome notes.\n", "NOTES")[0] == "text"
+    assert _code("-*- org -*-\n* Release 2.0\nFaster.\n", "NEWS")[0] == "org"
+
+
+def test_a_script_is_code_by_what_its_shebang_runs():
+    cases = {
+        "#!/usr/bin/env python3.11\nimport sys\n\ndef main():\n    return 0\n": "python",
+        "#! /bin/sh -e\nset -u\n\nusage() {\n  echo usage\n}\n": "bash",
+        "#!/usr/bin/env -S node --no-warnings\nconsole.log(1)\n": "javascript",
+        "#!/usr/bin/env FOO=1 ruby\nputs 1\n": "ruby",
+    }
+    for text, language in cases.items():
+        assert _code(text, "bin/deploy")[:2] == ("code", [language]), text
+    p = parse_document(b"#!/usr/bin/perl -w\nprint 1;\n", "bin/report")
+    assert p.document.format in ("perl", "code") and [b.language for b in p.blocks] == ["perl"]
+    # The name decides where it names a format: a .txt file is text, whatever its first line.
+    assert _code("#!/bin/sh\necho hi\n", "notes.txt")[0] == "text"
+    assert _code("#!\nplain words\n", "README")[0] == "text"
+
+
+def test_well_known_names_and_more_extensions_are_code():
+    cases = {
+        "Makefile": "make",
+        "src/GNUmakefile": "make",
+        "CMakeLists.txt": "cmake",
+        "Dockerfile": "dockerfile",
+        "Dockerfile.dev": "dockerfile",
+        "ftplugin/dockerfile.vim": "vim",
+        "Jenkinsfile": "groovy",
+        "bits/vector.tcc": "cpp",
+        "lib/util.hh": "cpp",
+        "init.lua": "lua",
+        "mix.exs": "elixir",
+        "config.mk": "make",
+    }
+    for name, language in cases.items():
+        assert _code("all: build\n\nbuild:\n\tcc -o x x.c\n", name)[:2] == ("code", [language]), name

@@ -330,6 +330,7 @@ def _text_format_of(data: bytes) -> str | None:
     """Format of a file whose extension names none, judged by its content: html, a manual page
     (``bash.1``, ``printf.3``: roff, where ``app.log.1`` is a rotated log), DocBook or JATS (an
     ``.xml`` file of either), text, or None for binary."""
+    from raychunk.parse.code import text_language
     from raychunk.parse.info import looks_like_info
     from raychunk.parse.man import is_man_page
     from raychunk.parse.xmldoc import xml_vocabulary
@@ -349,7 +350,10 @@ def _text_format_of(data: bytes) -> str | None:
         return "mbox"
     if head.startswith("<") and (vocabulary := xml_vocabulary(text)):
         return vocabulary
-    return "text"
+    language = text_language(text)  # a script's #! line, an editor's mode line
+    if language in ("org", "markdown", "rst", "perl"):
+        return language
+    return "code" if language else "text"
 
 
 def _spreadsheetml(data: bytes) -> bool:

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, clean_text, finish, line_offsets
 
-__all__ = ["parse_code", "LANGUAGES"]
+__all__ = ["LANGUAGES", "NAMES", "name_language", "named_language", "parse_code", "text_language"]
 
 LANGUAGES = {
     ".py": "python",
@@ -42,12 +42,186 @@ LANGUAGES = {
     ".pm": "perl",
     ".pl": "perl",
     ".sql": "sql",
+    ".cxx": "cpp",
+    ".c++": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
+    ".h++": "cpp",
+    ".tcc": "cpp",  # libstdc++'s template bodies
+    ".ipp": "cpp",
+    ".inl": "cpp",
+    ".ino": "cpp",  # Arduino
+    ".mm": "objective-c",
+    ".kts": "kotlin",
+    ".groovy": "groovy",
+    ".gradle": "groovy",
+    ".dart": "dart",
+    ".zig": "zig",
+    ".sol": "solidity",
+    ".proto": "protobuf",
+    ".lua": "lua",
+    ".tcl": "tcl",
+    ".r": "r",
+    ".jl": "julia",
+    ".ex": "elixir",
+    ".exs": "elixir",
+    ".erl": "erlang",
+    ".hrl": "erlang",
+    ".hs": "haskell",
+    ".ml": "ocaml",
+    ".mli": "ocaml",
+    ".fs": "fsharp",
+    ".fsx": "fsharp",
+    ".clj": "clojure",
+    ".cljs": "clojure",
+    ".el": "emacs-lisp",
+    ".lisp": "lisp",
+    ".scm": "scheme",
+    ".vb": "vbnet",
+    ".f90": "fortran",
+    ".ps1": "powershell",
+    ".psm1": "powershell",
+    ".zsh": "zsh",
+    ".fish": "fish",
+    ".bat": "batch",
+    ".cmd": "batch",
+    ".cmake": "cmake",
+    ".nim": "nim",
+    ".vim": "vim",
+    ".awk": "awk",
+    ".mk": "make",
 }
+# Files a project names for what they are, whatever their extension (``Dockerfile.dev``).
+NAMES = {
+    "dockerfile": "dockerfile",
+    "containerfile": "dockerfile",
+    "makefile": "make",
+    "gnumakefile": "make",
+    "cmakelists.txt": "cmake",
+    "jenkinsfile": "groovy",
+    "vagrantfile": "ruby",
+    "rakefile": "ruby",
+    "gemfile": "ruby",
+    "justfile": "just",
+    "sconstruct": "python",
+    "sconscript": "python",
+}
+# What a script's ``#!`` line runs, and an editor's mode (Emacs' ``-*- C++ -*-``, Vim's ``ft=cpp``),
+# by the names they use: the language of a file whose name says nothing (libstdc++'s ``vector``, a
+# project's ``bin/deploy``). Modes of markups are the formats ``parse`` reads them as.
+_RUNS = {
+    "python": "python",
+    "sh": "bash",
+    "bash": "bash",
+    "dash": "bash",
+    "ksh": "bash",
+    "zsh": "zsh",
+    "fish": "fish",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "deno": "typescript",
+    "ts-node": "typescript",
+    "ruby": "ruby",
+    "perl": "perl",
+    "php": "php",
+    "lua": "lua",
+    "rscript": "r",
+    "tclsh": "tcl",
+    "wish": "tcl",
+    "julia": "julia",
+    "make": "make",
+    "awk": "awk",
+    "gawk": "awk",
+    "pwsh": "powershell",
+}
+_MODES = {
+    "c": "c",
+    "c++": "cpp",
+    "cpp": "cpp",
+    "objc": "objective-c",
+    "python": "python",
+    "perl": "perl",
+    "cperl": "perl",
+    "sh": "bash",
+    "shell-script": "bash",
+    "bash": "bash",
+    "ruby": "ruby",
+    "js": "javascript",
+    "javascript": "javascript",
+    "typescript": "typescript",
+    "java": "java",
+    "go": "go",
+    "rust": "rust",
+    "lua": "lua",
+    "tcl": "tcl",
+    "makefile": "make",
+    "make": "make",
+    "lisp": "lisp",
+    "emacs-lisp": "emacs-lisp",
+    "scheme": "scheme",
+    "fortran": "fortran",
+    "f90": "fortran",
+    "php": "php",
+    "awk": "awk",
+    "cmake": "cmake",
+    "autoconf": "m4",
+    "m4": "m4",
+    "dockerfile": "dockerfile",
+}
+_MARKUP_MODES = {"org": "org", "markdown": "markdown", "gfm": "markdown", "rst": "rst"}
+_EMACS_MODE = re.compile(r"-\*-\s*(?:(?:.*?;\s*)?mode:\s*([\w+-]+)|([\w+-]+))\s*(?:;.*?)?-\*-", re.I)
+_VIM_MODE = re.compile(r"(?:^|\s)(?:vim?|ex):.*?\b(?:ft|filetype|syntax)=([\w+-]+)")
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--)")
 
 
+def name_language(name: str) -> str | None:
+    """The language a file's name gives it: its extension's, or a well-known name's (``Makefile``,
+    ``Dockerfile.dev``)."""
+    p = PurePosixPath(name)
+    return named_language(p.name) or LANGUAGES.get(p.suffix.lower())
+
+
+def named_language(name: str) -> str | None:
+    """The language of a well-known file name (``Makefile``, ``CMakeLists.txt``, ``Dockerfile.dev``;
+    not ``dockerfile.vim``, a Vim script)."""
+    lower = name.lower()
+    if lower.startswith(("dockerfile.", "containerfile.")) and PurePosixPath(lower).suffix not in LANGUAGES:
+        lower = lower.split(".")[0]
+    return NAMES.get(lower)
+
+
+def text_language(text: str) -> str | None:
+    """The language that a file's text names: a ``#!`` line's interpreter, an Emacs mode on its first
+    two lines, or a Vim modeline on its first or last five; a markup's format name for a markup mode
+    (``-*- org -*-``: ``org``). None when it names none (a ``-*- coding: utf-8 -*-`` line names no mode)."""
+    head = text[:400].split("\n", 2)
+    if head[0].startswith("#!") and (runs := _interpreter(head[0][2:])) in _RUNS:
+        return _RUNS[runs]
+    for line in head[:2]:
+        if "-*-" in line and (m := _EMACS_MODE.search(line)):
+            mode = (m.group(1) or m.group(2)).lower()
+            mode = "makefile" if mode.startswith("makefile") else mode  # makefile-gmake
+            if mode != "coding" and (found := _MODES.get(mode) or _MARKUP_MODES.get(mode)):
+                return found
+    lines = text[:2000].split("\n")[:5] + text[-2000:].split("\n")[-5:]
+    for line in lines:
+        if ("vim" in line or "ex:" in line) and (m := _VIM_MODE.search(line)):
+            mode = m.group(1).lower()
+            return _MODES.get(mode) or _MARKUP_MODES.get(mode)
+    return None
+
+
+def _interpreter(line: str) -> str:
+    """The program a ``#!`` line runs, without its folder or version: ``/usr/bin/env -S python3.11 -u``
+    runs ``python``."""
+    words = line.split()
+    if words and words[0].rsplit("/", 1)[-1] == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return re.sub(r"[\d.]+$", "", words[0].rsplit("/", 1)[-1].lower()) if words else ""
+
+
 def parse_code(text: str, base: Document) -> ParsedDocument:
-    language = LANGUAGES.get(PurePosixPath(base.source).suffix.lower())
+    language = name_language(base.source) or text_language(text)
     off = line_offsets(text)
     n_lines = len(off)
     off.append(len(text))

@@ -8,6 +8,7 @@ import re
 import zipfile
 from pathlib import PurePosixPath
 
+from raychunk.parse.code import LANGUAGES, named_language
 from raychunk.parse.compressed import inner_name
 
 __all__ = ["BinaryContent", "decode_text", "format_from_name", "sniff_content", "TEXT_FORMATS"]
@@ -163,8 +164,15 @@ class BinaryContent(ValueError):
 
 def format_from_name(name: str) -> str | None:
     """The format a file's name gives it; a compressed file's is its content's (``a.md.gz``: markdown)."""
-    suffix = PurePosixPath(inner_name(name)).suffix.lower()
-    return EXTENSIONS.get(suffix) or ("info" if _INFO_PART.fullmatch(suffix) else None)
+    inner = PurePosixPath(inner_name(name))
+    suffix = inner.suffix.lower()
+    if named_language(inner.name):
+        return "code"  # Makefile, Dockerfile, CMakeLists.txt
+    if suffix in EXTENSIONS:
+        return EXTENSIONS[suffix]
+    if suffix in LANGUAGES:
+        return "code"
+    return "info" if _INFO_PART.fullmatch(suffix) else None
 
 
 _INFO_PART = re.compile(r"\.info-\d{1,3}")  # find.info-1: a part of a split Info manual
