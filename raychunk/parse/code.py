@@ -222,6 +222,16 @@ def _interpreter(line: str) -> str:
 
 def parse_code(text: str, base: Document) -> ParsedDocument:
     language = name_language(base.source) or text_language(text)
+    if language == "cmake":
+        from raychunk.parse.cmake import has_rst_docs, parse_cmake_docs
+
+        if has_rst_docs(text):
+            return parse_cmake_docs(text, base, as_code=_parse_code)
+    return _parse_code(text, base, language)
+
+
+def _parse_code(text: str, base: Document, language: str | None = None) -> ParsedDocument:
+    language = language or name_language(base.source) or text_language(text)
     off = line_offsets(text)
     n_lines = len(off)
     off.append(len(text))

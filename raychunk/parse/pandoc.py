@@ -347,6 +347,24 @@ def plain_text_instead(text: str, base: Document, refusal: PandocFailed) -> Pars
     return with_reason(page, f"{refusal}: read as plain text")
 
 
+def code_put_back(
+    html: str, base: Document, code: list[str], marked: re.Pattern, language: str
+) -> ParsedDocument | None:
+    """The parse of a converter's HTML in which runs of code stood as marks, a paragraph each that
+    ``marked`` matches with the run's number (``parse.perl``'s POD, ``parse.cmake``'s documentation):
+    each mark is that code again, a ``language`` block in its place among the headings. None when
+    the HTML has no block."""
+    page = read_html_of(html, base)
+    assembler = TextAssembler()
+    blocks = []
+    for b in page.blocks:
+        if b.kind == "paragraph" and (m := marked.fullmatch(b.text.strip())) and int(m[1]) < len(code):
+            b = dataclasses.replace(b, kind="code", text=code[int(m[1])], language=language)
+        start, end = assembler.append(b.text)
+        blocks.append(dataclasses.replace(b, char_start=start, char_end=end))
+    return finish(base, assembler.text, blocks, reason=page.document.reason) if blocks else None
+
+
 def read_html_of(
     html: str, base: Document, *, header_rows: int | list[int] = 0, items: list[str] | None = None, **changes
 ) -> ParsedDocument:

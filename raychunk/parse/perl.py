@@ -15,8 +15,8 @@ import re
 import textwrap
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import TextAssembler, finish, no_blocks, with_reason
-from raychunk.parse.pandoc import PandocFailed, convert, read_html_of
+from raychunk.parse._common import no_blocks, with_reason
+from raychunk.parse.pandoc import PandocFailed, code_put_back, convert
 
 __all__ = ["parse_perl"]
 
@@ -61,17 +61,9 @@ def parse_perl(text: str, base: Document) -> ParsedDocument:
         return with_reason(
             parse_code(text, dataclasses.replace(base, format="code")), f"{refusal}: read as code"
         )
-    page = read_html_of(html.decode("utf-8", errors="replace"), base)
-    assembler = TextAssembler()
-    blocks = []
-    for b in page.blocks:
-        if b.kind == "paragraph" and (m := _MARKED.fullmatch(b.text.strip())) and int(m[1]) < len(code):
-            b = dataclasses.replace(b, kind="code", text=code[int(m[1])], language="perl")
-        start, end = assembler.append(b.text)
-        blocks.append(dataclasses.replace(b, char_start=start, char_end=end))
-    if not blocks:
+    parsed = code_put_back(html.decode("utf-8", errors="replace"), base, code, _MARKED, "perl")
+    if parsed is None:
         return no_blocks(base, "empty", "only POD commands, no text")
-    parsed = finish(base, assembler.text, blocks, reason=page.document.reason)
     title = name_line_title(parsed)
     return (
         dataclasses.replace(parsed, document=dataclasses.replace(parsed.document, title=title))
