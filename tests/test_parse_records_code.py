@@ -283,3 +283,31 @@ def test_well_known_names_and_more_extensions_are_code():
     }
     for name, language in cases.items():
         assert _code("all: build\n\nbuild:\n\tcc -o x x.c\n", name)[:2] == ("code", [language]), name
+
+
+def test_configuration_files_are_code_a_block_per_top_level_part():
+    yaml = (
+        "# Cluster settings.\ncluster_name: demo\nprovider:\n  type: aws\n  # where it runs\n  region: us-west-2\n\n"
+        "# The nodes.\nnodes:\n  - name: head\n    cpus: 4\n---\n- name: second document\n"
+    )
+    p = parse_document(yaml.encode(), "deploy/cluster.yml")
+    assert (p.document.format, {b.language for b in p.blocks}) == ("code", {"yaml"})
+    assert [b.text.split("\n")[0] for b in p.blocks] == [
+        "# Cluster settings.",
+        "provider:",
+        "# The nodes.",
+        "---",
+        "- name: second document",
+    ]
+    assert "  # where it runs\n  region: us-west-2" in p.blocks[1].text  # an indented comment stays inside
+    toml = '[build-system]\nrequires = ["setuptools"]\n\n# Extras.\n[project.optional-dependencies]\ndev = ["pytest"]\n\n[[tool.x]]\na = 1\n'
+    p = parse_document(toml.encode(), "pyproject.toml")
+    assert [b.text.split("\n")[0] for b in p.blocks] == ["[build-system]", "# Extras.", "[[tool.x]]"]
+    ini = "; top\n[server]\nport = 80\n\n[client]\nretries = 3\n"
+    p = parse_document(ini.encode(), "app.ini")
+    assert [(b.language, b.text.split("\n")[0]) for b in p.blocks] == [
+        ("ini", "; top"),
+        ("ini", "[server]"),
+        ("ini", "[client]"),
+    ]
+    assert all(p.text[b.char_start : b.char_end] == b.text for b in p.blocks)

@@ -90,6 +90,10 @@ LANGUAGES = {
     ".vim": "vim",
     ".awk": "awk",
     ".mk": "make",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".ini": "ini",
 }
 # Files a project names for what they are, whatever their extension (``Dockerfile.dev``).
 NAMES = {
@@ -242,6 +246,8 @@ def _parse_code(text: str, base: Document, language: str | None = None) -> Parse
         units = _python_units(text)
     elif language == "sql":
         units = _sql_units(lines)
+    elif language in _SECTION_START:
+        units = _section_units(lines, _SECTION_START[language])
     if units is None:
         units = _brace_units(lines)
     out = BlockStream()
@@ -329,6 +335,29 @@ def _brace_units(lines: list[str]) -> list[tuple[str, int, int]]:
             current = None
     if current is not None:
         units.append(("def", current, len(lines) - 1))
+    return units
+
+
+# Where a top-level part of a configuration file starts: a YAML key or list item at the margin, or
+# a document marker; a TOML or INI table header.
+_SECTION_START = {
+    "yaml": re.compile(r"---(?:\s|$)|- |[^\s#%-][^:]*:(?:\s|$)"),
+    "toml": re.compile(r"\[\[?[^\]\n]+\]\]?\s*(?:#.*)?$"),
+    "ini": re.compile(r"\[[^\]\n]+\]\s*(?:[#;].*)?$"),
+}
+
+
+def _section_units(lines: list[str], start: re.Pattern) -> list[tuple[str, int, int]]:
+    """A configuration file's top-level parts, each from its starting line (``_SECTION_START``) to
+    the line before the next one starts (blank lines and comments at the margin at its end are the
+    next one's: they introduce it)."""
+    firsts = [no for no, line in enumerate(lines) if start.match(line)]
+    units = []
+    for k, first in enumerate(firsts):
+        last = (firsts[k + 1] if k + 1 < len(firsts) else len(lines)) - 1
+        while last > first and (not lines[last].strip() or lines[last].startswith(("#", ";"))):
+            last -= 1
+        units.append(("def", first, last))
     return units
 
 
