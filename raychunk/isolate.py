@@ -209,7 +209,10 @@ class Sandbox:
                 return failed(self._memory(stage), peak_kb // 1024)
             if now > deadline:
                 self._kill()
-                reason = f"{stage} took longer than {limits.doc_timeout_s:g} s (limits.doc_timeout_s)"
+                reason = (
+                    f"{stage} took longer than {limits.doc_timeout_s:g} s "
+                    f"(limits.doc_timeout_s: --set limits.doc_timeout_s={2 * limits.doc_timeout_s:g} gives it more)"
+                )
                 return failed(Failure("timeout", stage, reason), peak_kb // 1024)
             if self._proc.poll() is not None:
                 return failed(self._crashed(stage), peak_kb // 1024)
@@ -235,7 +238,12 @@ class Sandbox:
 
     def _memory(self, stage: str) -> Failure:
         cap = human_mib(self.limits.doc_memory_mb)
-        return Failure("memory", stage, f"{stage} needed more than {cap} (limits.doc_memory_mb)")
+        more = 2 * self.limits.doc_memory_mb
+        return Failure(
+            "memory",
+            stage,
+            f"{stage} needed more than {cap} (limits.doc_memory_mb: --set limits.doc_memory_mb={more:g} gives it more)",
+        )
 
     def _crashed(self, stage: str) -> Failure:
         proc = self._proc

@@ -34,7 +34,10 @@ def test_a_timeout_names_the_step_it_happened_in(box):
     result, failure, _ = box.run(steps, "30", key="sleep")
     assert time.monotonic() - t < 10
     assert result is None and failure.kind == "timeout" and failure.stage == "chunk"
-    assert failure.reason == "chunk took longer than 1.5 s (limits.doc_timeout_s)"
+    assert (
+        failure.reason
+        == "chunk took longer than 1.5 s (limits.doc_timeout_s: --set limits.doc_timeout_s=3 gives it more)"
+    )
     # the killed child is replaced: the next document goes through
     assert box.run(STEPS, "2", key="plain")[0] == "2.0"
 
@@ -51,7 +54,10 @@ def test_memory_and_errors_name_their_step(box):
     hungry = [("parse", int), ("classify", abs), ("chunk", bytearray)]
     result, failure, _ = box.run(hungry, str(1024 * 2**20), key="hungry")
     assert result is None and failure.kind == "memory" and failure.stage == "chunk"
-    assert failure.reason == "chunk needed more than 256 MiB (limits.doc_memory_mb)"
+    assert (
+        failure.reason
+        == "chunk needed more than 256 MiB (limits.doc_memory_mb: --set limits.doc_memory_mb=512 gives it more)"
+    )
     result, failure, _ = box.run(STEPS, "not a number", key="plain")
     assert result is None and failure.kind == "error" and failure.stage == "parse"
     assert failure.reason.startswith("parse failed with ValueError")
@@ -78,9 +84,15 @@ def test_a_batch_goes_on_past_the_documents_that_kill_its_process(box):
     assert [result for result, _, _ in out] == ["2", None, "4", None, "6", None, None, "8"]
     failures = {i: f for i, (_, f, _) in enumerate(out) if f is not None}
     assert failures[1].reason == "worker crashed 2 times on this file (exit code 70, during parse)"
-    assert failures[3].reason == "parse took longer than 1.5 s (limits.doc_timeout_s)"
+    assert (
+        failures[3].reason
+        == "parse took longer than 1.5 s (limits.doc_timeout_s: --set limits.doc_timeout_s=3 gives it more)"
+    )
     assert failures[3].seconds >= 1.5
-    assert failures[5].reason == "parse needed more than 256 MiB (limits.doc_memory_mb)"
+    assert (
+        failures[5].reason
+        == "parse needed more than 256 MiB (limits.doc_memory_mb: --set limits.doc_memory_mb=512 gives it more)"
+    )
     assert failures[6].reason.startswith("parse failed with ZeroDivisionError")
     assert sorted(failures) == [1, 3, 5, 6]
     # the clock is each document's own: a batch of quick documents longer than the limit is fine
