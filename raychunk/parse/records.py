@@ -148,14 +148,15 @@ def parse_json(text: str, base: Document) -> ParsedDocument:
 
 def _record(out: BlockStream, value, start: int, end: int) -> None:
     """One JSON value as a record: an object's members as ``key: value`` lines (named cells), any
-    other value as its text."""
+    other value as its text; none for a value with no text (``{}``, ``null``, only nulls)."""
     if isinstance(value, dict):
         keys = tuple(str(k) for k in value)
         cells = tuple(_scalar(v) for v in value.values())
         body = "\n".join(f"{k}: {v}" for k, v in zip(keys, cells) if v)
-        out.add("record", body, start, end, rows=(keys, cells), header_rows=1)
-    else:
-        out.add("record", _scalar(value), start, end)
+        if body:  # {} or only nulls: nothing to read
+            out.add("record", body, start, end, rows=(keys, cells), header_rows=1)
+    elif text := _scalar(value):
+        out.add("record", text, start, end)
 
 
 _STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
