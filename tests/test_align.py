@@ -93,3 +93,37 @@ def test_a_record_is_mapped_by_its_values_only_where_they_stand_verbatim():
     assert spans("a: x\nb: -", ("a", "b"), ("x", "-"), "x,-") is None
     assert spans("a: x\nc: y", ("a", "c"), ("x", "y"), '{"a": "x", "b": null, "c": "y"}', keyed=True) is None
     assert spans("name: name", ("name",), ("name",), '{"name": "name"}', keyed=True) == ["name", ":", "name"]
+
+
+def test_a_json_string_value_maps_through_its_escapes():
+    from raychunk.chunking.align import record_alignment
+
+    line = (
+        '{"id": "a-1", "text": "First  para.\\n\\nSecond \\"quoted\\" one: it\\u2019s \\ud83d\\ude00 done."}'
+    )
+    value = 'First para. Second "quoted" one: it’s 😀 done.'
+    rendered = f"id: a-1\ntext: {value}"
+    a = record_alignment(rendered, ("id", "text"), ("a-1", value), line, 0, len(line), keyed=True)
+    assert a is not None
+
+    def source(part: str) -> str:
+        at = rendered.index(part)
+        s, e = a.span(at, at + len(part))
+        return line[s:e]
+
+    assert source("First para.") == "First  para."
+    assert source("Second") == "Second"
+    assert (
+        source('"quoted"') == '"quoted\\"'
+    )  # an escaped quote is its quote; the opening one's backslash is left out
+    assert source("it’s 😀 done.") == "it\\u2019s \\ud83d\\ude00 done."  # \\u escapes inside a span are in it
+    assert source("done.") == "done."
+    assert source(rendered) == line[2:-2]
+    # a value that is not what the string reads as is left to the word aligner
+    wrong = rendered.replace("Second", "Third")
+    assert (
+        record_alignment(
+            wrong, ("id", "text"), ("a-1", value.replace("Second", "Third")), line, 0, len(line), keyed=True
+        )
+        is None
+    )

@@ -70,7 +70,10 @@ def test_crashing_hanging_and_hungry_documents_become_failed_rows(tmp_path, fres
     docs = documents_of(tmp_path / "out")
     assert docs["crasher.txt"]["status"] == "failed"
     assert docs["crasher.txt"]["reason"] == "worker crashed 2 times on this file (exit code 70, during parse)"
-    assert docs["hanger.txt"]["reason"] == "parse took longer than 20 s (limits.doc_timeout_s: --set limits.doc_timeout_s=40 gives it more)"
+    assert (
+        docs["hanger.txt"]["reason"]
+        == "parse took longer than 20 s (limits.doc_timeout_s: --set limits.doc_timeout_s=40 gives it more)"
+    )
     assert (
         docs["hog.txt"]["reason"]
         == "parse needed more than 1 GiB (limits.doc_memory_mb: --set limits.doc_memory_mb=2048 gives it more)"

@@ -147,6 +147,20 @@ def record_alignment(
             r_ends.extend((r - 2, r - 1))
             s_starts.extend((k, colon))
             s = colon + 1
+            q = s
+            while q < end and text[q] in " \t\r\n":
+                q += 1
+            if text[q : q + 1] == '"':  # a string, escapes and all
+                found = _json_string_runs(text, q, end, value)
+                if found is None:
+                    return None
+                runs, s = found
+                for a, n, at in runs:
+                    r_starts.append(r + a)
+                    r_ends.append(r + a + n)
+                    s_starts.append(at)
+                r += len(value)
+                continue
         f = text.find(value, s, end)
         if f < 0 or not (_CELL_GAP.fullmatch(text, s, f) or (f == s and (keyed or not s_starts))):
             return None
@@ -162,6 +176,80 @@ def record_alignment(
     if r != len(rendered) or not r_starts:
         return None
     return Alignment(r_starts, r_ends, s_starts, start)
+
+
+_JSON_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")  # what the records reader drops from a value
+_JSON_STRING = re.compile(r'"((?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*)"')
+_JSON_ESCAPE = re.compile(r"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)")
+_ODD_SPACE = re.compile(r"\s{2,}|[^\S ]")  # a run of whitespace that squash changes
+
+
+def _json_string_runs(
+    text: str, q: int, end: int, value: str
+) -> tuple[list[tuple[int, int, int]], int] | None:
+    """The JSON string opening at ``text[q]`` mapped onto ``value``, the cell read from it (decoded,
+    runs of whitespace made one space, trimmed): ``(offset in value, length, source offset)`` for
+    each stretch that stands in the source as itself (``\\"`` as its quote; an escape that is not its
+    character, ``\\n`` or ``\\u2019``, maps to nothing, as markup does), and where the string ends;
+    None where ``value`` is not what it reads as."""
+    m = _JSON_STRING.match(text, q, end)
+    if m is None:
+        return None
+    body, at = m.group(1), q + 1
+    # the decoded text as segments (start in it, length, source offset or -1 for an escape)
+    parts: list[str] = []
+    segments: list[tuple[int, int, int]] = []
+    d = last = 0
+    for e in _JSON_ESCAPE.finditer(body):
+        if e.start() > last:
+            parts.append(body[last : e.start()])
+            segments.append((d, e.start() - last, at + last))
+            d += e.start() - last
+        x = e.group()
+        if x[1] == "u":
+            code = int(x[2:6], 16)
+            if len(x) == 12:
+                code = 0x10000 + ((code - 0xD800) << 10) + (int(x[8:12], 16) - 0xDC00)
+            c = chr(code)
+        else:
+            c = _JSON_ESCAPES[x[1]]
+        parts.append(c)
+        # \" \\ \/ are their character after the backslash; another escape is not its character
+        segments.append((d, 1, at + e.start() + 1 if x[1] in '"\\/' else -1))
+        d += 1
+        last = e.end()
+    if last < len(body):
+        parts.append(body[last:])
+        segments.append((d, len(body) - last, at + last))
+    decoded = "".join(parts)
+    if _CONTROL.search(decoded):
+        return None
+    # what squash keeps of it as it stands: the stretches between runs of whitespace other than
+    # one plain space, each such run one space; whitespace at either end dropped
+    kept: list[tuple[int, int]] = []
+    pos = len(decoded) - len(decoded.lstrip())
+    stop = len(decoded.rstrip())
+    for w in _ODD_SPACE.finditer(decoded, pos, stop):
+        kept.append((pos, w.start()))
+        pos = w.end()
+    kept.append((pos, stop))
+    if " ".join(decoded[a:b] for a, b in kept) != value:
+        return None
+    runs: list[tuple[int, int, int]] = []
+    r, k = 0, 0
+    for a, b in kept:
+        while k < len(segments) and segments[k][0] + segments[k][1] <= a:
+            k += 1
+        j = k
+        while j < len(segments) and segments[j][0] < b:
+            s0, n, src = segments[j]
+            lo, hi = max(a, s0), min(b, s0 + n)
+            if src >= 0 and hi > lo:
+                runs.append((r + lo - a, hi - lo, src + lo - s0))
+            j += 1
+        r += b - a + 1
+    return runs, m.end()
 
 
 def _without_tags(source: str) -> tuple[str, list[tuple[int, int, int]]]:
