@@ -311,3 +311,11 @@ def test_configuration_files_are_code_a_block_per_top_level_part():
         ("ini", "[client]"),
     ]
     assert all(p.text[b.char_start : b.char_end] == b.text for b in p.blocks)
+
+
+def test_a_json_value_with_no_text_is_no_record():
+    p = parse_document(b'{}\n{"a": "x"}\nnull\n{"b": null, "c": ""}\n', "rows.jsonl")
+    assert [b.text for b in p.blocks] == ["a: x"]
+    p = parse_document(b'[{}, {"a": 1}, null]', "rows.json")
+    assert [b.text for b in p.blocks] == ["a: 1"]
+    assert parse_document(b"{}\n{}\n", "empty.jsonl").document.status == "empty"
