@@ -118,12 +118,13 @@ def record_alignment(
     rendered: str, names: Sequence[str], cells: Sequence[str], text: str, start: int, end: int, *, keyed: bool
 ) -> Alignment | None:
     """A record rendered as ``name: value`` lines (``parse.records``: the non-empty cells in order)
-    mapped by finding each value in its source ``text[start:end]``, in order, where it stands
-    verbatim: one run per value, no words aligned. Before a value the source may hold only what parts
-    two cells: in a CSV or TSV row no word character; in a JSON object (``keyed``) the value's quoted
-    key and its colon (both mapped too) and punctuation. None where that does not hold (a value
-    escaped, re-spaced or without a word character; a member with no value between two): such a
-    record is aligned word by word."""
+    mapped by finding each value in its source ``text[start:end]``, in order, where it stands:
+    verbatim (one run per value), or a JSON string read through its escapes (``_json_string_runs``);
+    no words aligned. Before a value the source may hold only what parts two cells: in a CSV or TSV
+    row no word character; in a JSON object (``keyed``) the value's quoted key and its colon (both
+    mapped too) and punctuation. None where that does not hold (a value quoted or re-spaced in a CSV
+    row, a nested JSON value, one without a word character, a member with no value between two):
+    such a record is aligned word by word."""
     r_starts, r_ends, s_starts = array("q"), array("q"), array("q")
     r, s = 0, start
     for name, value in zip(names, cells):
