@@ -319,3 +319,14 @@ def test_a_json_value_with_no_text_is_no_record():
     p = parse_document(b'[{}, {"a": 1}, null]', "rows.json")
     assert [b.text for b in p.blocks] == ["a: 1"]
     assert parse_document(b"{}\n{}\n", "empty.jsonl").document.status == "empty"
+
+
+def test_a_compressed_code_file_keeps_its_language():
+    import gzip
+
+    src = b"def f():\n    return 1\n\n\nclass A:\n    pass\n"
+    p = parse_document(gzip.compress(src), "pkg/m.py.gz")
+    assert [(b.kind, b.language, b.text.split("\n")[0]) for b in p.blocks] == [
+        ("code", "python", "def f():"),
+        ("code", "python", "class A:"),
+    ]

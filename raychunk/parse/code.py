@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, clean_text, finish, line_offsets
+from raychunk.parse.compressed import inner_name
 
 __all__ = ["LANGUAGES", "NAMES", "name_language", "named_language", "parse_code", "text_language"]
 
@@ -180,8 +181,8 @@ _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--)")
 
 def name_language(name: str) -> str | None:
     """The language a file's name gives it: its extension's, or a well-known name's (``Makefile``,
-    ``Dockerfile.dev``)."""
-    p = PurePosixPath(name)
+    ``Dockerfile.dev``); a compressed file's is its content's (``setup.py.gz``: Python)."""
+    p = PurePosixPath(inner_name(name))
     return named_language(p.name) or LANGUAGES.get(p.suffix.lower())
 
 
