@@ -10,6 +10,7 @@ context, like the header line, and spans no source.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from array import array
 from collections.abc import Sequence
@@ -115,16 +116,26 @@ _WORDS2 = re.compile(r"\w\w")
 
 
 def record_alignment(
-    rendered: str, names: Sequence[str], cells: Sequence[str], text: str, start: int, end: int, *, keyed: bool
+    rendered: str,
+    names: Sequence[str],
+    cells: Sequence[str],
+    text: str,
+    start: int,
+    end: int,
+    *,
+    keyed: bool,
+    tagged: bool = False,
 ) -> Alignment | None:
     """A record rendered as ``name: value`` lines (``parse.records``: the non-empty cells in order)
     mapped by finding each value in its source ``text[start:end]``, in order, where it stands:
     verbatim (one run per value), or a JSON string read through its escapes (``_json_string_runs``);
     no words aligned. Before a value the source may hold only what parts two cells: in a CSV or TSV
     row no word character; in a JSON object (``keyed``) the value's quoted key and its colon (both
-    mapped too) and punctuation. None where that does not hold (a value quoted or re-spaced in a CSV
-    row, a nested JSON value, one without a word character, a member with no value between two):
-    such a record is aligned word by word."""
+    mapped too) and punctuation; in an XML element (``tagged``) anything, the value standing as text or
+    an attribute's value (not a tag's or an attribute's name), its words re-spaced as ``squash`` does.
+    None where that does not hold (a value quoted or re-spaced in a CSV row, a nested JSON value, one
+    without a word character, a member with no value between two, an XML value with an entity in
+    it): such a record is aligned word by word."""
     r_starts, r_ends, s_starts = array("q"), array("q"), array("q")
     r, s = 0, start
     for name, value in zip(names, cells):
@@ -137,7 +148,7 @@ def record_alignment(
         if not rendered.startswith(name, r) or rendered[r + len(name) : r + len(name) + 2] != ": ":
             return None
         r += len(name) + 2
-        if not rendered.startswith(value, r) or not _WORD.search(value):
+        if not rendered.startswith(value, r) or not (tagged or _WORD.search(value)):
             return None
         if keyed:
             k = text.find(f'"{name}"', s, end) + 1
@@ -162,6 +173,17 @@ def record_alignment(
                     s_starts.append(at)
                 r += len(value)
                 continue
+        if tagged:
+            found = _xml_value_runs(text, s, end, value)
+            if found is None:
+                return None
+            runs, s = found
+            for a, n, at in runs:
+                r_starts.append(r + a)
+                r_ends.append(r + a + n)
+                s_starts.append(at)
+            r += len(value)
+            continue
         f = text.find(value, s, end)
         if f < 0 or not (_CELL_GAP.fullmatch(text, s, f) or (f == s and (keyed or not s_starts))):
             return None
@@ -177,6 +199,107 @@ def record_alignment(
     if r != len(rendered) or not r_starts:
         return None
     return Alignment(r_starts, r_ends, s_starts, start)
+
+
+def _xml_value_runs(text: str, s: int, end: int, value: str) -> tuple[list[tuple[int, int, int]], int] | None:
+    """The first place from ``s`` where ``value`` (an XML element's text or attribute value, its
+    whitespace made single spaces) stands in ``text``: not inside a longer word, not a tag's or an
+    attribute's name (after ``<``, ``</`` or before ``=``), not in a comment; its runs as
+    ``_json_string_runs`` gives them (one where it stands verbatim, else ``_xml_runs``) and where it
+    ends."""
+    f = text.find(value, s, end)
+    while f >= 0 and not _xml_value_at(text, s, f, f + len(value), value):
+        f = text.find(value, f + 1, end)
+    # Verbatim, unless it may stand earlier escaped or spaced otherwise: where its first stretch
+    # occurs before (``code="say &quot;hi&quot;"`` before ``<note>say "hi"</note>``).
+    first = _XML_SPECIAL.split(value, 1)[0]
+    verbatim = ([(0, len(value), f)], f + len(value)) if f >= 0 else None
+    if verbatim and (first == value or (first and text.find(first, s, f) < 0)):
+        return verbatim
+    if not _XML_SPECIAL.search(value) or len(value) > _XML_PATTERN_LIMIT:
+        return verbatim
+    pattern = _xml_pattern(value)
+    m = pattern.search(text, s, f if f >= 0 else end)
+    while m is not None:
+        g, e = m.span()
+        if _xml_value_at(text, s, g, e, value) and (runs := _xml_runs(text, g, value)) is not None:
+            return runs, e
+        m = pattern.search(text, g + 1, f if f >= 0 else end)
+    return verbatim
+
+
+def _xml_runs(text: str, at: int, value: str) -> list[tuple[int, int, int]] | None:
+    """The runs of ``value`` where ``_xml_pattern`` matched it at ``text[at]``: a stretch of text as
+    itself; an escaped character (``&quot;``) as one character, the reference's first at the value's
+    start and its last elsewhere, so that a span ends past the reference; a space as nothing. None
+    where the match cannot be read so (not reached: the pattern is read piece by piece alike)."""
+    runs, a = [], 0
+    for piece in _XML_SPECIAL.split(value):
+        if not piece:
+            continue
+        if piece.isspace():
+            gap = _XML_GAP_RE.match(text, at)
+            if gap is None:
+                return None
+            at = gap.end()
+        elif _XML_SPECIAL.fullmatch(piece):
+            ref = _XML_REFERENCE.match(text, at)
+            if ref is not None and not value.startswith(ref.group(), a):  # CDATA keeps "&amp;" as text
+                runs.append((a, 1, ref.start() if a == 0 else ref.end() - 1))
+                at = ref.end()
+            elif text.startswith(piece, at):
+                runs.append((a, 1, at))
+                at += 1
+            else:
+                return None
+        elif text.startswith(piece, at):
+            runs.append((a, len(piece), at))
+            at += len(piece)
+        else:
+            return None
+        a += len(piece)
+    return runs
+
+
+def _xml_value_at(text: str, s: int, f: int, e: int, value: str) -> bool:
+    return not (
+        (f > 0 and (_WORDS2.fullmatch(text[f - 1] + value[0]) or text[f - 1] in "</"))
+        or _WORDS2.fullmatch(value[-1] + text[e : e + 1])
+        or text[e : e + 1] == "="
+        or text.rfind("<!--", s, f) > text.rfind("-->", s, f)  # in a comment
+    )
+
+
+_XML_PATTERN_LIMIT = 4096  # characters of a value sought through its escapes; a longer one is aligned
+_XML_SPECIAL = re.compile(r"(\s+|[&<>\"'])")
+# a space of the value: whitespace (or a reference to it: an attribute's &#10;, a no-break space's
+# &nbsp;), where a CDATA section opens or closes, or an HTML tag, escaped or in CDATA, that the
+# reader made one (a feed's markup)
+_XML_GAP = (
+    r"(?:\s|&(?:nbsp|#0*(?:9|10|13|32|160)|#x0*(?:9|[aAdD]|20|[aA]0));|<!\[CDATA\[|\]\]>|<[^<>]*>"
+    r"|&lt;/?[a-zA-Z][^&]*?&gt;)+"
+)
+
+
+_XML_GAP_RE = re.compile(_XML_GAP)
+_XML_REFERENCE = re.compile(r"&(?:[a-zA-Z]+|#[0-9]+|#x[0-9a-fA-F]+);")
+
+
+@functools.lru_cache(maxsize=1024)
+def _xml_pattern(value: str) -> re.Pattern:
+    """A pattern of ``value`` as XML may write it: a space any run of whitespace and escaped tags
+    (``_XML_GAP``); ``&``, ``<``, ``>`` and quotes themselves or a reference."""
+    parts = []
+    for piece in _XML_SPECIAL.split(value):
+        if not piece:
+            continue
+        if piece.isspace():
+            parts.append(_XML_GAP)
+        elif _XML_SPECIAL.fullmatch(piece):
+            parts.append(f"(?:{re.escape(piece)}|{_XML_REFERENCE.pattern})")
+        else:
+            parts.append(re.escape(piece))
+    return re.compile("".join(parts))
 
 
 _JSON_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}

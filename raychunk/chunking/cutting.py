@@ -29,7 +29,8 @@ __all__ = ["Cutter"]
 
 _WORD = re.compile(r"\S+")
 _MARKUP = {"html": "source", "markdown": "both"}  # where html tags may be, by format
-_RECORDS = {"csv": False, "tsv": False, "json": True, "jsonl": True}  # records whose values have keys
+# records whose values are found where they stand (``align.record_alignment``): how they stand there
+_RECORDS = {"csv": "cells", "tsv": "cells", "json": "keyed", "jsonl": "keyed", "xml": "tagged"}
 
 
 class Cutter:
@@ -57,7 +58,7 @@ class Cutter:
         counts = self.costs.block_counts(blocks, texts)
         memo, doc = self.memo, self.parsed.text
         markup = _MARKUP.get(self.parsed.document.format, "")
-        keyed = _RECORDS.get(self.parsed.document.format)
+        shape = _RECORDS.get(self.parsed.document.format)
         pieces = []
         for t, b, n in zip(texts, blocks, counts):
             # A list marker exists only in the rendering: the item's own text is what maps.
@@ -73,8 +74,8 @@ class Cutter:
                 shift=marker,
                 aligned=aligned,
                 pipe=b.kind == "table",
-                record=(*b.rows, keyed)
-                if keyed is not None and b.kind == "record" and len(b.rows) == 2
+                record=(*b.rows, shape)
+                if shape is not None and b.kind == "record" and len(b.rows) == 2
                 else None,
             )
             pieces.append(Piece(t, n, b.kind, b.pages, root=t, source=source))

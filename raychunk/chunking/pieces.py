@@ -116,7 +116,7 @@ class SourceMap:
         # A table rendered as a pipe table (``render_table``): where the source is one too, line for
         # line, its rows map line to line (``_pipe_rows``) without aligning the two.
         self.pipe = pipe
-        # A CSV, TSV or JSON record: ``(names, cells, keyed)``, its values found where they stand
+        # A CSV, TSV, JSON or XML record: ``(names, cells, shape)``, its values found where they stand
         # (``record_alignment``) before its words are aligned.
         self.record = record
         self._map: Alignment | None = None
@@ -125,8 +125,17 @@ class SourceMap:
         if self._map is None:
             rendered = self.aligned if self.aligned is not None else self.rendered
             if self.record is not None:
-                names, cells, keyed = self.record
-                found = record_alignment(rendered, names, cells, self.text, self.start, self.end, keyed=keyed)
+                names, cells, shape = self.record
+                found = record_alignment(
+                    rendered,
+                    names,
+                    cells,
+                    self.text,
+                    self.start,
+                    self.end,
+                    keyed=shape == "keyed",
+                    tagged=shape == "tagged",
+                )
                 if found is not None:
                     self._map = found
                     return found

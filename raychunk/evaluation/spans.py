@@ -18,7 +18,8 @@ checked against the document text:
 Rendering context is not the body's own and may span nothing: the repeated header rows of a split
 pipe table (or the header cells opening a table piece, ``table_part`` set), the copies of a cell
 spanning columns or rows, the keys of a record and the markers of list items (``7.``, ``b)``, ``- [x]``: numbered by the format, not written in
-the source) are dropped from the body when the whole body does not match. Overlap needs no exception: it repeats the source just before the new text, and the span
+the source) are dropped from the body when the whole body does not match; a record's values are
+also sought in an XML span's attribute values, which tags otherwise hide. Overlap needs no exception: it repeats the source just before the new text, and the span
 starts there. The cost is linear in the body and the span, and a span far longer than its body fails
 without being read.
 """
@@ -32,6 +33,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from raychunk.parse.html import BOILERPLATE_CLASSES
+from raychunk.parse.xmldata import shown_attribute
 from raychunk.render import LIST_NUMBER, TERMINAL_ESCAPE, squash
 
 __all__ = ["SKIP_FLOOR", "SKIP_SHARE", "BadSpan", "SpanCheck", "check_chunk", "check_spans", "words"]
@@ -178,6 +180,40 @@ def words(text: str, *, only: Collection[str] | None = None, found: set[str] | N
     return [w.casefold() for w in _WORD.findall(text)]
 
 
+_XML_TAG = re.compile(r"</?[A-Za-z_][^<>]*(?:>|\Z)")  # a tag, or the one a span ends inside
+_ATTRIBUTE_VALUE = re.compile(r"""([\w:.-]*)\s*=\s*(?:"([^"]*)(?:"|\Z)|'([^']*)(?:'|\Z))""")
+
+
+_XML_KEY = re.compile(r"^[^\n:(]*?(?: \(([^()\n]*)\))?: ", re.M)
+
+
+def _xml_values(body: str) -> str:
+    """An XML record's body as its values: each line's key dropped but for the attribute values it
+    carries (``comment (lang de): Tabelle`` reads ``de Tabelle``), except the first line's, which
+    stand before the span (it opens on the first value)."""
+    first, _, rest = body.partition("\n")
+    carried = _XML_KEY.sub(
+        lambda m: " ".join(p.split(" ", 1)[-1] for p in (m[1] or "").split(", ")) + " ", rest
+    )
+    return _XML_KEY.sub("", first) + "\n" + carried
+
+
+def _attributes_shown(span: str) -> str:
+    """An XML span with each tag replaced by its attributes' values; a span may open inside an
+    attribute's value (its first quote before any tag) and end inside one."""
+    lt = span.find("<")
+    quote = min((q for q in (span.find('"'), span.find("'")) if q >= 0), default=-1)
+    if quote >= 0 and (lt < 0 or quote < lt) and ">" not in span[:quote]:
+        span = f"<_ _={span[quote]}" + span
+    return _XML_TAG.sub(_attribute_values, span)
+
+
+def _attribute_values(m: re.Match) -> str:
+    """The values a record reads of a tag's attributes (``xmldata.shown_attribute``: no xmlns)."""
+    shown = (a or b for name, a, b in _ATTRIBUTE_VALUE.findall(m.group(0)) if shown_attribute(name))
+    return " " + " ".join(shown) + " "
+
+
 def _context_free(body: str) -> str | None:
     """The body less its rendering context, or None when it has none: a pipe table's header rows
     (up to the ``|---|`` rule), or the keys of a record (``key: value`` lines, or such pairs run
@@ -278,6 +314,15 @@ def check_chunk(document: str, chunk: Mapping) -> str | None:
         return None
     bare = _context_free(text)
     if bare is not None and _match(words(bare, only=markup), span) is None:
+        return None
+    # an XML record's values may be attributes' (``<entry code="AF"/>``), hidden with the tags; a
+    # piece of a record split at a sentence may open on a line without its key
+    source = document[start:end]
+    if (
+        ("<" in source or "=" in source)
+        and _RECORD_KEY.search(text)
+        and _match(words(_xml_values(text)), words(_attributes_shown(source))) is None
+    ):
         return None
     if _LIST_MARKER.search(text):
         # Every line's marker, or all but the first line's: a piece cut from an item may open on

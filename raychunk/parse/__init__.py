@@ -123,6 +123,7 @@ _DESCRIBE = {
     "perl": "Perl source",
     "docbook": "a DocBook document",
     "jats": "a JATS article",
+    "xml": "XML",
     "org": "an Org document",
     "doc": "a legacy Word document",
     "xls": "a legacy Excel workbook",
@@ -329,10 +330,11 @@ _MAILBOX = re.compile(r"\s*From \S+ [^\n]*\n(?:[\w-]+:[^\n]*\n|[ \t][^\n]*\n){2}
 def _text_format_of(data: bytes) -> str | None:
     """Format of a file whose extension names none, judged by its content: html, a manual page
     (``bash.1``, ``printf.3``: roff, where ``app.log.1`` is a rotated log), DocBook or JATS (an
-    ``.xml`` file of either), text, or None for binary."""
+    ``.xml`` file of either), XML of another vocabulary, text, or None for binary."""
     from raychunk.parse.code import text_language
     from raychunk.parse.info import looks_like_info
     from raychunk.parse.man import is_man_page
+    from raychunk.parse.xmldata import xml_root
     from raychunk.parse.xmldoc import xml_vocabulary
 
     try:
@@ -350,6 +352,8 @@ def _text_format_of(data: bytes) -> str | None:
         return "mbox"
     if head.startswith("<") and (vocabulary := xml_vocabulary(text)):
         return vocabulary
+    if head.startswith("<") and (root := xml_root(text)):
+        return {"html": "html", "svg": "svg"}.get(root.lower(), "xml")  # XHTML, SVG by their root
     language = text_language(text)  # a script's #! line, an editor's mode line
     if language in ("org", "markdown", "rst", "perl"):
         return language
@@ -464,6 +468,7 @@ _PARSERS = {
     "info": _parse_text_format("info.parse_info"),
     "docbook": _parse_text_format("xmldoc.parse_docbook"),
     "jats": _parse_text_format("xmldoc.parse_jats"),
+    "xml": _parse_text_format("xmldata.parse_xml"),
     "pdf": _parse_binary_format("pdf.parse_pdf"),
     "image": _parse_binary_format("pdf.parse_image"),
     **{fmt: _parse_binary_format("office.parse_office") for fmt in OFFICE_FORMATS},

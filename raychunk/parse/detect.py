@@ -143,6 +143,7 @@ TEXT_FORMATS = frozenset(
         "perl",
         "docbook",
         "jats",
+        "xml",
         "org",
         "eml",
         "mbox",
@@ -224,6 +225,7 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_XML_DECLARED = re.compile(rb"""\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""")
 
 
 def decode_text(data: bytes, *, html: bool = False) -> tuple[str, str]:
@@ -336,15 +338,20 @@ def _decode_east_asian(data: bytes) -> tuple[str, str] | None:
 
 
 def _decode_legacy(data: bytes, *, html: bool) -> tuple[str, str]:
-    if html:
+    # An XML declaration's encoding is the document's own word (one saying UTF-8 over bytes that are
+    # not is wrong, and detection decides); in HTML, a meta charset.
+    m = _XML_DECLARED.match(data)
+    if m and m.group(1).lower().replace(b"_", b"-") in (b"utf-8", b"utf8", b"utf-16", b"utf16"):
+        m = None
+    if html and not m:
         m = _META_CHARSET.search(data[:4096])
-        if m:
-            enc = m.group(1).decode("ascii", "replace").lower()
-            try:
-                codecs.lookup(enc)
-                return data.decode(enc, errors="replace"), enc
-            except LookupError:
-                pass
+    if m:
+        enc = m.group(1).decode("ascii", "replace").lower()
+        try:
+            codecs.lookup(enc)
+            return data.decode(enc, errors="replace"), enc
+        except LookupError:
+            pass
     try:
         from charset_normalizer import from_bytes
 
