@@ -228,6 +228,16 @@ def test_rst_reaches_the_peers_with_its_headings():
     assert peer_input(parsed) == "# Guide\n\nIntro.\n\n## Install\n\nRun it."
 
 
+def test_xml_reaches_the_peers_as_written():
+    """A user hands LangChain or Chonkie an XML file as it is: raychunk's records of it are its own
+    reading, not the peers' input (which would move the peers' figures with raychunk's parser)."""
+    from raychunk.parse import parse_document
+
+    data = b'<?xml version="1.0"?>\n<keys><key name="a"><summary>One</summary></key><key name="b"/></keys>\n'
+    parsed = parse_document(data, "keys.xml")
+    assert parsed.document.format == "xml" and peer_input(parsed) == data.decode()
+
+
 @pytest.mark.parametrize("name", ["install.rst", "cmake-generator-expressions.7.rst"])
 def test_pieces_across_code_and_lists_are_found_in_the_text(counter, name):
     """A peer reading blocks rendered as markdown gets code fences and list markers the document text

@@ -7,8 +7,8 @@ the pieces the library makes; ``peer_chunks`` turns those into ``Chunk`` records
 found in the document text by the eval's tolerant locator (``evaluation.locate``), the way a
 labelled quote is, so peers are scored by span exactly like raychunk's chunks.
 
-What a peer reads: a markdown, text, code or records (CSV, JSONL) file as written (what a user
-would hand the library); any other format (HTML, PDF, office, reStructuredText and Org, whose
+What a peer reads: a markdown, text, code, records (CSV, JSONL) or XML file as written (what a
+user would hand the library); any other format (HTML, PDF, office, reStructuredText and Org, whose
 parsed text is their blocks' texts joined, not the file) as raychunk's blocks rendered to markdown
 (headings as ``#`` lines, tables as pipe tables, list items as lines under their marker: ``-``, or
 their number as raychunk's own chunks show it, ``7.``), as a user who converts documents to
@@ -62,7 +62,7 @@ _MARKDOWN_ADDED = (
     re.compile(rf"^[ \t]*(?:```[^\n]*$|{_MARKER})", re.M),
     re.compile(rf"^[ \t]*(?:```[^\n]*$|{_MARKER}|#{{1,6}} )", re.M),
 )
-_AS_WRITTEN = frozenset({"markdown", "text", "code", "csv", "tsv", "json", "jsonl"})
+_AS_WRITTEN = frozenset({"markdown", "text", "code", "csv", "tsv", "json", "jsonl", "xml"})
 
 
 @dataclass(frozen=True, slots=True)
