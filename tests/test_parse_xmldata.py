@@ -352,3 +352,78 @@ def test_an_entry_spans_its_own_values_whatever_words_its_tags_share(rows, max_t
     assert [out[i].char_end for i in lasts] == [e for _, e in expected]
     for c in out:
         assert check_chunk(p.text, c.to_dict()) is None, c.text
+
+
+DITA_TASK = b"""<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE task PUBLIC "-//OASIS//DTD DITA Task//EN" "task.dtd">
+<task id="install-server">
+  <title>Installing the server</title>
+  <shortdesc>Install the server on a Linux host before you configure the cluster.</shortdesc>
+  <taskbody>
+    <prereq><p>You need root access and at least 4 GB of memory on the host.</p></prereq>
+    <steps>
+      <step><cmd>Download the package from the <xref href="downloads.dita">downloads page</xref>.</cmd></step>
+      <step><cmd>Verify the checksum of the package.</cmd>
+        <info><p>Use <codeph>sha256sum</codeph> and compare the result with the published value.</p></info></step>
+      <step><cmd>Run the installer as root.</cmd>
+        <substeps><substep><cmd>Accept the licence.</cmd></substep><substep><cmd>Choose /opt.</cmd></substep></substeps>
+      </step>
+    </steps>
+    <result><p>The server is installed and listens on port 8265.</p></result>
+  </taskbody>
+</task>
+"""
+
+TEI = b"""<?xml version="1.0" encoding="UTF-8"?>
+<TEI xmlns="http://www.tei-c.org/ns/1.0">
+  <teiHeader><fileDesc><titleStmt><title>A Short Story</title><author>Jane Doe</author></titleStmt>
+  <sourceDesc><p>Transcribed from the first edition.</p></sourceDesc></fileDesc></teiHeader>
+  <text><body>
+    <div type="chapter" n="1"><head>The Arrival</head>
+      <p>It was late when the coach reached the village; the only light came from the <hi rend="italic">vicarage</hi> window.</p>
+      <p>She knocked twice before anyone answered.</p>
+    </div>
+    <div type="chapter" n="2"><head>The Letter</head><p>A letter arrived, sealed with red wax.</p></div>
+  </body></text>
+</TEI>
+"""
+
+
+def test_a_dita_task_reads_as_a_document_with_its_steps_numbered():
+    p = parsed(DITA_TASK, "install.dita.xml")
+    assert (p.document.format, p.document.title) == ("xml", "Installing the server")
+    t = ("Installing the server",)
+    assert [(b.kind, b.marker, b.level, b.heading_path, b.text) for b in p.blocks] == [
+        ("heading", "", 1, (), "Installing the server"),
+        ("paragraph", "", 0, t, "Install the server on a Linux host before you configure the cluster."),
+        ("paragraph", "", 0, t, "You need root access and at least 4 GB of memory on the host."),
+        ("list_item", "1.", 0, t, "Download the package from the downloads page."),
+        ("list_item", "2.", 0, t, "Verify the checksum of the package."),
+        ("paragraph", "", 0, t, "Use sha256sum and compare the result with the published value."),
+        ("list_item", "3.", 0, t, "Run the installer as root."),
+        ("list_item", "1.", 1, t, "Accept the licence."),
+        ("list_item", "2.", 1, t, "Choose /opt."),
+        ("paragraph", "", 0, t, "The server is installed and listens on port 8265."),
+    ]
+    out = chunk_document(p, Profile(strategy="structure", max_tokens=32), counter=load_counter("words"))
+    assert all(check_chunk(p.text, c.to_dict()) is None for c in out)
+    assert "1. Download the package" in out[0].text or "1. Download the package" in out[1].text
+
+
+def test_a_tei_text_reads_as_its_chapters():
+    p = parsed(TEI, "story.xml")
+    assert (p.document.format, p.document.title) == ("xml", "A Short Story")
+    assert [(b.kind, b.heading_path, b.text) for b in p.blocks] == [
+        ("heading", (), "A Short Story"),
+        ("paragraph", ("A Short Story",), "author: Jane Doe"),
+        ("paragraph", (), "Transcribed from the first edition."),
+        ("heading", (), "The Arrival"),
+        (
+            "paragraph",
+            ("The Arrival",),
+            "It was late when the coach reached the village; the only light came from the vicarage window.",
+        ),
+        ("paragraph", ("The Arrival",), "She knocked twice before anyone answered."),
+        ("heading", (), "The Letter"),
+        ("paragraph", ("The Letter",), "A letter arrived, sealed with red wax."),
+    ]

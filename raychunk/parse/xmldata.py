@@ -6,7 +6,9 @@ or its ``name``/``id``/``title`` attribute, over the records and sections it hol
 leaf elements in a section are one record; a large leaf is a paragraph under its tag; text between
 a section's elements is a paragraph, and so is each paragraph of a comment (a configuration file's
 documentation), margins and rules dropped. Spans are the elements' places in the source (expat's
-offsets). Not well-formed XML is read as plain text, the reason saying where it broke."""
+offsets). A DITA topic or a TEI text is read as a document instead (``_document``): headings from
+titles, paragraphs from the elements that hold text. Not well-formed XML is read as plain text, the
+reason saying where it broke."""
 
 from __future__ import annotations
 
@@ -110,7 +112,10 @@ def parse_xml(text: str, base: Document) -> ParsedDocument:
     out = BlockStream()
     for c in prelude:
         _comment(out, c)
-    if _is_record(root):
+    if root.tag in _DOCUMENT_ROOTS:
+        _document(out, root, 1)
+        return finish(base, text, out.blocks)  # its first heading is its title
+    elif _is_record(root):
         _record(out, root)
     else:
         _section(out, root, 1, top=True)
@@ -309,6 +314,55 @@ def _comment(out: BlockStream, c: _Comment) -> None:
         if paragraph and _WORDY.search(text := squash(clean_text(" ".join(t for _, _, t in paragraph)))):
             out.add("paragraph", text, c.start + paragraph[0][0], c.start + paragraph[-1][1])
         paragraph = []
+
+
+# Roots of documents written in XML that no reader of pandoc's takes: DITA topics (a task's steps, a
+# concept, a reference) and TEI texts. They read as documents, not as records.
+_DOCUMENT_ROOTS = frozenset({"topic", "task", "concept", "reference", "glossentry", "troubleshooting", "TEI"})
+_HEADS = frozenset({"title", "head"})
+
+
+_ORDERED = frozenset({"steps", "substeps", "ol"})  # lists whose items a reader sees numbered
+_UNORDERED = frozenset({"ul", "sl", "steps-unordered", "choices", "list"})
+
+
+def _document(
+    out: BlockStream, e: _Element, level: int, marker: list[str] | None = None, depth: int = 0
+) -> None:
+    """A document's element: its title or head a heading over what follows it; an element with text
+    of its own (``<p>``, ``<cmd>``, a mixed one with inline elements) a paragraph of all its text,
+    or ``tag: text`` where that is a few words (an author, a date); the items of a list (a DITA
+    task's steps, ``ol``, ``ul``) list items under their number or bullet; any other looked into.
+    ``marker``: the list marker the next text of this element takes (a step's number for its
+    ``cmd``), emptied once taken."""
+    title = next((c for c in e.children if isinstance(c, _Element) and c.tag in _HEADS and c.size), None)
+    if title is not None:
+        out.heading(_value(title.all_text()), level, title.start, title.end)
+        level += 1
+    items = [c for c in e.children if isinstance(c, _Element) and c is not title]
+    numbered = e.tag in _ORDERED
+    for c in e.children:
+        if c is title or c is _SPACE:
+            continue
+        if isinstance(c, _Comment):
+            _comment(out, c)
+        elif isinstance(c, _Text):
+            out.add("paragraph", _value(c.text), c.start, c.end)
+        elif numbered or e.tag in _UNORDERED:
+            item = [f"{items.index(c) + 1}." if numbered else "-"]
+            _document(out, c, level, item, depth + (1 if marker is not None or depth else 0))
+        elif c.leaf() or c.mixed():
+            text = _value(c.all_text())
+            if marker:
+                out.add("list_item", text, c.start, c.end, marker=marker.pop(), level=depth)
+                continue
+            if text and len(text.split()) < 6 and not text.endswith((".", "!", "?", ":")):
+                text = f"{c.tag}: {text}"
+            out.add("paragraph", text, c.start, c.end)
+        else:
+            _document(out, c, level, marker, depth)
+    if title is not None:
+        out.leave(level - 1)
 
 
 def _is_record(e: _Element) -> bool:
