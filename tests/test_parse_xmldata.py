@@ -427,3 +427,11 @@ def test_a_tei_text_reads_as_its_chapters():
         ("heading", (), "The Letter"),
         ("paragraph", ("The Letter",), "A letter arrived, sealed with red wax."),
     ]
+
+
+def test_xml_nested_past_the_walks_depth_is_plain_text_not_a_failure():
+    deep = b"<a>" * 5000 + b"the words at the bottom" + b"</a>" * 5000
+    p = parse_document(deep, "deep.xml")
+    assert (p.document.format, p.document.status) == ("text", "ok")
+    assert p.document.reason == "XML nested too deeply to read by its elements: read as plain text"
+    assert "the words at the bottom" in p.text

@@ -134,8 +134,8 @@ def record_alignment(
     mapped too) and punctuation; in an XML element (``tagged``) anything, the value standing as text or
     an attribute's value (not a tag's or an attribute's name), its words re-spaced as ``squash`` does.
     None where that does not hold (a value quoted or re-spaced in a CSV row, a nested JSON value, one
-    without a word character, a member with no value between two, an XML value with an entity in
-    it): such a record is aligned word by word."""
+    without a word character, a member with no value between two, an XML value that stands neither
+    as itself nor through its escapes): such a record is aligned word by word."""
     r_starts, r_ends, s_starts = array("q"), array("q"), array("q")
     r, s = 0, start
     for name, value in zip(names, cells):
@@ -279,8 +279,6 @@ _XML_GAP = (
     r"(?:\s|&(?:nbsp|#0*(?:9|10|13|32|160)|#x0*(?:9|[aAdD]|20|[aA]0));|<!\[CDATA\[|\]\]>|<[^<>]*>"
     r"|&lt;/?[a-zA-Z][^&]*?&gt;)+"
 )
-
-
 _XML_GAP_RE = re.compile(_XML_GAP)
 _XML_REFERENCE = re.compile(r"&(?:[a-zA-Z]+|#[0-9]+|#x[0-9a-fA-F]+);")
 

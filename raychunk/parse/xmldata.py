@@ -112,13 +112,19 @@ def parse_xml(text: str, base: Document) -> ParsedDocument:
     out = BlockStream()
     for c in prelude:
         _comment(out, c)
-    if root.tag in _DOCUMENT_ROOTS:
-        _document(out, root, 1)
-        return finish(base, text, out.blocks)  # its first heading is its title
-    elif _is_record(root):
-        _record(out, root)
-    else:
-        _section(out, root, 1, top=True)
+    try:
+        if root.tag in _DOCUMENT_ROOTS:
+            _document(out, root, 1)
+            return finish(base, text, out.blocks)  # its first heading is its title
+        if _is_record(root):
+            _record(out, root)
+        else:
+            _section(out, root, 1, top=True)
+    except RecursionError:  # expat reads any depth; the walks above recurse
+        from raychunk.parse.text import parse_text
+
+        parsed = parse_text(text, dataclasses.replace(base, format="text"))
+        return with_reason(parsed, "XML nested too deeply to read by its elements: read as plain text")
     return finish(base, text, out.blocks, title=base.title)  # a tag is no title: the file's name stands
 
 
@@ -339,8 +345,8 @@ def _document(
     if title is not None:
         out.heading(_value(title.all_text()), level, title.start, title.end)
         level += 1
-    items = [c for c in e.children if isinstance(c, _Element) and c is not title]
     numbered = e.tag in _ORDERED
+    number = 0
     for c in e.children:
         if c is title or c is _SPACE:
             continue
@@ -349,7 +355,8 @@ def _document(
         elif isinstance(c, _Text):
             out.add("paragraph", _value(c.text), c.start, c.end)
         elif numbered or e.tag in _UNORDERED:
-            item = [f"{items.index(c) + 1}." if numbered else "-"]
+            number += 1
+            item = [f"{number}." if numbered else "-"]
             _document(out, c, level, item, depth + (1 if marker is not None or depth else 0))
         elif c.leaf() or c.mixed():
             text = _value(c.all_text())
