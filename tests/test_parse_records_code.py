@@ -280,6 +280,10 @@ def test_well_known_names_and_more_extensions_are_code():
         "init.lua": "lua",
         "mix.exs": "elixir",
         "config.mk": "make",
+        "site/theme.css": "css",
+        "styles/main.scss": "scss",
+        "kernels/add.cuh": "cuda",
+        "kernels/add.cu": "cuda",
     }
     for name, language in cases.items():
         assert _code("all: build\n\nbuild:\n\tcc -o x x.c\n", name)[:2] == ("code", [language]), name
@@ -311,6 +315,15 @@ def test_configuration_files_are_code_a_block_per_top_level_part():
         ("ini", "[client]"),
     ]
     assert all(p.text[b.char_start : b.char_end] == b.text for b in p.blocks)
+    # systemd units and desktop entries are INI files
+    unit = "[Unit]\nDescription=Daily apt download activities\n\n[Service]\nType=oneshot\n\n[Install]\nWantedBy=timers.target\n"
+    for name in ("apt-daily.service", "apt-daily.timer", "org.gnome.Terminal.desktop", "tmp.mount"):
+        p = parse_document(unit.encode(), name)
+        assert [(b.language, b.text.split("\n")[0]) for b in p.blocks] == [
+            ("ini", "[Unit]"),
+            ("ini", "[Service]"),
+            ("ini", "[Install]"),
+        ], name
 
 
 def test_a_json_value_with_no_text_is_no_record():

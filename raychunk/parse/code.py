@@ -95,6 +95,21 @@ LANGUAGES = {
     ".yml": "yaml",
     ".toml": "toml",
     ".ini": "ini",
+    ".css": "css",
+    ".scss": "scss",
+    ".less": "less",
+    ".cu": "cuda",
+    ".cuh": "cuda",
+    # systemd units and desktop entries are INI files
+    ".service": "ini",
+    ".socket": "ini",
+    ".target": "ini",
+    ".timer": "ini",
+    ".mount": "ini",
+    ".automount": "ini",
+    ".path": "ini",
+    ".slice": "ini",
+    ".desktop": "ini",
 }
 # Files a project names for what they are, whatever their extension (``Dockerfile.dev``).
 NAMES = {
