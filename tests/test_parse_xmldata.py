@@ -235,6 +235,18 @@ def test_the_root_tells_xhtml_and_svg_from_other_xml():
     assert xml_root('<?xml version="1.0"?>\n<!-- c -->\n<!DOCTYPE x>\n<x:feed xmlns:x="u"/>') == "feed"
     assert xml_root("<notes><n>a</n></notes>\n") == "notes"
     assert xml_root("<b>bold</b> and then prose") is None and xml_root("plain") is None
+    # a fragment of a page (an Excel export under .xls, a saved snippet) is HTML's, not XML
+    assert xml_root("<table><tr><td>Bolt</td></tr></table>") is None
+    assert xml_root('<?xml version="1.0"?>\n<table><row/></table>') == "table"
+    assert xml_root('<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS//EN" "x.dtd">\n<node>') == "node"
+    assert xml_root("<!DOCTYPE html>\n<div>page</div>") is None
+    # a file past the 64 KB that detection reads is judged by its end too
+    big = (
+        b"<catalog>\n"
+        + b"".join(b'  <item id="%d">An item of the catalog.</item>\n' % i for i in range(3000))
+        + b"</catalog>\n"
+    )
+    assert len(big) > 65536 and parse_document(big, "catalog.xml").document.format == "xml"
     xhtml = b'<?xml version="1.0"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>Hi</h1><p>There.</p></body></html>\n'
     assert parse_document(xhtml, "page.xml").document.format == "html"
     svg = b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><text>Label</text></svg>\n'
@@ -271,7 +283,7 @@ def test_comments_are_the_documentation_of_a_configuration_file():
         ("record", "offline: false"),
     ]
     # a short comment inside a small record is not read into it
-    small = parsed(b"<a><!-- note --><b>x</b><c>y</c></a>", "small.xml")
+    small = parsed(b"<r><!-- note --><b>x</b><c>y</c></r>", "small.xml")
     assert [b.text for b in small.blocks] == ["b: x\nc: y"]
 
 
@@ -430,7 +442,7 @@ def test_a_tei_text_reads_as_its_chapters():
 
 
 def test_xml_nested_past_the_walks_depth_is_plain_text_not_a_failure():
-    deep = b"<a>" * 5000 + b"the words at the bottom" + b"</a>" * 5000
+    deep = b"<n>" * 5000 + b"the words at the bottom" + b"</n>" * 5000
     p = parse_document(deep, "deep.xml")
     assert (p.document.format, p.document.status) == ("text", "ok")
     assert p.document.reason == "XML nested too deeply to read by its elements: read as plain text"

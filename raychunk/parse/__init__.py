@@ -352,12 +352,20 @@ def _text_format_of(data: bytes) -> str | None:
         return "mbox"
     if head.startswith("<") and (vocabulary := xml_vocabulary(text)):
         return vocabulary
-    if head.startswith("<") and (root := xml_root(text)):
+    if head.startswith("<") and (root := xml_root(text, _tail(data) if len(data) > 65536 else None)):
         return {"html": "html", "svg": "svg"}.get(root.lower(), "xml")  # XHTML, SVG by their root
     language = text_language(text)  # a script's #! line, an editor's mode line
     if language in ("org", "markdown", "rst", "perl"):
         return language
     return "code" if language else "text"
+
+
+def _tail(data: bytes) -> str:
+    """The end of a file read as text (its first 64 KB are what ``_text_format_of`` judges)."""
+    try:
+        return decode_text(data[-4096:])[0]
+    except BinaryContent:
+        return ""
 
 
 def _spreadsheetml(data: bytes) -> bool:

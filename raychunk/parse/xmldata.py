@@ -34,13 +34,53 @@ _MARKUP_IN_TEXT = re.compile(r"</[a-zA-Z][\w:-]*\s*>|<br\s*/?>|<p\b")  # escaped
 _HTML_TAG = re.compile(r"<[^>]*>")
 _WORDY = re.compile(r"\w\w")
 _ROOT = re.compile(r"<(?![?!])([\w:.-]+)")
+_DOCTYPE_NAME = re.compile(r"<!DOCTYPE\s+([\w:.-]+)")
 _SKIPPED = re.compile(r"<!--.*?-->|<\?.*?\?>|<!DOCTYPE[^>\[]*(?:\[.*?\])?\s*>", re.S)
 
 
-def xml_root(text: str) -> str | None:
+# Elements of HTML that open a fragment of a page (an Excel export under .xls, a saved snippet):
+# without an XML declaration such a file is HTML, not XML
+_HTML_ROOTS = frozenset(
+    [
+        "html",
+        "head",
+        "body",
+        "table",
+        "div",
+        "p",
+        "span",
+        "ul",
+        "ol",
+        "dl",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "a",
+        "b",
+        "i",
+        "u",
+        "em",
+        "strong",
+        "font",
+        "center",
+        "pre",
+        "form",
+        "blockquote",
+        "br",
+        "hr",
+        "img",
+    ]
+)
+
+
+def xml_root(text: str, tail: str | None = None) -> str | None:
     """The local name of an XML document's root element (``rss``, ``html``, ``svg``), or None when
-    the text does not open as XML: an ``<?xml`` declaration, or an element that is closed at the
-    end of the text."""
+    the text does not open as XML: an ``<?xml`` declaration, a DOCTYPE that is not HTML's, or an
+    element that is closed at the end of the text (``tail``: the file's end, where ``text`` is only
+    its start) and is not one of HTML's (a fragment of a page)."""
     head = text[:16384].lstrip()
     if not head.startswith("<"):
         return None
@@ -48,8 +88,11 @@ def xml_root(text: str) -> str | None:
     if root is None:
         return None
     name = root[1]
-    tail = text[-4096:].rstrip()
-    if head.startswith("<?xml") or tail.endswith((f"</{name}>", "/>")):
+    doctype = _DOCTYPE_NAME.search(head)
+    if head.startswith("<?xml") or (doctype and doctype[1].lower() != "html"):
+        return name.split(":")[-1]
+    tail = (text[-4096:] if tail is None else tail).rstrip()
+    if name.lower() not in _HTML_ROOTS and tail.endswith((f"</{name}>", "/>")):
         return name.split(":")[-1]
     return None
 
