@@ -447,3 +447,24 @@ def test_xml_nested_past_the_walks_depth_is_plain_text_not_a_failure():
     assert (p.document.format, p.document.status) == ("text", "ok")
     assert p.document.reason == "XML nested too deeply to read by its elements: read as plain text"
     assert "the words at the bottom" in p.text
+
+
+def test_values_are_found_through_cdata_references_and_respacing():
+    data = b"""<?xml version="1.0"?>
+<items>
+  <item><code>R&amp;D</code><text><![CDATA[Keeps   R&amp;D as written]]></text></item>
+  <item><code>x &lt; y</code><text>wrapped
+      over two lines</text></item>
+</items>
+"""
+    p = parsed(data, "items.xml")
+    assert [b.text for b in p.blocks] == [
+        "code: R&D\ntext: Keeps R&amp;D as written",
+        "code: x < y\ntext: wrapped over two lines",
+    ]
+    out = chunk_document(p, Profile(strategy="records", max_tokens=64), counter=load_counter("words"))
+    spans = [p.text[c.char_start : c.char_end] for c in out]
+    assert spans == [
+        "R&amp;D</code><text><![CDATA[Keeps   R&amp;D as written",
+        "x &lt; y</code><text>wrapped\n      over two lines",
+    ]

@@ -10,7 +10,6 @@ context, like the header line, and spans no source.
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 from array import array
 from collections.abc import Sequence
@@ -212,53 +211,62 @@ def _xml_value_runs(text: str, s: int, end: int, value: str) -> tuple[list[tuple
         f = text.find(value, f + 1, end)
     # Verbatim, unless it may stand earlier escaped or spaced otherwise: where its first stretch
     # occurs before (``code="say &quot;hi&quot;"`` before ``<note>say "hi"</note>``).
-    first = _XML_SPECIAL.split(value, 1)[0]
+    pieces = [p for p in _XML_SPECIAL.split(value) if p]
+    first = pieces[0]
     verbatim = ([(0, len(value), f)], f + len(value)) if f >= 0 else None
-    if verbatim and (first == value or (first and text.find(first, s, f) < 0)):
+    if verbatim and (first == value or (not _XML_SPECIAL.fullmatch(first) and text.find(first, s, f) < 0)):
         return verbatim
-    if not _XML_SPECIAL.search(value) or len(value) > _XML_PATTERN_LIMIT:
+    if len(pieces) == 1 and not _XML_SPECIAL.fullmatch(first):
         return verbatim
-    pattern = _xml_pattern(value)
-    m = pattern.search(text, s, f if f >= 0 else end)
-    while m is not None:
-        g, e = m.span()
-        if _xml_value_at(text, s, g, e, value) and (runs := _xml_runs(text, g, value)) is not None:
-            return runs, e
-        m = pattern.search(text, g + 1, f if f >= 0 else end)
+    stop = f if f >= 0 else end
+    at = s
+    while at < stop:
+        if _XML_SPECIAL.fullmatch(first):
+            g = min((i for i in (text.find(first, at, stop), text.find("&", at, stop)) if i >= 0), default=-1)
+        else:
+            g = text.find(first, at, stop)
+        if g < 0:
+            break
+        found = _xml_runs(text, g, end, value, pieces)
+        if found is not None and _xml_value_at(text, s, g, found[1], value):
+            return found
+        at = g + 1
     return verbatim
 
 
-def _xml_runs(text: str, at: int, value: str) -> list[tuple[int, int, int]] | None:
-    """The runs of ``value`` where ``_xml_pattern`` matched it at ``text[at]``: a stretch of text as
-    itself; an escaped character (``&quot;``) as one character, the reference's first at the value's
-    start and its last elsewhere, so that a span ends past the reference; a space as nothing. None
-    where the match cannot be read so (not reached: the pattern is read piece by piece alike)."""
+def _xml_runs(
+    text: str, at: int, end: int, value: str, pieces: list[str]
+) -> tuple[list[tuple[int, int, int]], int] | None:
+    """``pieces`` (``value`` split at spaces and escapable characters) read from ``text[at]`` as XML
+    may write them: a stretch of text as itself; a space as any run of whitespace, references to it
+    and tags the reader made a space (``_XML_GAP``), mapped to nothing; an escapable character as
+    itself or a reference (``&quot;``), mapped to the reference's first character at the value's
+    start and its last elsewhere, so that a span ends past it. The runs and where the value ends;
+    None where the text does not read so before ``end``."""
     runs, a = [], 0
-    for piece in _XML_SPECIAL.split(value):
-        if not piece:
-            continue
+    for piece in pieces:
         if piece.isspace():
-            gap = _XML_GAP_RE.match(text, at)
+            gap = _XML_GAP_RE.match(text, at, end)
             if gap is None:
                 return None
             at = gap.end()
         elif _XML_SPECIAL.fullmatch(piece):
-            ref = _XML_REFERENCE.match(text, at)
+            ref = _XML_REFERENCE.match(text, at, end)
             if ref is not None and not value.startswith(ref.group(), a):  # CDATA keeps "&amp;" as text
                 runs.append((a, 1, ref.start() if a == 0 else ref.end() - 1))
                 at = ref.end()
-            elif text.startswith(piece, at):
+            elif text.startswith(piece, at) and at < end:
                 runs.append((a, 1, at))
                 at += 1
             else:
                 return None
-        elif text.startswith(piece, at):
+        elif text.startswith(piece, at) and at + len(piece) <= end:
             runs.append((a, len(piece), at))
             at += len(piece)
         else:
             return None
         a += len(piece)
-    return runs
+    return runs, at
 
 
 def _xml_value_at(text: str, s: int, f: int, e: int, value: str) -> bool:
@@ -270,34 +278,15 @@ def _xml_value_at(text: str, s: int, f: int, e: int, value: str) -> bool:
     )
 
 
-_XML_PATTERN_LIMIT = 4096  # characters of a value sought through its escapes; a longer one is aligned
 _XML_SPECIAL = re.compile(r"(\s+|[&<>\"'])")
 # a space of the value: whitespace (or a reference to it: an attribute's &#10;, a no-break space's
 # &nbsp;), where a CDATA section opens or closes, or an HTML tag, escaped or in CDATA, that the
 # reader made one (a feed's markup)
-_XML_GAP = (
+_XML_GAP_RE = re.compile(
     r"(?:\s|&(?:nbsp|#0*(?:9|10|13|32|160)|#x0*(?:9|[aAdD]|20|[aA]0));|<!\[CDATA\[|\]\]>|<[^<>]*>"
     r"|&lt;/?[a-zA-Z][^&]*?&gt;)+"
 )
-_XML_GAP_RE = re.compile(_XML_GAP)
 _XML_REFERENCE = re.compile(r"&(?:[a-zA-Z]+|#[0-9]+|#x[0-9a-fA-F]+);")
-
-
-@functools.lru_cache(maxsize=1024)
-def _xml_pattern(value: str) -> re.Pattern:
-    """A pattern of ``value`` as XML may write it: a space any run of whitespace and escaped tags
-    (``_XML_GAP``); ``&``, ``<``, ``>`` and quotes themselves or a reference."""
-    parts = []
-    for piece in _XML_SPECIAL.split(value):
-        if not piece:
-            continue
-        if piece.isspace():
-            parts.append(_XML_GAP)
-        elif _XML_SPECIAL.fullmatch(piece):
-            parts.append(f"(?:{re.escape(piece)}|{_XML_REFERENCE.pattern})")
-        else:
-            parts.append(re.escape(piece))
-    return re.compile("".join(parts))
 
 
 _JSON_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
