@@ -51,8 +51,8 @@ sys.path.insert(0, str(HERE))
 if __name__ == "__main__":
     sys.modules.setdefault("fidelity", sys.modules["__main__"])  # the section modules import these helpers
 
-# One line per section module (text formats, PDF tables, OCR, office files, legacy Word, books); each
-# defines SECTIONS.
+# One line per section module (text formats, PDF tables, OCR, office files, legacy Word, books, XML);
+# each defines SECTIONS.
 SECTION_MODULES = (
     "fidelity_text",
     "fidelity_ocr",
@@ -63,6 +63,7 @@ SECTION_MODULES = (
     "fidelity_legacy",
     "fidelity_sheets",
     "fidelity_books",
+    "fidelity_xml",
 )
 
 Grid = tuple[tuple[str, ...], ...]

@@ -468,3 +468,18 @@ def test_values_are_found_through_cdata_references_and_respacing():
         "R&amp;D</code><text><![CDATA[Keeps   R&amp;D as written",
         "x &lt; y</code><text>wrapped\n      over two lines",
     ]
+
+
+def test_a_list_of_entries_further_down_makes_its_ancestors_sections():
+    # a schema list holding one schema of two keys: small, but the keys are records of their own
+    data = (
+        b'<schemalist><schema id="org.example.a11y"><key name="a" type="b"><default>true</default></key>'
+        b'<key name="b" type="b"><default>false</default></key></schema></schemalist>'
+    )
+    p = parsed(data, "small.gschema.xml")
+    assert [(b.kind, b.heading_path, b.text) for b in p.blocks] == [
+        ("heading", (), "org.example.a11y"),
+        ("record", ("org.example.a11y",), "id: org.example.a11y"),
+        ("record", ("org.example.a11y",), "name: a\ntype: b\ndefault: true"),
+        ("record", ("org.example.a11y",), "name: b\ntype: b\ndefault: false"),
+    ]

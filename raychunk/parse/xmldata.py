@@ -417,7 +417,8 @@ def _document(
 
 def _is_record(e: _Element) -> bool:
     """Small, and not a list of entries: two elements under it that are more than fields (``<city
-    name="Bern"><note>...</note></city>`` twice) make it a section of records, however small."""
+    name="Bern"><note>...</note></city>`` twice) make it a section of records, however small, and so
+    does such a list further down (a schema list holding one schema of many keys)."""
     if e.size > RECORD_CHARS:
         return False
     entries = 0
@@ -426,7 +427,7 @@ def _is_record(e: _Element) -> bool:
             return False
         if isinstance(c, _Element) and not _field(c):
             entries += 1
-            if entries == 2:
+            if entries == 2 or not _is_record(c):
                 return False
     return True
 
