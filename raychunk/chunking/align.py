@@ -161,21 +161,14 @@ def record_alignment(
             q = s
             while q < end and text[q] in " \t\r\n":
                 q += 1
-            if text[q : q + 1] == '"':  # a string, escapes and all
-                found = _json_string_runs(text, q, end, value)
-                if found is None:
-                    return None
-                runs, s = found
-                for a, n, at in runs:
-                    r_starts.append(r + a)
-                    r_ends.append(r + a + n)
-                    s_starts.append(at)
-                r += len(value)
-                continue
-        if tagged:
-            found = _xml_value_runs(text, s, end, value)
-            if found is None:
-                return None
+            # a string, escapes and all
+            found = _json_string_runs(text, q, end, value) if text[q : q + 1] == '"' else False
+        else:
+            found = _xml_value_runs(text, s, end, value) if tagged else False
+        # runs and where the value ends; None: it does not stand there; False: a plain value (below)
+        if found is None:
+            return None
+        if found:
             runs, s = found
             for a, n, at in runs:
                 r_starts.append(r + a)
