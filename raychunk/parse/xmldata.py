@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, clean_text, finish, with_reason
+from raychunk.parse.xmldoc import xml_prolog
 from raychunk.render import squash
 
 __all__ = ["RECORD_CHARS", "parse_xml", "shown_attribute", "xml_root"]
@@ -33,9 +34,6 @@ _TAG_END = re.compile(rb"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""")
 _MARKUP_IN_TEXT = re.compile(r"</[a-zA-Z][\w:-]*\s*>|<br\s*/?>|<p\b")  # escaped HTML in a value (feeds)
 _HTML_TAG = re.compile(r"<[^>]*>")
 _WORDY = re.compile(r"\w\w")
-_ROOT = re.compile(r"<(?![?!])([\w:.-]+)")
-_DOCTYPE_NAME = re.compile(r"<!DOCTYPE\s+([\w:.-]+)")
-_SKIPPED = re.compile(r"<!--.*?-->|<\?.*?\?>|<!DOCTYPE[^>\[]*(?:\[.*?\])?\s*>", re.S)
 
 
 # Elements of HTML that open a fragment of a page (an Excel export under .xls, a saved snippet):
@@ -84,11 +82,10 @@ def xml_root(text: str, tail: str | None = None) -> str | None:
     head = text[:16384].lstrip()
     if not head.startswith("<"):
         return None
-    root = _ROOT.match(_SKIPPED.sub("", head).lstrip())
+    doctype, root = xml_prolog(head)
     if root is None:
         return None
     name = root[1]
-    doctype = _DOCTYPE_NAME.search(head)
     if head.startswith("<?xml") or (doctype and doctype[1].lower() != "html"):
         return name.split(":")[-1]
     tail = (text[-4096:] if tail is None else tail).rstrip()

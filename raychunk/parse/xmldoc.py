@@ -20,7 +20,7 @@ from raychunk.parse.pandoc import PandocFailed, convert, plain_text_instead, rea
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
 
-__all__ = ["parse_docbook", "parse_jats", "utf8_declared", "xml_vocabulary"]
+__all__ = ["parse_docbook", "parse_jats", "utf8_declared", "xml_prolog", "xml_vocabulary"]
 
 _FILTER = f"--lua-filter={Path(__file__).with_name('front_matter.lua')}"
 _DOCTYPE = re.compile(r"<!DOCTYPE\s+(\w[\w:.-]*)([^>\[]*)", re.I)
@@ -43,9 +43,7 @@ def xml_vocabulary(text: str) -> str | None:
     head = text[:16384]
     if not head.lstrip().startswith("<"):
         return None
-    doctype = _DOCTYPE.search(head)
-    without = re.sub(r"<!--.*?-->|<\?.*?\?>|<!DOCTYPE[^>\[]*(?:\[.*?\])?\s*>", "", head, flags=re.S)
-    root = _ROOT.search(without)
+    doctype, root = xml_prolog(head)
     if root is None:
         return None
     name, attributes = root[1].split(":")[-1], root[2]
@@ -55,6 +53,15 @@ def xml_vocabulary(text: str) -> str | None:
     if name in _DOCBOOK_ROOTS and ("docbook.org/ns/docbook" in attributes or "DOCBOOK" in declared):
         return "docbook"
     return None
+
+
+_PROLOG = re.compile(r"<!--.*?-->|<\?.*?\?>|<!DOCTYPE[^>\[]*(?:\[.*?\])?\s*>", re.S)
+
+
+def xml_prolog(head: str) -> tuple[re.Match | None, re.Match | None]:
+    """The DOCTYPE (its name, then the rest: public and system ids) and the root element's start tag
+    (its name, then its attributes) of an XML document's ``head``; None for either it lacks."""
+    return _DOCTYPE.search(head), _ROOT.search(_PROLOG.sub("", head))
 
 
 def utf8_declared(text: str) -> str:
