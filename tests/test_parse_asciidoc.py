@@ -4,12 +4,14 @@ was plain text: ``== Install`` a paragraph, no heading path for any chunk."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
 import pytest
 
 from raychunk.parse import parse_document
-from tests.spans import assert_spans_match
+from tests.spans import assert_spans_match, chunks_holding_their_spans
 
 DATA = Path(__file__).parent / "data" / "asciidoc"  # asciidoctor-reveal.js's README and licence (MIT)
 
@@ -77,9 +79,20 @@ literal text here
 """
 
 
+_DESCRIPTION = re.compile(r"(\S.*?)(?::{2,4}|;;)(?:[ \t]+|$)")
+
+
 def parsed(data: bytes, name: str):
+    """The parse, every block's text its span's (a description's with its ``::`` read as ``:``)."""
     p = parse_document(data, name)
-    assert_spans_match(p, rendered=("table",))
+    descriptions = [
+        b for b in p.blocks if b.kind == "paragraph" and _DESCRIPTION.match(p.text[b.char_start : b.char_end])
+    ]
+    others = [b for b in p.blocks if b not in descriptions]
+    assert_spans_match(dataclasses.replace(p, blocks=others), rendered=("table",))
+    for b in descriptions:
+        source = p.text[b.char_start : b.char_end]
+        assert b.text == _DESCRIPTION.sub(lambda m: m[1] + ": ", source, count=1).strip(), (b.text, source)
     return p
 
 
@@ -115,7 +128,7 @@ def test_a_guide_reads_as_asciidoctor_renders_it():
             "",
             None,
         ),
-        ("paragraph", "chunk_size:: The cap in tokens.", config, 0, "", None),
+        ("paragraph", "chunk_size: The cap in tokens.", config, 0, "", None),  # a description
         ("paragraph", "Never run two installers at once.", config, 0, "", None),
         ("heading", "Troubleshooting", t, 2, "", None),
         ("code", "literal text here", (*t, "Troubleshooting"), 0, "", None),
@@ -174,3 +187,101 @@ def test_asciidoc_edges(adoc, status, reason, kinds):
     p = parsed(adoc, "doc.adoc")
     assert p.document.status == status and p.document.reason.startswith(reason), p.document
     assert [b.kind for b in p.blocks] == kinds
+
+
+def test_lists_nest_by_marker_and_number_as_their_attributes_say():
+    """Asciidoctor nests a list by its marker, not its indent, and numbers it from ``[start=N]`` in
+    the style ``[loweralpha]`` names; a nested list under the next item counts from its start
+    again. Before: every ``*`` item under a ``-`` list was level 0, and ``start`` and the style were
+    ignored (``1.`` for ``[start=4]``, ``1.`` for ``[loweralpha]``)."""
+    adoc = b"""== Steps
+
+[start=4]
+. Stop the service.
+* the API first
+* then the workers
+. Back up the data.
+.. the database
+.. the files
+. Restore.
+.. check the logs
+
+[loweralpha]
+. First.
+. Second.
+
+- Bullet.
+* Nested under it.
+** Deeper.
+- Again.
+
+. Fresh list.
+"""
+    p = parsed(adoc, "steps.adoc")
+    got = [(b.level, b.marker, b.text) for b in p.blocks if b.kind == "list_item"]
+    assert got == [
+        (0, "4.", "Stop the service."),
+        (1, "-", "the API first"),
+        (1, "-", "then the workers"),
+        (0, "5.", "Back up the data."),
+        (1, "a.", "the database"),
+        (1, "b.", "the files"),
+        (0, "6.", "Restore."),
+        (1, "a.", "check the logs"),
+        (0, "a.", "First."),
+        (0, "b.", "Second."),
+        (0, "-", "Bullet."),
+        (1, "-", "Nested under it."),
+        (2, "-", "Deeper."),
+        (0, "-", "Again."),
+        (0, "1.", "Fresh list."),
+    ]
+
+
+def test_table_cells_spanning_columns_and_rows_fill_each_place_they_cover():
+    """``2+|`` spans two columns, ``.2+|`` two rows, ``2*|`` writes a cell twice: each place the cell
+    covers holds its text (copies marked), so the columns after it stay in place. Before, the
+    spec was dropped and the cells after a spanning one moved a column left."""
+    adoc = b"""[cols="3*",options="header"]
+|===
+|Region |Seats |Price
+|north |10 |3
+2+|Total |13
+.2+|south |4 |5
+|6 |7
+2*|same |8
+3+|A note over the table's width
+|===
+"""
+    p = parsed(adoc, "t.adoc")
+    (table,) = [b for b in p.blocks if b.kind == "table"]
+    assert table.rows == (
+        ("Region", "Seats", "Price"),
+        ("north", "10", "3"),
+        ("Total", "Total", "13"),
+        ("south", "4", "5"),
+        ("south", "6", "7"),
+        ("same", "same", "8"),
+        ("A note over the table's width", "", ""),
+    )
+    assert set(table.copies) == {(2, 1), (4, 0)}
+    assert table.header_rows == 1
+
+
+def test_a_table_split_by_rows_spans_each_part_to_its_last_cell():
+    """A table with a spanning cell, chunked a few rows a part: each part's span ends with its last
+    row's last cell. Before, a row's closing pipe (the rendering's, AsciiDoc rows have none) mapped
+    to the next row's opening one, after its ``2+`` spec: the span ran a word past the part."""
+    rows = "\n".join(f"|row {k} alpha |{k} |{k * 3}" for k in range(12))
+    adoc = f"""[cols="3*",options="header"]
+|===
+|Name |Count |Total
+{rows}
+2+|Sum of all |198
+|===
+""".encode()
+    p = parsed(adoc, "t.adoc")
+    (table,) = [b for b in p.blocks if b.kind == "table"]
+    assert table.rows[-1] == ("Sum of all", "Sum of all", "198")
+    structure, _ = chunks_holding_their_spans(p, max_tokens=24)
+    assert structure > 3

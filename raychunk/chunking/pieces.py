@@ -153,7 +153,26 @@ class SourceMap:
         if self.pipe and a == 0 and b == len(self.rendered) and (rows := self._lines()):
             held = [s for s in rows if s[1] > s[0]]  # a whole table: from its first row to its last
             return (held[0][0], held[-1][1]) if held else (self.start, self.start)
+        if self.pipe:
+            return self._pipe_span(self.alignment(), a, b)
         return self.alignment().span(max(0, a - self.shift), max(0, b - self.shift))
+
+    def _pipe_span(self, where: Alignment, a: int, b: int) -> tuple[int, int]:
+        """The span of ``rendered[a:b]``, part of a pipe table. An outer pipe the source row has
+        not (AsciiDoc's closing one) maps to another line's (the next row's opening pipe, after
+        its ``2+`` spec): there the span ends, or starts, with the cells' text."""
+        span = where.span(a, b)
+        piece = self.rendered[a:b]
+        core = piece.strip("| \n")
+        if not core or core == piece:
+            return span
+        at = a + piece.find(core)
+        inner = where.span(at, at + len(core))
+        if inner[1] <= inner[0]:
+            return span
+        first = inner[0] if "\n" in self.text[span[0] : inner[0]] else span[0]
+        last = inner[1] if "\n" in self.text[inner[1] : span[1]] else span[1]
+        return first, last
 
     def _row_alignment(self) -> tuple[Alignment, int]:
         """The alignment that maps this row part's cells, and where it starts in the rendering: the
@@ -186,7 +205,7 @@ class SourceMap:
         if key not in self.memo:
             where, pos, rows = self.alignment(), 0, []
             for line in self.rendered.split("\n"):
-                rows.append(where.span(pos, pos + len(line)))
+                rows.append(self._pipe_span(where, pos, pos + len(line)))
                 pos += len(line) + 1
             self.memo[key] = rows
         return self.memo[key]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, clean_text, finish, listing, with_reason
+from raychunk.parse._common import BlockStream, clean_text, finish, listing, roman, with_reason
 from raychunk.render import render_table
 
 __all__ = ["parse_asciidoc"]
@@ -39,12 +39,12 @@ _ORDERED = re.compile(r"([ \t]*)(\.{1,5}|\d{1,9}\.|[a-zA-Z]\.|[ivxIVX]{1,6}\))[ 
 _CHECKBOX = re.compile(r"\[([ xX*])\][ \t]+")
 _DESCRIPTION = re.compile(r"(?!//)(\S.*?)(:{2,4}|;;)(?:[ \t]+(\S.*))?$")
 _DELIMITER = re.compile(r"(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,}|-{2}|`{3}.*|[|,:!]={3,})$")
+_SPAN = re.compile(r"(?:(\d+)\*)?(?:(\d+)?(?:\.(\d+))?\+)?")
 _CELL_SPEC = re.compile(r"(?:\d+\*|(?:\d+)?(?:\.\d+)?\+)?[<^>]?(?:\.[<^>])?[adehlmsv]?$")
 _TRAILING_WORD, _SPEC_MARK = re.compile(r"(?:^|\s)(\S+)$"), re.compile(r"[\d+*<^>]")
 _ADMONITION_STYLES = {"NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"}
 _MAX_DEPTH = 32
 _ALPHA = "abcdefghijklmnopqrstuvwxyz"
-_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
 
 
 def parse_asciidoc(text: str, base: Document) -> ParsedDocument:
@@ -73,6 +73,9 @@ class _Reader:
         self.includes: list[str] = []
         self.attributes = ""  # the block attribute line before the next block
         self.counters: dict[int, int] = {}  # an ordered list's count at each depth
+        self.markers: list[str] = []  # the open lists' markers, outermost first
+        self.styles: dict[int, str] = {}  # a list's numbering style (``[loweralpha]``) at its depth
+        self.blank = False  # a blank line since the last block
         self.depth = 0  # delimited blocks open around the lines being read
 
     def span(self, i: int, j: int) -> tuple[int, int]:
@@ -92,6 +95,7 @@ class _Reader:
             stripped = line.strip()
             flush = line == stripped  # no indent: where block syntax is read
             if not stripped:
+                self.blank = True
                 i += 1
                 continue
             if stripped == "+":  # a list continuation: the next block belongs to the item above
@@ -110,10 +114,16 @@ class _Reader:
                 continue
             if flush and _BLOCK_ATTRIBUTES.match(stripped):
                 self.attributes = stripped[1:-1]
+                if not attached:  # attributes open a block of their own: a list after them is new
+                    self.counters, self.markers, self.styles = {}, [], {}
                 i += 1
                 continue
             if not self._is_list(line) and not attached:
-                self.counters = {}  # a list ends where another block starts
+                self.counters, self.markers, self.styles = (
+                    {},
+                    [],
+                    {},
+                )  # a list ends where another block starts
             attached = False
             if flush and (m := _HEADING.match(line)) is not None and not self._is_list(line):
                 s = self.starts[i] + m.start(2)
@@ -131,11 +141,11 @@ class _Reader:
                 continue
             if self._is_list(line):
                 i = self._item(i, end)
-                continue
-            if line[0] in " \t" and not self.attributes:
+            elif line[0] in " \t" and not self.attributes:
                 i = self._literal(i, end)
-                continue
-            i = self._paragraph(i, end)
+            else:
+                i = self._paragraph(i, end)
+            self.blank = False
 
     def _is_list(self, line: str) -> bool:
         if _UNORDERED.match(line) or _ORDERED.match(line):
@@ -185,7 +195,7 @@ class _Reader:
         while j < end and not self._ends_paragraph(self.lines[j]) and not _HEADING.match(self.lines[j]):
             j += 1
         if (m := _UNORDERED.match(line)) is not None:
-            depth = 0 if m[2] == "-" else len(m[2]) - 1
+            depth = self._level(m[2])
             text_at = m.start(3)
             marker = "-"
             box = _CHECKBOX.match(m[3])
@@ -194,21 +204,45 @@ class _Reader:
                 text_at += box.end()
         elif (m := _ORDERED.match(line)) is not None:
             dots = m[2]
-            depth = len(dots) - 1 if dots.startswith(".") else len(m[1].expandtabs(4)) // 2
+            depth = self._level(dots if dots.startswith(".") else _marker_kind(dots))
             for deeper in [d for d in self.counters if d > depth]:
                 del self.counters[deeper]
-            n = self.counters[depth] = self.counters.get(depth, 0) + 1
-            marker = dots if not dots.startswith(".") else _number(n, depth)
+            if depth not in self.counters:  # a list's first item: its block attributes
+                self.counters[depth] = _start(self.attributes) - 1
+                self.styles[depth] = _style(self.attributes) or _DEFAULT_STYLES[(len(dots) - 1) % 5]
+            n = self.counters[depth] = self.counters[depth] + 1
+            marker = dots if not dots.startswith(".") else _number(n, self.styles[depth])
             text_at = m.start(3)
-        else:
+        else:  # a description, ``term:: definition``: read as a definition list renders
             s, e = self.span(i, j)
-            self.out.add("paragraph", self.text[s:e], s, e)
+            m = _DESCRIPTION.match(self.text[s:e].split("\n")[0])
+            term, rest = m[1].strip(), self.text[s + m.end(2) : e].strip()
+            text = f"{term}{'' if term.endswith(':') else ':'} {rest}" if rest else term
+            self.out.add("paragraph", text, s, e)
             return j
         s = self.starts[i] + text_at
         _, e = self.span(i, j)
         self.out.add("list_item", self.text[s:e], s, e, level=depth, marker=marker)
         self.attributes = ""
         return j
+
+    def _level(self, kind: str) -> int:
+        """An item's depth as Asciidoctor nests lists: by marker, not indent. A marker an open list
+        has is that list's; another opens a list inside the item above, unless a blank line came
+        first and it is no deeper form of an open marker (``**`` under ``*``, ``..`` under ``.``):
+        then it starts a list of its own."""
+        if kind in self.markers:
+            del self.markers[self.markers.index(kind) + 1 :]
+        elif self.blank and not any(
+            kind[0] == m[0] and len(kind) > len(m) and m[0] in "*." for m in self.markers
+        ):
+            self.markers, self.counters, self.styles = [kind], {}, {}
+        else:
+            self.markers.append(kind)
+        depth = len(self.markers) - 1
+        for deeper in [d for d in self.counters if d > depth]:
+            del self.counters[deeper], self.styles[deeper]
+        return depth
 
     def _delimited(self, i: int, end: int) -> int:
         fence = self.lines[i].strip()
@@ -248,7 +282,7 @@ class _Reader:
         if j <= i:
             return
         sep = separator
-        cells: list[str] = []
+        cells: list[tuple[str, int, int]] = []  # (text, columns, rows) spanned
         first_line_cells = 0
         first_line: int | None = None
         header = "header" in attributes and "noheader" not in attributes
@@ -259,7 +293,7 @@ class _Reader:
                     header = True
                 continue
             if sep in ",:":
-                row = [c.strip() for c in line.split(sep)]
+                row = [(c.strip(), 1, 1) for c in line.split(sep)]
                 cells.extend(row)
                 if first_line is None:
                     first_line, first_line_cells = k, len(row)
@@ -267,19 +301,19 @@ class _Reader:
             parts = _cells(line, sep)
             if not parts:
                 if cells:
-                    cells[-1] = (cells[-1] + " " + line.strip()).strip()  # a cell's next line
+                    last = cells[-1]
+                    cells[-1] = ((last[0] + " " + line.strip()).strip(), *last[1:])  # a cell's next line
                 continue
             cells.extend(parts)
             if first_line is None:
-                first_line, first_line_cells = k, len(parts)
+                first_line, first_line_cells = k, sum(c[1] for c in parts)
         cols = _columns(attributes) or first_line_cells
         if not cells or cols <= 0:
             return
-        rows = [tuple(cells[r : r + cols]) for r in range(0, len(cells), cols)]
-        rows[-1] = rows[-1] + ("",) * (cols - len(rows[-1]))
+        rows, copies = _grid(cells, cols)
         s, e = self.span(i, j)
         n = 1 if header and len(rows) > 1 else 0
-        self.out.add("table", render_table(rows, n), s, e, rows=tuple(rows), header_rows=n)
+        self.out.add("table", render_table(rows, n), s, e, rows=rows, header_rows=n, copies=copies)
 
 
 def _source_language(attributes: str) -> str:
@@ -290,21 +324,64 @@ def _source_language(attributes: str) -> str:
     return ""
 
 
-def _cells(line: str, sep: str) -> list[str]:
-    """The cells a table line starts; none where the line goes on the cell before (it does not
-    start with a separator, or a cell's spec and one: ``2+|``, ``.3+^|``, ``a|``). The spec before a
-    separator is no cell text."""
+def _cells(line: str, sep: str) -> list[tuple[str, int, int]]:
+    """The cells a table line starts, each ``(text, columns, rows)`` it spans; none where the line
+    goes on the cell before (it does not start with a separator, or a cell's spec and one: ``2+|``,
+    ``.3+^|``, ``a|``). The spec before a separator is no cell text: a span (``2+``, ``.3+``,
+    ``2.3+``) is the cell's, a duplication (``3*``) makes that many cells of its text."""
     parts = re.split(r"(?<!\\)" + re.escape(sep), line.strip())
     if len(parts) < 2 or (parts[0] and not _CELL_SPEC.fullmatch(parts[0])):
         return []
     out = []
+    spec = parts[0]
     for k, part in enumerate(parts[1:], 1):
-        spec = _TRAILING_WORD.search(part) if k < len(parts) - 1 else None
+        after = _TRAILING_WORD.search(part) if k < len(parts) - 1 else None
         # the next cell's spec (``2+``, ``.3+^``; a bare style letter only where it is all there is)
-        if spec and _CELL_SPEC.fullmatch(spec[1]) and (spec.start(1) == 0 or _SPEC_MARK.search(spec[1])):
-            part = part[: spec.start(1)]
-        out.append(part.strip().replace("\\" + sep, sep))
+        nxt = ""
+        if after and _CELL_SPEC.fullmatch(after[1]) and (after.start(1) == 0 or _SPEC_MARK.search(after[1])):
+            part, nxt = part[: after.start(1)], after[1]
+        text = part.strip().replace("\\" + sep, sep)
+        m = _SPAN.match(spec)
+        times = int(m[1]) if m and m[1] else 1
+        columns = int(m[2]) if m and m[2] else 1
+        rows = int(m[3]) if m and m[3] else 1
+        out.extend([(text, min(columns, 50), min(rows, 1000))] * min(times, 50))
+        spec = nxt
     return out
+
+
+def _grid(cells: list[tuple[str, int, int]], cols: int) -> tuple[tuple[tuple[str, ...], ...], tuple]:
+    """Rows of ``cols`` columns from cells in order, as Asciidoctor lays them out: a cell spanning
+    columns or rows has its text in each it covers (those after the first are ``copies``: written
+    once in the source), unless it is the one cell of its row, a title over every column."""
+    rows: list[list[str | None]] = []
+    copies: list[tuple[int, int]] = []
+    r = c = 0
+
+    def slot(i: int) -> list[str | None]:
+        while len(rows) <= i:
+            rows.append([None] * cols)
+        return rows[i]
+
+    for text, columns, span_rows in cells:
+        while c < cols and slot(r)[c] is not None:
+            c += 1
+        if c >= cols:
+            r, c = r + 1, 0
+            while c < cols and slot(r)[c] is not None:
+                c += 1
+        width = max(1, min(columns, cols - c))
+        title = width == cols and span_rows == 1
+        for dr in range(span_rows):
+            row = slot(r + dr)
+            for dc in range(width):
+                if row[c + dc] is None:
+                    row[c + dc] = "" if title and dc else text
+                    if (dr or dc) and not title:
+                        copies.append((r + dr, c + dc))
+        c += width
+    out = tuple(tuple(x or "" for x in row) for row in rows if any(x is not None for x in row))
+    return out, tuple(x for x in copies if x[0] < len(out))
 
 
 def _columns(attributes: str) -> int:
@@ -322,16 +399,36 @@ def _columns(attributes: str) -> int:
     return total
 
 
-def _number(n: int, depth: int) -> str:
-    """An ordered item's number as Asciidoctor renders it at its depth: arabic, loweralpha,
-    lowerroman, upperalpha, upperroman."""
-    style = depth % 5
-    if style == 1:
-        return (_ALPHA[(n - 1) % 26]) + "."
-    if style == 2:
-        return (_ROMAN[n - 1] if n <= len(_ROMAN) else str(n)) + "."
-    if style == 3:
-        return _ALPHA[(n - 1) % 26].upper() + "."
-    if style == 4:
-        return (_ROMAN[n - 1].upper() if n <= len(_ROMAN) else str(n)) + "."
+_DEFAULT_STYLES = ("arabic", "loweralpha", "lowerroman", "upperalpha", "upperroman")
+_STYLES = {*_DEFAULT_STYLES, "decimal", "lowergreek"}
+_START = re.compile(r"(?:^|,)\s*start\s*=\s*\"?(-?\d+)")
+
+
+def _start(attributes: str) -> int:
+    m = _START.search(attributes)
+    return int(m[1]) if m else 1
+
+
+def _style(attributes: str) -> str:
+    """The numbering style a list's block attributes name (``[loweralpha]``, ``[lowerroman,start=3]``)."""
+    first = attributes.split(",")[0].strip().lstrip("%")
+    return first if first in _STYLES else ""
+
+
+def _marker_kind(marker: str) -> str:
+    """Explicit markers of one kind (``1.``, ``7.``; ``a.``; ``iv)``) make one list."""
+    if marker[0].isdigit():
+        return "1."
+    if marker.endswith(")"):
+        return "i)"
+    return "a." if marker[0].islower() else "A."
+
+
+def _number(n: int, style: str) -> str:
+    """An ordered item's number as Asciidoctor renders it in ``style``."""
+    if style in ("loweralpha", "upperalpha"):
+        letter = _ALPHA[(n - 1) % 26] if n > 0 else str(n)
+        return (letter if style == "loweralpha" else letter.upper()) + "."
+    if style in ("lowerroman", "upperroman"):
+        return (roman(n) if style == "lowerroman" else roman(n).upper()) + "."
     return f"{n}."
