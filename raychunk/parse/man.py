@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from raychunk.parse._common import add_reason, no_blocks
 from raychunk.parse.pandoc import PandocFailed, convert, plain_text_instead, read_html_of
-from raychunk.parse.roff import for_pandoc, roff_as_text
+from raychunk.parse.roff import for_pandoc, idioms_for_pandoc, roff_as_text
 
 if TYPE_CHECKING:
     from raychunk.document import Document, ParsedDocument
@@ -63,9 +63,10 @@ def parse_man(text: str, base: Document) -> ParsedDocument:
         )
     reader = "mdoc" if _MDOC.search(text[:65536]) else "man"
     html, refusal = None, None
-    for source in (_BARE_FONT.sub("", text), None):
+    page_text = idioms_for_pandoc(_BARE_FONT.sub("", text)) if reader == "man" else _BARE_FONT.sub("", text)
+    for source in (page_text, None):
         if source is None:  # again, without what pandoc's readers do not know (groff draws or ignores it)
-            source = for_pandoc(_BARE_FONT.sub("", text), reader)
+            source = for_pandoc(page_text, reader)
         try:
             html = convert(source.encode("utf-8", errors="replace"), reader, extension="man")
             break

@@ -1,4 +1,5 @@
-"""roff, the markup of manual pages, made readable where pandoc's readers are not enough: what stops
+"""roff, the markup of manual pages, made readable where pandoc's readers are not enough: the idioms
+of the tools that write most pages put as pandoc reads them (``idioms_for_pandoc``), what stops
 pandoc taken out for a second try (``for_pandoc``), and a page pandoc still refuses turned into the
 plain text groff would print (``roff_as_text``), its sections underlined so the plain-text rules
 read them as headings.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["for_pandoc", "roff_as_text"]
+__all__ = ["for_pandoc", "idioms_for_pandoc", "roff_as_text"]
 
 _CONDITIONAL = re.compile(r"^[.'][ \t]*(?:if|ie|el)\b")
 _TABLE = re.compile(r"^\.TS[ \t]*\n((?:(?!\.T[SE]\b)[^\n]*\n)*?)\.TE", re.M)
@@ -22,6 +23,181 @@ _REQUESTS = frozenset(
     )
 )
 _NOT_PRINTED = re.compile(r"[.'][ \t]*(?:ig|de1?|am1?)\b")  # to a line "..": never printed
+
+
+# DocBook XSL's and Asciidoctor's list item: an indented block whose mark nroff draws by hand and
+# troff by ``.IP`` (``.RS 4``, ``.ie n \{\``, ``\h'-04' 1.\h'+01'\c``, ``.\}``, ``.el \{\``,
+# ``.sp -1``, ``.IP " 1." 4.2``, ``.\}``), then the item's text
+_ITEM_IDIOM = re.compile(
+    r"\.[ \t]*RS[ \t]*\d*[ \t]*\n\.[ \t]*ie n \\\{\\\n\\h'-?\d+'[ \t]*(\S+?)[ \t]*\\h'\+?\d+'\\c\n\.\\\}\n"
+    r"\.[ \t]*el[ \t]*\\\{\\\n(?:\.[ \t]*(?:sp|IP)\b[^\n]*\n){1,3}\.\\\}\n"
+)
+_RS = re.compile(r"\.[ \t]*RS\b")
+_RE = re.compile(r"\.[ \t]*RE\b")
+_PARAGRAPH = re.compile(r"\.[ \t]*(?:PP|LP|P|sp)[ \t]*$")
+_TERM = re.compile(r"\\f(?:[BI3]|\[[BI]\])\S")  # a term set in bold or italic
+_GENERATOR = re.compile(r"^\.\\\"\s+Generator: (?:DocBook XSL|Asciidoctor)", re.M)
+_POD_MACROS = {"Vb": ".nf", "Ve": ".fi", "Sp": ".sp"}  # Pod::Man's preamble defines these
+
+
+def idioms_for_pandoc(text: str) -> str:
+    """``text`` with the idioms of the tools that write most manual pages put as pandoc's man reader
+    reads them, what groff prints unchanged: DocBook XSL's and Asciidoctor's list items (an
+    indented block with its mark drawn for nroff and troff) as ``.IP`` items, nested as their
+    blocks are, and their definitions (a term over an indented block: in bold or italic, or any
+    where the page names one of them as its generator) as ``.TP``;
+    Pod::Man's verbatim blocks (``.Vb``/``.Ve``, macros its preamble defines) as ``.nf``/``.fi``, its
+    ``.Sp`` as ``.sp``, its index entries (``.IX``, which print nothing) left out, where pandoc read
+    them as paragraph breaks: an item's text then fell out of its item."""
+    if ".TS" in text:
+        text = _TABLE.sub(_spans_and_header, text)
+    pod = {name: req for name, req in _POD_MACROS.items() if re.search(rf"^\.de[ \t]+{name}\b", text, re.M)}
+    # their pages say so; there a term over an indented block is a definition whatever its font
+    docbook = _GENERATOR.search(text[:2000]) is not None
+    if "\\h'" not in text and not pod and ".IX" not in text and not docbook and "\\f" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    frames: list[
+        list
+    ] = []  # each open .RS: [kind ("item", "term", "block"), whether a nested .RS was opened]
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if _RS.match(line) and (m := _ITEM_IDIOM.match("\n".join(lines[i : i + 11]) + "\n")) is not None:
+            mark = m[1]
+            if frames and frames[-1][0] == "item" and not frames[-1][1]:
+                out.append(".RS 4")  # the first item inside an item: a nested list
+                frames[-1][1] = True
+            out.append(
+                ".IP \\(bu 4" if mark in ("\\(bu", "\\[bu]", "\\(em", "-", "*", "\\-") else f'.IP "{mark}" 4'
+            )
+            frames.append(["item", False])
+            i += m[0].count("\n")
+            continue
+        if (
+            _PARAGRAPH.match(line)
+            and i + 2 < len(lines)
+            and (_TERM.match(lines[i + 1]) or (docbook and lines[i + 1][:1] not in ".'"))
+            and len(lines[i + 1]) < 200
+            and _RS.match(lines[i + 2])
+            and _ITEM_IDIOM.match("\n".join(lines[i + 2 : i + 13]) + "\n") is None
+        ):
+            out += [".TP", lines[i + 1]]
+            frames.append(["term", False])
+            i += 3
+            continue
+        if _RS.match(line):
+            frames.append(["block", False])
+        elif _RE.match(line) and frames:
+            kind, nested = frames.pop()
+            if kind != "block":
+                if nested:
+                    out.append(".RE")
+                i += 1
+                continue
+        elif pod and (name := re.match(r"\.[ \t]*(Vb|Ve|Sp)\b", line)) and name[1] in pod:
+            line = pod[name[1]]
+        elif re.match(r"\.[ \t]*IX\b", line):
+            i += 1
+            continue
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
+# a tbl column's key letter and its modifiers (a font as ``f`` and its name, a width in parentheses)
+_COLUMN = re.compile(
+    r"([lrcnasLRCNAS^_=])((?:f(?:\(..|\[[^\]]*\]|[A-Z0-9])|\([^)]*\)|[^lrcnasLRCNAS^_=\s|])*)"
+)
+_RULE_ROW = re.compile(r"[_=][ \t]*$")
+
+
+def _spans_and_header(m: re.Match) -> str:
+    """A tbl table as pandoc reads it: a cell spanning columns (``s`` in its row's format, which
+    pandoc ignores, moving the cells after it a column left) in each column it covers (a title over
+    every column once, as HTML's reader has it), and a first
+    row whose format sets it in bold over rows that are not set off by a rule (``_``) as the header
+    row it is. A table that changes its format midway (``.T&``) is left as it is."""
+    body = m[1].split("\n")
+    if any(line.startswith(".T&") for line in body):
+        return m[0]
+    i = 1 if body and body[0].rstrip().endswith(";") else 0
+    tab = "\t"
+    if i and (t := re.search(r"tab\s*\((.)\)", body[0])):
+        tab = t[1]
+    j = i
+    while j < len(body) and not body[j].rstrip().endswith(".") and j - i < 8:
+        j += 1
+    if j >= len(body):
+        return m[0]
+    formats = [_COLUMN.findall(f.rstrip().rstrip(".")) for f in body[i : j + 1]]
+    rows: list[list[str]] = []  # each row's lines (a T{ cell runs over lines)
+    current: list[str] = []
+    for line in body[j + 1 :]:
+        if not current and (_RULE_ROW.match(line) or not line.strip()):
+            rows.append([line])
+            continue
+        current.append(line)
+        text = "\n".join(current)
+        if text.count("T{") <= text.count("T}"):
+            rows.append(current)
+            current = []
+    if current:
+        rows.append(current)
+    data = [k for k, r in enumerate(rows) if not _RULE_ROW.match(r[0]) and r[0].strip()]
+    if not formats or not data or not any(formats):
+        return m[0]
+    spans = any(key == "s" for f in formats for key, _ in f)
+    bold = [all(re.search(r"[bB]|f(?:B|\(B|\[B)", mods) for _, mods in f) for f in formats]
+    header = (
+        len(data) > 1
+        and bold[0]
+        and not bold[min(1, len(bold) - 1)]
+        and not any(_RULE_ROW.match(rows[k][0]) for k in range(data[0] + 1, data[1]))
+    )
+    if not spans and not header:
+        return m[0]
+    out_formats, out_rows = [], []
+    for n, k in enumerate(data):
+        f = formats[min(n, len(formats) - 1)]
+        cells = tab.join(rows[k]).split(tab) if len(rows[k]) == 1 else _cells_of(rows[k], tab)
+        if spans:
+            title = len(f) > 1 and all(key == "s" for key, _ in f[1:])  # one cell over every column: once
+            filled: list[str] = []
+            for key, _ in f:
+                if key == "s" and filled:
+                    filled.append("" if title else filled[-1])
+                elif cells:
+                    filled.append(cells.pop(0))
+            cells = filled + cells
+        out_formats.append(" ".join("l" if key == "s" else key + mods for key, mods in f))
+        out_rows.append(tab.join(cells))
+    lines = body[:i] + out_formats[:-1] + [out_formats[-1] + "."]
+    at = 0
+    for k, r in enumerate(rows):
+        if k in data:
+            lines.append(out_rows[at])
+            if header and at == 0:
+                lines.append("_")
+            at += 1
+        else:
+            lines += r
+    return ".TS\n" + "\n".join(lines).rstrip("\n") + "\n.TE"
+
+
+def _cells_of(row: list[str], tab: str) -> list[str]:
+    """The cells of a row written over several lines (``T{`` ... ``T}`` blocks), each whole."""
+    cells, parts, depth = [], [], 0
+    for piece in re.split(f"({re.escape(tab)})", "\n".join(row)):
+        if piece == tab and depth == 0:
+            cells.append("".join(parts))
+            parts = []
+            continue
+        parts.append(piece)
+        depth += piece.count("T{") - piece.count("T}")
+    cells.append("".join(parts))
+    return cells
 
 
 def for_pandoc(text: str, reader: str) -> str:
