@@ -33,6 +33,7 @@ import importlib
 import json
 import os
 import platform
+import random
 import re
 import sys
 import time
@@ -64,9 +65,12 @@ SECTION_MODULES = (
     "fidelity_sheets",
     "fidelity_books",
     "fidelity_xml",
+    "fidelity_markup",
+    "fidelity_man",
 )
 
 Grid = tuple[tuple[str, ...], ...]
+_ITEM_START = re.compile(r"\s*(?:[-*+]|\d+[.)]|[a-zA-Z][.)]|[ivxlcdmIVXLCDM]+[.)])(?:\s|$)")
 _TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>|<!--")
 
 
@@ -265,8 +269,19 @@ def _cells_ok(truth: Grid, got: Grid) -> int:
 
 
 def score_lists(section: Section, case: str, fmt: str, truth: Sequence[ListItem], chunks: Iterable) -> None:
-    """Each truth item whose line is a line of some chunk's text."""
-    lines = {line.rstrip() for c in chunks for line in body(c).split("\n")}
+    """Each truth item whose line is a line of some chunk's text, or the line with the lines that
+    go on its text (a wrapped item's lazy continuation, as Markdown and AsciiDoc keep it)."""
+    lines = set()
+    for c in chunks:
+        rows = [line.rstrip() for line in body(c).split("\n")]
+        lines.update(rows)
+        for i, row in enumerate(rows):
+            joined = row
+            for more in rows[i + 1 : i + 4]:
+                if not more.strip() or _ITEM_START.match(more):
+                    break
+                joined += " " + more.strip()
+                lines.add(joined)
     ok = 0
     for item in truth:
         if item.line in lines:
@@ -300,6 +315,105 @@ def score_markup(section: Section, case: str, fmt: str, chunks: Sequence) -> Non
             section.miss(f"{case}: a chunk holds {c.text[max(0, tag.start() - 20) : tag.end() + 20]!r}")
             break
     section.add("markup-free chunks", fmt, len(clean), len(chunks))
+
+
+def squash(s: str) -> str:
+    return " ".join(s.split())
+
+
+class Fresh:
+    """Texts no other text of the case holds or is held by (any case), so ``find`` is exact."""
+
+    def __init__(self, rng: random.Random, words: Sequence[str]):
+        self.rng = rng
+        self.words = words
+        self.used: list[str] = []
+
+    def __call__(self, k: int, words: Sequence[str] | None = None, cap: bool = True) -> str:
+        words = words or self.words
+        while True:
+            t = " ".join(self.rng.choice(words) for _ in range(k))
+            t = f"{t.capitalize() if cap else t} {self.rng.randint(100, 999)}"
+            low = t.lower()
+            if not any(low in u or u in low for u in self.used):
+                self.used.append(low)
+                return t
+
+
+def new_truth() -> dict:
+    return {
+        "headings": [],  # (text, level; None where levels are not consistent)
+        "under": [],  # (text, heading; None before any heading)
+        "items": [],
+        "tables": [],
+        "quotes": [],
+        "order": [],
+        "title": "",
+    }
+
+
+# -- scoring a document's structure, every generated markup alike ---------------------------------------------------------------------
+
+
+def score_document(section: Section, case: str, fmt: str, parsed, chunks, t: dict) -> None:
+    blocks = [b for b in parsed.blocks if b.kind != "page_break"]
+    heads: dict[str, int] = {}
+    for b in blocks:
+        if b.kind == "heading":
+            heads.setdefault(squash(b.text), b.level)
+    ok = 0
+    for text, level in t["headings"]:
+        got = heads.get(squash(text))
+        if got is not None and (level is None or got == level):
+            ok += 1
+        else:
+            section.miss(f"{case}: heading {text!r} level {level}: got {got if got else 'no heading'}")
+    if t["headings"]:
+        section.add("headings", fmt, ok, len(t["headings"]))
+    ok = 0
+    for text, heading in t["under"]:
+        b = next((b for b in blocks if b.kind != "heading" and text in squash(b.text)), None)
+        path = b.heading_path if b is not None else None
+        if path is not None and (path[-1:] == (heading,) if heading else not path):
+            ok += 1
+        else:
+            section.miss(f"{case}: {text[:40]!r} under {path!r}, want under {heading!r}")
+    section.add("under their heading", fmt, ok, len(t["under"]))
+    if t["items"]:
+        score_lists(section, case, fmt, t["items"], chunks)
+    if t["tables"]:
+        found = [(b.rows, b.header_rows) for b in blocks if b.kind == "table"]
+        score_tables(section, case, fmt, t["tables"], found)
+    if t["quotes"]:
+        score_quotes(section, case, fmt, t["quotes"], chunks)
+    text = squash(parsed.text)
+    at = [text.find(squash(x)) for x in t["order"]]
+    ok = sum(1 for a, b in zip(at, at[1:]) if 0 <= a < b)
+    if ok < len(at) - 1:
+        k = next(i for i, (a, b) in enumerate(zip(at, at[1:])) if not 0 <= a < b)
+        section.miss(f"{case}: {ok}/{len(at) - 1} in order; first out: {t['order'][k + 1][:40]!r}")
+    section.add("read in order", fmt, ok, len(at) - 1)
+    if t["title"]:
+        good = parsed.document.title == t["title"] or t["title"] in parsed.text
+        if not good:
+            section.miss(f"{case}: title {t['title']!r}: got {parsed.document.title!r}")
+        section.add("title", fmt, int(good), 1)
+    section.cases += 1
+
+
+def present(section: Section, case: str, fmt: str, figure: str, texts, text: str) -> None:
+    """``figure``: each of ``texts`` is in the document's ``text`` exactly."""
+    ok = 0
+    for x in texts:
+        if x in text:
+            ok += 1
+        else:
+            near = next((w for w in x.split() if len(w) > 3 and w in text), "")
+            at = text.find(near) if near else -1
+            got = text[max(0, at - 20) : at + len(x) + 20] if at >= 0 else "nothing like it"
+            section.miss(f"{case}: {figure}: {x!r} not in the text; near: {got!r}")
+    if texts:
+        section.add(figure, fmt, ok, len(texts))
 
 
 # -- the run ------------------------------------------------------------------------------------------

@@ -101,14 +101,16 @@ import zipfile
 from xml.sax.saxutils import escape
 
 from fidelity import (
+    Fresh,
     ListItem,
     Section,
     TruthTable,
+    new_truth,
     parse_and_chunk,
+    present,
     roman,
-    score_lists,
-    score_quotes,
-    score_tables,
+    score_document,
+    squash,
 )
 
 _WORDS = [
@@ -160,39 +162,6 @@ _FOREIGN = ["Dvořák", "Łódź", "Škoda", "Москва", "Αθήνα", "İzm
 _PUNCT = ["’", "–", "—", "“", "”"]
 
 
-def _squash(s: str) -> str:
-    return " ".join(s.split())
-
-
-class _Fresh:
-    """Texts no other text of the case holds or is held by (any case), so ``find`` is exact."""
-
-    def __init__(self, rng: random.Random):
-        self.rng = rng
-        self.used: list[str] = []
-
-    def __call__(self, k: int, words=_WORDS, cap: bool = True) -> str:
-        while True:
-            t = " ".join(self.rng.choice(words) for _ in range(k))
-            t = f"{t.capitalize() if cap else t} {self.rng.randint(100, 999)}"
-            low = t.lower()
-            if not any(low in u or u in low for u in self.used):
-                self.used.append(low)
-                return t
-
-
-def _truth() -> dict:
-    return {
-        "headings": [],  # (text, level; None where levels are not consistent)
-        "under": [],  # (text, heading; None before any heading)
-        "items": [],
-        "tables": [],
-        "quotes": [],
-        "order": [],
-        "title": "",
-    }
-
-
 def _numeral(n: int, kind: str) -> str:
     """The n-th number of a list of ``kind`` (HTML's ``type``: 1, a, A, i, I)."""
     if kind == "a":
@@ -204,70 +173,6 @@ def _numeral(n: int, kind: str) -> str:
     if kind == "I":
         return roman(n)
     return str(n)
-
-
-# -- scoring, every section alike ---------------------------------------------------------------------
-
-
-def _score(section: Section, case: str, fmt: str, parsed, chunks, t: dict) -> None:
-    blocks = [b for b in parsed.blocks if b.kind != "page_break"]
-    heads: dict[str, int] = {}
-    for b in blocks:
-        if b.kind == "heading":
-            heads.setdefault(_squash(b.text), b.level)
-    ok = 0
-    for text, level in t["headings"]:
-        got = heads.get(_squash(text))
-        if got is not None and (level is None or got == level):
-            ok += 1
-        else:
-            section.miss(f"{case}: heading {text!r} level {level}: got {got if got else 'no heading'}")
-    if t["headings"]:
-        section.add("headings", fmt, ok, len(t["headings"]))
-    ok = 0
-    for text, heading in t["under"]:
-        b = next((b for b in blocks if b.kind != "heading" and text in _squash(b.text)), None)
-        path = b.heading_path if b is not None else None
-        if path is not None and (path[-1:] == (heading,) if heading else not path):
-            ok += 1
-        else:
-            section.miss(f"{case}: {text[:40]!r} under {path!r}, want under {heading!r}")
-    section.add("under their heading", fmt, ok, len(t["under"]))
-    if t["items"]:
-        score_lists(section, case, fmt, t["items"], chunks)
-    if t["tables"]:
-        found = [(b.rows, b.header_rows) for b in blocks if b.kind == "table"]
-        score_tables(section, case, fmt, t["tables"], found)
-    if t["quotes"]:
-        score_quotes(section, case, fmt, t["quotes"], chunks)
-    text = _squash(parsed.text)
-    at = [text.find(_squash(x)) for x in t["order"]]
-    ok = sum(1 for a, b in zip(at, at[1:]) if 0 <= a < b)
-    if ok < len(at) - 1:
-        k = next(i for i, (a, b) in enumerate(zip(at, at[1:])) if not 0 <= a < b)
-        section.miss(f"{case}: {ok}/{len(at) - 1} in order; first out: {t['order'][k + 1][:40]!r}")
-    section.add("read in order", fmt, ok, len(at) - 1)
-    if t["title"]:
-        good = parsed.document.title == t["title"] or t["title"] in parsed.text
-        if not good:
-            section.miss(f"{case}: title {t['title']!r}: got {parsed.document.title!r}")
-        section.add("title", fmt, int(good), 1)
-    section.cases += 1
-
-
-def _present(section: Section, case: str, fmt: str, figure: str, texts, text: str) -> None:
-    """``figure``: each of ``texts`` is in the document's ``text`` exactly."""
-    ok = 0
-    for x in texts:
-        if x in text:
-            ok += 1
-        else:
-            near = next((w for w in x.split() if len(w) > 3 and w in text), "")
-            at = text.find(near) if near else -1
-            got = text[max(0, at - 20) : at + len(x) + 20] if at >= 0 else "nothing like it"
-            section.miss(f"{case}: {figure}: {x!r} not in the text; near: {got!r}")
-    if texts:
-        section.add(figure, fmt, ok, len(texts))
 
 
 # == epub =============================================================================================
@@ -303,13 +208,13 @@ class _Book:
 
     def __init__(self, rng: random.Random, n: int):
         self.rng = rng
-        self.fresh = _Fresh(rng)
+        self.fresh = Fresh(rng, _WORDS)
         self.n = n
         self.profile = rng.choice(["calibre", "sigil", "pandoc", "gutenberg"])
         self.epub3 = self.profile in ("sigil", "pandoc") or (
             self.profile == "gutenberg" and rng.random() < 0.5
         )
-        self.t = _truth() | {"notes": [], "accents": [], "nav": []}
+        self.t = new_truth() | {"notes": [], "accents": [], "nav": []}
         self.heading: str | None = None
         self.consistent = True
         self.pages: list[_Page] = []  # in spine order
@@ -781,15 +686,15 @@ def book(rng: random.Random, n: int) -> tuple[bytes, dict]:
 
 def score_book(section: Section, case: str, data: bytes, t: dict) -> None:
     parsed, chunks = parse_and_chunk(data, f"{case}.epub", max_tokens=8192)
-    _score(section, case, "epub", parsed, chunks, t)
-    headings = {_squash(text) for text, _ in t["headings"]}
+    score_document(section, case, "epub", parsed, chunks, t)
+    headings = {squash(text) for text, _ in t["headings"]}
     ok = 0
     lines = list(dict.fromkeys(t["nav"])) if parsed.blocks else []  # a book not read is not scored here
     for line in lines:
         bad = [
             b
             for b in parsed.blocks
-            if _squash(b.text) == line and not (b.kind == "heading" and line in headings)
+            if squash(b.text) == line and not (b.kind == "heading" and line in headings)
         ]
         if bad:
             section.miss(f"{case}: navigation line {line!r} read as a {bad[0].kind}")
@@ -797,8 +702,8 @@ def score_book(section: Section, case: str, data: bytes, t: dict) -> None:
             ok += 1
     if lines:
         section.add("navigation left out", "epub", ok, len(lines))
-    _present(section, case, "epub", "notes read", t["notes"], parsed.text)
-    _present(section, case, "epub", "accents", t["accents"], parsed.text)
+    present(section, case, "epub", "notes read", t["notes"], parsed.text)
+    present(section, case, "epub", "accents", t["accents"], parsed.text)
 
 
 EPUB_SEED = 11
@@ -874,9 +779,9 @@ class _Rtf:
 
     def __init__(self, rng: random.Random):
         self.rng = rng
-        self.fresh = _Fresh(rng)
+        self.fresh = Fresh(rng, _WORDS)
         self.profile = rng.choices(["word", "libreoffice", "wordpad", "program"], [35, 25, 15, 25])[0]
-        self.t = _truth() | {"escaped": []}
+        self.t = new_truth() | {"escaped": []}
         self.heading: str | None = None
         self.out: list[str] = []
         self.lists: list[
@@ -1204,8 +1109,8 @@ def rtf_document(rng: random.Random) -> tuple[bytes, dict]:
 
 def score_rtf(section: Section, case: str, data: bytes, t: dict) -> None:
     parsed, chunks = parse_and_chunk(data, f"{case}.rtf", max_tokens=8192)
-    _score(section, case, "rtf", parsed, chunks, t)
-    _present(section, case, "rtf", "escaped characters", t["escaped"], parsed.text)
+    score_document(section, case, "rtf", parsed, chunks, t)
+    present(section, case, "rtf", "escaped characters", t["escaped"], parsed.text)
 
 
 RTF_SEED = 12
@@ -1237,8 +1142,8 @@ class _Org:
 
     def __init__(self, rng: random.Random):
         self.rng = rng
-        self.fresh = _Fresh(rng)
-        self.t = _truth() | {"code": []}
+        self.fresh = Fresh(rng, _WORDS)
+        self.t = new_truth() | {"code": []}
         self.heading: str | None = None
         self.lines: list[str] = []
         self.upper = rng.random() < 0.4  # #+BEGIN_QUOTE or #+begin_quote
@@ -1403,7 +1308,7 @@ def org_document(rng: random.Random) -> tuple[bytes, dict]:
 
 def score_org(section: Section, case: str, data: bytes, t: dict) -> None:
     parsed, chunks = parse_and_chunk(data, f"{case}.org", max_tokens=8192)
-    _score(section, case, "org", parsed, chunks, t)
+    score_document(section, case, "org", parsed, chunks, t)
     codes = [b.text.rstrip("\n") for b in parsed.blocks if b.kind == "code"]
     ok = 0
     for code in t["code"]:
