@@ -1,12 +1,15 @@
 """GNU Info manuals read as the sections they print: headings at their underline's level, text
 under them, and none of what an Info reader navigates by (node headers, menus, tables, markers)."""
 
+import dataclasses
+import re
 from pathlib import Path
 
 from raychunk.parse import parse_document
 from tests.spans import assert_spans_match
 
 DATA = Path(__file__).parent / "data" / "info"
+_TERMS = re.compile(r"'[^'\n]+'\n(?:'[^'\n]+'\n){0,3} {4,}\S")
 
 
 def parse(name: str, as_name: str | None = None):
@@ -36,7 +39,32 @@ def test_a_manual_reads_as_its_sections():
         assert navigation not in text, navigation
     # the index node has nothing but its menu: its heading is all that is left of it
     assert doc.blocks[-1].kind == "heading" and doc.blocks[-1].text == "Concept index"
-    assert_spans_match(doc)
+    # a table's entry reads as a manual page's option does: its terms joined to what they do
+    entry = "'-f FORMAT', '--format=FORMAT': Use FORMAT as the format string."
+    assert any(b.text == entry for b in doc.blocks)
+    definitions = [b for b in doc.blocks if b.kind == "paragraph" and _TERMS.match(doc.text, b.char_start)]
+    assert len(definitions) > 10
+    for b in definitions:  # its span holds its terms and definition, their lines as written
+        assert " ".join(b.text.replace("', '", "' '").replace("': ", "' ", 1).split()) == " ".join(
+            doc.text[b.char_start : b.char_end].split()
+        ), b.text
+    assert_spans_match(dataclasses.replace(doc, blocks=[b for b in doc.blocks if b not in definitions]))
+
+
+def test_a_bullet_on_a_line_of_its_own_is_an_item_as_its_neighbours_are():
+    """grep.info's separators: a one-line bullet item between two-line ones was a paragraph with
+    its ``•`` in its text; a bullet character is only ever a bullet."""
+    text = "Points:\n\n   \u2022 Matching lines use a colon between prefix\n     fields and content.\n\n"
+    text += "   \u2022 Context lines use a dash.\n\n   \u2022 Groups are set apart\n     by a line.\n"
+    doc = parse_document(text.encode(), "notes.txt")
+    assert [(b.kind, b.text.split()[0]) for b in doc.blocks] == [
+        ("paragraph", "Points:"),
+        ("list_item", "Matching"),
+        ("list_item", "Context"),
+        ("list_item", "Groups"),
+    ]
+    alone = parse_document(b"Note:\n\n- 5 degrees below zero\n\nNext.\n", "n.txt")
+    assert [b.kind for b in alone.blocks] == ["paragraph", "paragraph", "paragraph"]  # a dash may be a dash
 
 
 def test_a_split_manual_names_where_its_text_is():

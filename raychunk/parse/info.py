@@ -6,8 +6,9 @@ a ``^_`` line and a header line (``File: coreutils.info,  Node: tac invocation, 
 the tag table. A section's title is underlined by the character of its level (``*`` chapter, ``=``
 section, ``-`` subsection, ``.`` subsubsection). A node ends with its menu (``* Menu:`` and the
 nodes below it), as do the index nodes, which are nothing but menu. Kept: the headings and the
-text under them, its paragraphs and lists read by the plain-text rules; left out: the preamble,
-node headers, menus and tables. Spans point into the file's text.
+text under them, its paragraphs and lists read by the plain-text rules, a table's entry (terms over
+their indented definition) as ``term: definition``, as a manual page's options read; left out: the
+preamble, node headers, menus and tables. Spans point into the file's text.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ _NODE_HEADER = re.compile(r"File: [^,\t\n]+[,\t]\s*Node: ")  # the directory's: 
 _OPENS = re.compile(r"\x1f\r?\n(?:File: [^,\t\n]+[,\t]\s*Node: |Indirect:|Tag Table:)")
 _UNDERLINE_LEVEL = {"*": 1, "=": 2, "-": 3, ".": 4}
 _MENU = re.compile(r"(?m)^\* Menu:")
+# a table's term as makeinfo prints it: quoted (``@code``, ``@samp``, ``@option``) or starred (``@strong``)
+_TERM = re.compile(r"(?:[‘'`\"“][^\n]{1,80}?[’'\"”]|\*[^*\n]{1,80}\*)(?:[ ,][^\n]{0,40})?")
+_BULLET = re.compile(r"\s*(?:[-*•‣◦▪]|\d{1,3}[.)])\s")
 _MARKER = re.compile(r"(?:\x00\x08\[[^\x00]*\x00\x08\]\s*)+")  # an index node's [index], an image
 
 
@@ -76,8 +80,29 @@ def _node(out: BlockStream, text: str, start: int, end: int) -> None:
                 for rs, re_ in trimmed(text, s + len(lines[0]) + len(lines[1]) + 2, e):
                     add_body(out, text, rs, re_)
             continue
-        if not _MARKER.fullmatch(text, s, e):
+        if (definition := _definition(text, s, e)) is not None:
+            out.add("paragraph", definition, s, e)
+        elif not _MARKER.fullmatch(text, s, e):
             add_body(out, text, s, e)
+
+
+def _definition(text: str, s: int, e: int) -> str | None:
+    """A table entry (``@table``) as ``term: definition``: one to four term lines, each quoted as
+    makeinfo prints a term (``‘-a’``, ``‘--text’``, ``‘-D ACTION’``), at the paragraph's indent over
+    its definition, indented past them; None for any other paragraph (an example's lines)."""
+    line_start = text.rfind("\n", 0, s) + 1
+    if text[line_start:s].strip():
+        return None
+    lines = text[line_start:e].split("\n")
+    indents = [len(x) - len(x.lstrip()) for x in lines]
+    k = next((i for i, n in enumerate(indents) if n != indents[0]), len(lines))
+    if not (1 <= k <= 4 and k < len(lines)) or _BULLET.match(lines[0]):
+        return None
+    if any(n < indents[0] + 4 for n in indents[k:]) or not all(_TERM.fullmatch(x.strip()) for x in lines[:k]):
+        return None
+    terms = ", ".join(clean_text(x.strip()) for x in lines[:k])
+    body = clean_text("\n".join(x.strip() for x in lines[k:]))
+    return f"{terms}{'' if terms.endswith(':') else ':'} {body}"
 
 
 def _underline(title: str, line: str) -> int:

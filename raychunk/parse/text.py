@@ -31,6 +31,7 @@ _NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+([A-Z\u00c0-\u024f].{0,80
 _CITATION = re.compile(r'"|://|\(\d{4}\)|\(\d{1,2} \w+ \d{4}\)|\bpp?\. ?\d|\b(?:ed|eds|et al)\.')
 _BULLET = re.compile(r"^(\s*)(?:[-*•‣◦▪]|\d{1,3}[.)])\s+\S")
 _MARKER = re.compile(r"([-*•‣◦▪]|\d{1,3}[.)])\s+")
+_BULLETS_ONLY = "•‣◦▪"  # characters that are only ever bullets (a ``-`` or ``*`` line may be a dash, a footnote)
 _SPEAKER = re.compile(r"^[A-Z][\w.'()\- ]{0,40}:\s+\S")
 _QUESTION = re.compile(r"^\s*(?:Q|Question)\s*[:.)]\s*\S", re.I)
 _ANSWER = re.compile(r"^\s*(?:A|Answer)\s*[:.)]\s*\S", re.I)
@@ -313,7 +314,8 @@ def add_body(
     out: BlockStream, text: str, s: int, e: int, cleaned: str | None = None, *, one_item: bool = False
 ) -> None:
     """A paragraph; list items when every line starts with a bullet or hangs under one (a line of its
-    own is an item only with ``one_item``, in a changelog); one paragraph per speaker turn.
+    own is an item where its bullet is a bullet character, ``•``, or with ``one_item``, in a
+    changelog); one paragraph per speaker turn.
     ``cleaned``: the paragraph's text through ``clean_text`` where the caller has it."""
     para = text[s:e]
     lines = para.split("\n")
@@ -327,7 +329,9 @@ def add_body(
     lead = s - (text.rfind("\n", 0, s) + 1)  # the first line's indent, trimmed off the paragraph
     if lead and not text[s - lead : s].isspace():
         lead = 0
-    if (len(lines) > 1 or one_item) and (items := _items([text[s - lead : s] + lines[0], *lines[1:]])):
+    # a line of its own is an item where its bullet is one no sentence opens with (``•``), or in a changelog
+    alone = one_item or para.lstrip()[:1] in _BULLETS_ONLY
+    if (len(lines) > 1 or alone) and (items := _items([text[s - lead : s] + lines[0], *lines[1:]])):
         at = list(itertools.accumulate((len(x) + 1 for x in lines), initial=s))  # each line's start
         indents: list[int] = []  # the open levels' indents: an item is as deep as those left of it
         for first, last, indent in items:
