@@ -54,13 +54,10 @@ def idioms_for_pandoc(text: str) -> str:
     pod = {name: req for name, req in _POD_MACROS.items() if re.search(rf"^\.de[ \t]+{name}\b", text, re.M)}
     # their pages say so; there a term over an indented block is a definition whatever its font
     docbook = _GENERATOR.search(text[:2000]) is not None
-    if "\\h'" not in text and not pod and ".IX" not in text and not docbook and "\\f" not in text:
-        return text
     lines = text.split("\n")
     out: list[str] = []
-    frames: list[
-        list
-    ] = []  # each open .RS: [kind ("item", "term", "block"), whether a nested .RS was opened]
+    # each open .RS: [what opened it ("item", "term" or "block"), whether a nested .RS was written]
+    frames: list[list] = []
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -116,9 +113,9 @@ _RULE_ROW = re.compile(r"[_=][ \t]*$")
 def _spans_and_header(m: re.Match) -> str:
     """A tbl table as pandoc reads it: a cell spanning columns (``s`` in its row's format, which
     pandoc ignores, moving the cells after it a column left) in each column it covers (a title over
-    every column once, as HTML's reader has it), and a first
-    row whose format sets it in bold over rows that are not set off by a rule (``_``) as the header
-    row it is. A table that changes its format midway (``.T&``) is left as it is."""
+    every column once, as HTML's reader has it), and a first row whose format sets it in bold over
+    rows that are not set off by a rule (``_``) as the header row it is. A table that changes its
+    format midway (``.T&``) is left as it is."""
     body = m[1].split("\n")
     if any(line.startswith(".T&") for line in body):
         return m[0]
@@ -174,9 +171,9 @@ def _spans_and_header(m: re.Match) -> str:
         out_formats.append(" ".join("l" if key == "s" else key + mods for key, mods in f))
         out_rows.append(tab.join(cells))
     lines = body[:i] + out_formats[:-1] + [out_formats[-1] + "."]
-    at = 0
+    at, is_data = 0, set(data)
     for k, r in enumerate(rows):
-        if k in data:
+        if k in is_data:
             lines.append(out_rows[at])
             if header and at == 0:
                 lines.append("_")

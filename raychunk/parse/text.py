@@ -31,7 +31,8 @@ _NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+([A-Z\u00c0-\u024f].{0,80
 _CITATION = re.compile(r'"|://|\(\d{4}\)|\(\d{1,2} \w+ \d{4}\)|\bpp?\. ?\d|\b(?:ed|eds|et al)\.')
 _BULLET = re.compile(r"^(\s*)(?:[-*•‣◦▪]|\d{1,3}[.)])\s+\S")
 _MARKER = re.compile(r"([-*•‣◦▪]|\d{1,3}[.)])\s+")
-_BULLETS_ONLY = "•‣◦▪"  # characters that are only ever bullets (a ``-`` or ``*`` line may be a dash, a footnote)
+# characters that are only ever bullets (a line opened by ``-`` or ``*`` may be a dash, a footnote)
+_BULLETS_ONLY = "•‣◦▪"
 _SPEAKER = re.compile(r"^[A-Z][\w.'()\- ]{0,40}:\s+\S")
 _QUESTION = re.compile(r"^\s*(?:Q|Question)\s*[:.)]\s*\S", re.I)
 _ANSWER = re.compile(r"^\s*(?:A|Answer)\s*[:.)]\s*\S", re.I)
