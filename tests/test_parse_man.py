@@ -355,7 +355,12 @@ def test_pod2man_pages_keep_their_items_and_verbatim_blocks():
     Over this machine's 500 Pod::Man pages: code blocks 0 before."""
     p = parsed(POD2MAN, "Ledger::Tool.3pm")
     got = [(b.kind, b.level, b.marker, b.text) for b in p.blocks if b.kind not in ("heading",)]
-    assert ("code", 0, "", "  use Ledger::Tool;\n  my $t = Ledger::Tool->new(size => 3);") in got  # as printed
+    assert (
+        "code",
+        0,
+        "",
+        "  use Ledger::Tool;\n  my $t = Ledger::Tool->new(size => 3);",
+    ) in got  # as printed
     assert ("paragraph", 0, "", "size: How many replicas to keep.") in got
     assert ("list_item", 0, "1.", "Drain the queue.") in got
     assert ("list_item", 0, "2.", "Stop the workers.") in got
