@@ -79,3 +79,22 @@ def test_xml_in_another_encoding_than_utf8_is_read_in_its_own():
         ("heading", "Crème"),
         ("paragraph", "Brûlée."),
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        ("todo.djot", "- [X] Mount it.\n- [ ] Level it.\n- Spare.\n"),
+        ("todo.org", "- [X] Mount it.\n- [ ] Level it.\n- Spare.\n"),
+    ],
+)
+def test_a_task_box_is_a_marker_however_the_converter_writes_it(name, source):
+    """pandoc writes a Djot task's box, and an Org task's checked one, as text (``[X] Mount it.``):
+    read as a checkbox reads, the box is the item's marker (``- [x]``), not words of its text.
+    Before, Djot's chunk line was ``- [X] Mount it.`` where Markdown's is ``- [x] Mount it.``."""
+    p = parse_document(source.encode(), name)
+    assert [(b.marker, b.text) for b in p.blocks] == [
+        ("- [x]", "Mount it."),
+        ("- [ ]", "Level it."),
+        ("-", "Spare."),
+    ]

@@ -33,6 +33,8 @@ from raychunk.render import render_table, squash
 
 __all__ = ["BOILERPLATE_CLASSES", "BOILERPLATE_IDS", "html_blocks", "html_lines", "parse_html"]
 
+_TASK_BOX = re.compile(r"\[([ xX])\][ \t]+(?=\S)")  # a task box written as text at an item's start
+
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # fmt: off
 _VOID = frozenset({
@@ -1024,6 +1026,10 @@ class _Events(_Tokens):
             return  # the separator left between dropped chrome (rustdoc's "1.0.0 · Source"); node links
         if body:
             marker = self._marker(run.anchor) if kind in ("list_item", "paragraph") else ""
+            if kind == "list_item" and marker and not marker.endswith("]") and (box := _TASK_BOX.match(body)):
+                # a task box written as text (pandoc's Djot and Org readers: ``[X] done``), as a checkbox reads
+                marker += " [x]" if box[1] in "xX" else " [ ]"
+                body = body[box.end() :]
             self.sinks[-1].append((kind, body, run.start, run.end, level, None, (), 0, run.links, marker, ()))
 
     # -- tables ----------------------------------------------------------------------------------
