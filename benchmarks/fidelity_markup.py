@@ -1,5 +1,5 @@
-"""Fidelity sections ``rst``, ``asciidoc``, ``latex`` and ``mediawiki``: generated documents in the
-markups documentation is written in, whose structure is known exactly.
+"""Fidelity sections ``rst``, ``asciidoc``, ``latex``, ``mediawiki``, ``typst`` and ``djot``: generated
+documents in the markups documentation is written in, whose structure is known exactly.
 
 One document is drawn (a fixed seed) and written in each markup as its writers write it; the
 truth is what was written, never what a reader reads. Each has a title (most of the time; a
@@ -23,6 +23,11 @@ and code blocks. As written:
   (``\\setcounter{enumi}`` to start past 1), ``itemize``; ``tabular`` with the header row set off by
   ``\\hline`` or booktabs' ``\\midrule``; ``quote`` and ``quotation``; ``verbatim`` and
   ``lstlisting``; ``%`` comments between paragraphs;
+- ``typst``: ``#set document(title: ...)``, ``=`` to ``===``; ``+`` items (``4.`` where a list starts
+  past 1), ``-`` bullets; ``#table`` with ``table.header`` and ``table.cell(colspan: 2)``;
+  ``#quote(block: true)``; raw blocks; ``/ Term: definition``;
+- ``djot``: the title a ``#`` heading; ``4.``, ``a.``, ``-`` and ``- [x]`` items; pipe tables;
+  ``>`` quotes; fenced code; ``: Term`` definitions; ``::: note`` divs;
 - ``mediawiki``: ``==`` to ``====`` (level 2 to 4: the page's title is level 1, outside the page),
   ``#`` and ``*`` lists (``#*`` nested), ``{| class="wikitable"`` tables with ``!`` header cells on
   one line or one to a line, ``<blockquote>``, ``<syntaxhighlight lang=...>`` and ``<pre>``.
@@ -97,7 +102,18 @@ _MARKUP = {
         re.M,
     ),
 }
-EXTENSION = {"rst": "rst", "asciidoc": "adoc", "latex": "tex", "mediawiki": "mediawiki"}
+_MARKUP["typst"] = re.compile(
+    r"^(?:=+ |\+ |/ )|#(?:set|table|quote|enum|link)\b|\btable\.(?:header|cell)", re.M
+)
+_MARKUP["djot"] = re.compile(r"^(?:#+ |> |: |:::|```)|\]\(https?:", re.M)
+EXTENSION = {
+    "rst": "rst",
+    "asciidoc": "adoc",
+    "latex": "tex",
+    "mediawiki": "mediawiki",
+    "typst": "typ",
+    "djot": "dj",
+}
 
 
 class Doc:
@@ -263,11 +279,11 @@ class _Writer:
 
     def write_list(self, kind: str, start: int, items: list) -> None:
         lang = self.lang
-        if kind == "letter" and lang in ("mediawiki", "latex"):
-            kind = "number"  # neither writes letters without styling them
+        if kind == "letter" and lang in ("mediawiki", "latex", "typst"):
+            kind = "number"  # none writes letters without styling them
         if lang == "mediawiki":
             start = 1
-        if kind == "task" and lang != "asciidoc":
+        if kind == "task" and lang not in ("asciidoc", "djot"):
             kind = "bullet"
         out = []
         numbered = kind in ("number", "letter") and lang != "latex"
@@ -656,8 +672,124 @@ class _Writer:
         self.lines += ["[[Category:Operations]]"]
 
 
+class _Typst:
+    """Typst as its writers write it (mixed into ``_Writer``)."""
+
+    def typst_start(self) -> None:
+        if self.doc.title:
+            self.lines += [f'#set document(title: "{self.doc.title}")', ""]
+        self.lines += ['#set page(paper: "a4")', ""]
+
+    def typst_heading(self, level: int, text: str) -> None:
+        self.lines += [f"{'=' * level} {text}", ""]
+
+    def typst_paragraph(self, key, how, w, tail) -> None:
+        extra = ["", f" about *{w}*", f" and _{w}_ again", f" with `{w}.conf`"]
+        extra += [f' see #link("https://example.org/{w}")[the {w} page]', ""]
+        self.lines += [*self.fill(f"{key}{extra[how]}. {tail}."), ""]
+
+    def typst_list(self, kind, start, items) -> None:
+        explicit = kind == "number" and (start != 1 or self.rng.random() < 0.3)
+        for j, (text, tail, nested, _, nested_numbered) in enumerate(items):
+            lead = f"{start + j}. " if explicit else "+ " if kind == "number" else "- "
+            self.lines.append(lead + text)
+            if tail:
+                self.lines.append("  " + tail)
+            self.lines += [("  + " if nested_numbered else "  - ") + x for x in nested]
+        self.lines.append("")
+
+    def typst_table(self, rows) -> None:
+        def cells(row):
+            if spanning_row(row):
+                return [f"table.cell(colspan: 2)[{row[0]}]", *(f"[{x}]" for x in row[2:])]
+            return [f"[{x}]" for x in row]
+
+        self.lines += [
+            "#table(",
+            f"  columns: {len(rows[0])},",
+            "  table.header" + "".join(f"[{x}]" for x in rows[0]) + ",",
+        ]
+        self.lines += ["  " + ", ".join(cells(r)) + "," for r in rows[1:]]
+        self.lines += [")", ""]
+
+    def typst_quote(self, text) -> None:
+        self.lines += ["#quote(block: true)[", *self.fill(text, "  "), "]", ""]
+
+    def typst_code(self, lang, code) -> None:
+        self.lines += [f"```{lang}", *code.split("\n"), "```", ""]
+
+    def typst_definitions(self, pairs) -> None:
+        self.lines += [*(f"/ {t}: {d}" for t, d in pairs), ""]
+
+    def typst_note(self, text) -> None:
+        self.lines += [*self.fill(f"*Note:* {text}"), ""]
+
+    def typst_end(self) -> None:
+        pass
+
+
+class _Djot:
+    """Djot as its writers write it (mixed into ``_Writer``): the title a level-1 heading."""
+
+    def djot_start(self) -> None:
+        if self.doc.title:
+            self.lines += [f"# {self.doc.title}", ""]
+
+    def djot_heading(self, level: int, text: str) -> None:
+        self.lines += [f"{'#' * (level + self.shift)} {text}", ""]
+
+    def djot_paragraph(self, key, how, w, tail) -> None:
+        extra = ["", f" about *{w}*", f" and _{w}_ again", f" with `{w}.conf`"]
+        extra += [f" see [the {w} page](https://example.org/{w})", ""]
+        self.lines += [*self.fill(f"{key}{extra[how]}. {tail}."), ""]
+
+    def djot_list(self, kind, start, items) -> None:
+        for j, (text, tail, nested, done, nested_numbered) in enumerate(items):
+            if kind in ("number", "letter"):
+                lead = _marker(kind, start + j) + " "
+            elif kind == "task":
+                lead = f"- [{'x' if done else ' '}] "
+            else:
+                lead = "- "
+            self.lines.append(lead + text)
+            if tail:
+                self.lines.append(" " * len(lead) + tail)
+            if nested:
+                pad = " " * len(lead)
+                self.lines += [
+                    "",
+                    *(pad + (f"{k + 1}. " if nested_numbered else "- ") + x for k, x in enumerate(nested)),
+                ]
+            self.lines.append("")
+
+    def djot_table(self, rows) -> None:
+        self.lines += ["| " + " | ".join(rows[0]) + " |", "|" + "|".join("---" for _ in rows[0]) + "|"]
+        self.lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+        self.lines.append("")
+
+    def djot_quote(self, text) -> None:
+        self.lines += [*("> " + x for x in self.fill(text)), ""]
+
+    def djot_code(self, lang, code) -> None:
+        self.lines += [f"``` {lang}", *code.split("\n"), "```", ""]
+
+    def djot_definitions(self, pairs) -> None:
+        for t, d in pairs:
+            self.lines += [f": {t}", "", f"  {d}", ""]
+
+    def djot_note(self, text) -> None:
+        self.lines += ["::: note", *self.fill(text), ":::", ""]
+
+    def djot_end(self) -> None:
+        pass
+
+
+class _Writers(_Writer, _Typst, _Djot):
+    """Every markup's writer."""
+
+
 def document(rng: random.Random, lang: str) -> tuple[bytes, dict]:
-    w = _Writer(Doc(rng), lang, rng)
+    w = _Writers(Doc(rng), lang, rng)
     return w.write(), w.t
 
 

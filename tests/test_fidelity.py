@@ -223,19 +223,20 @@ def test_books_rtf_and_org_keep_their_structure(fidelity, name):
     assert {"headings", "under their heading", "list items", "cells", "title"} <= set(s.figures)
 
 
-@pytest.mark.parametrize("name", ["rst", "asciidoc", "latex", "mediawiki", "man"])
+@pytest.mark.parametrize("name", ["rst", "asciidoc", "latex", "mediawiki", "typst", "djot", "man"])
 def test_documentation_markups_keep_their_structure(fidelity, name):
     """The fast forms of ``rst``, ``asciidoc``, ``latex`` and ``mediawiki`` (one generated document
-    written in each markup: headings, lists nested and numbered from past 1, definitions, tables
-    with a cell spanning columns, quotes, notes, code). Before this round AsciiDoc's, on the fast
-    form: list items 0.474 (``[start=N]`` and ``[loweralpha]`` ignored, lists nested by marker
-    length, not marker, ``term:: definition`` kept as written), cells 0.894 and rows 0.880 (a
-    ``2+|`` cell's spec dropped, the cells after it a column left); on the full form also spans
-    0.992 (a row part's span ran into the next row's ``2+`` spec). ``man`` (the same documents as
-    pandoc, help2man, Pod::Man, docutils and Asciidoctor write manual pages), before, on the fast
-    form: list items 0.717 (Pod::Man's ``.IX`` after each ``.IP`` emptied the item; Asciidoctor's
-    hand-drawn marks lost), cells 0.910 and rows 0.900 (tbl's ``s`` spans), header rows 0.500 (a bold
-    first row), code 0.714 (Pod::Man's ``.Vb`` blocks were paragraphs)."""
+        written in each markup: headings, lists nested and numbered from past 1, definitions, tables
+        with a cell spanning columns, quotes, notes, code). Before this round AsciiDoc's, on the fast
+        form: list items 0.474 (``[start=N]`` and ``[loweralpha]`` ignored, lists nested by marker
+        length, not marker, ``term:: definition`` kept as written), cells 0.894 and rows 0.880 (a
+        ``2+|`` cell's spec dropped, the cells after it a column left); on the full form also spans
+        0.992 (a row part's span ran into the next row's ``2+`` spec). ``man`` (the same documents as
+        pandoc, help2man, Pod::Man, docutils and Asciidoctor write manual pages), before, on the fast
+        form: list items 0.717 (Pod::Man's ``.IX`` after each ``.IP`` emptied the item; Asciidoctor's
+        hand-drawn marks lost), cells 0.910 and rows 0.900 (tbl's ``s`` spans), header rows 0.500 (a bold
+        first row), code 0.714 (Pod::Man's ``.Vb`` blocks were paragraphs). ``djot``: a task's box was text
+    (``- [X] ...``, where every other reader gives ``- [x]``), list items 0.980 on the full form."""
     s = fidelity.run([name], fast=True)[name]
     for figure in s.figures:
         assert s.total(figure).accuracy == 1.0, (figure, s.misses[:3])
