@@ -181,3 +181,33 @@ def test_a_tags_file_is_an_index_not_text():
     assert parse(ctags, "repo/index.txt").document.status == "empty"  # ctags marks it
     people = "alice\tparis\t30\nbob\tlyon\t41\ncarol\tnice\t52\n"
     assert parse(people, "people.txt").document.status == "ok"
+
+
+def test_alternatives_set_apart_by_or_share_one_description():
+    """Vim writes a command's other forms one a line, each with ``or`` in the description's column,
+    the description after the last: one entry, its terms joined by ``or``, its tags first (as a tags
+    line above a term reads). Before, the first form was the term and the rest ran into the
+    description (``["x]<Del>: or <Del> x dl ["x]x Delete ...``); 32 entries of Vim's own help."""
+    src = (
+        "*change.txt*\tFor Vim version 9.0.\n\n"
+        "==============================================================================\n"
+        "1. Deleting text\t\t\t\t\t*deleting*\n\n"
+        '["x]<Del>\tor\t\t\t\t\t*<Del>* *x* *dl*\n'
+        '["x]x\t\t\tDelete [count] characters under and after the cursor\n'
+        "\t\t\t[into register x] (not |linewise|).\n\n"
+        '{Visual}["x]x\tor\t\t\t\t\t*v_x* *v_d*\n'
+        '{Visual}["x]d   or\n'
+        '{Visual}["x]<Del>\tDelete the highlighted text.\n\n'
+        "The commands can be used in Visual mode  or\n"
+        "in Normal mode, as the text says.\n\n"
+        " vim:tw=78:ts=8:noet:ft=help:norl:\n"
+    )
+    doc = parse(src, "doc/change.txt")
+    texts = [b.text for b in doc.blocks if b.kind == "paragraph"]
+    assert texts == [
+        '<Del> x dl ["x]<Del> or ["x]x: Delete [count] characters under and after the cursor'
+        " [into register x] (not linewise).",
+        'v_x v_d {Visual}["x]x or {Visual}["x]d or {Visual}["x]<Del>: Delete the highlighted text.',
+        "The commands can be used in Visual mode or in Normal mode, as the text says.",  # prose: no tab
+    ]
+    assert_words_in_spans(doc)

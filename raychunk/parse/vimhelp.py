@@ -44,6 +44,7 @@ _CONTENTS = re.compile(  # ``1. Setting options  |set-option|``; ``|05.1|  The v
     r"|(?:\|[^|\s]+\|[ \t]+[^|\t]*[^|\s][ \t]*)+"
 )
 _CHAPTER_LINK = re.compile(r"(?:Next|Previous) chapter:|Table of contents:|Copyright: see \|")
+_ALTERNATIVE = re.compile(r"(\S[^\t]{0,39}?)(?:\t+|  +)or")  # a term, then a column's ``or``
 _DEFINITION = re.compile(r"(\S[^\t]{0,39}?)\t+(\S.*)")  # ``:se[t][!]<tab>Show all options ...``
 _BOX = re.compile(r"[ \t]*\+-{5,}")
 _HEADER_MARK = re.compile(r"[ \t]+~[ \t]*$")
@@ -208,9 +209,18 @@ def _paragraph(out: BlockStream, text: str, lines: list[str], starts: list[int],
         return
     rendered = [_render(b).strip() for b in body[:-1]] + [_render(last).strip()]
     k = next((k for k, b in enumerate(body) if not _TAGS_ONLY.fullmatch(b)), len(body))
-    d = _DEFINITION.fullmatch(rendered[k]) if k < len(body) and not body[k][:1].isspace() else None
+    # alternatives first, each set apart by ``or`` (``["x]<Del>	or`` over ``["x]x	Delete ...``)
+    terms, tags, j = [], [], k
+    while j + 1 < len(body) and not body[j + 1][:1].isspace():
+        if (alt := _ALTERNATIVE.fullmatch(_TAG.sub("", body[j]).rstrip())) is None:
+            break
+        terms.append(_render(alt[1]).strip())
+        tags += _TAG.findall(body[j])
+        j += 1
+    d = _DEFINITION.fullmatch(rendered[j]) if j < len(body) and not body[j][:1].isspace() else None
     if d and not d[1].endswith((".", ":")):  # a term, its description after a tab: as a man page's
-        rendered[k] = f"{d[1].rstrip()}: {d[2]}"
+        joined = " or ".join([*terms, d[1].rstrip()]) + f": {d[2]}"
+        rendered[k : j + 1] = [*tags, joined]  # the tags first, as a tags line above a term reads
     if _BOX.match(body[0]) and sum(1 for b in body if _BOX.match(b)) >= 2:  # a drawing: boxes of - and |
         s0 = starts[para[0]]
         drawing = textwrap.dedent(clean_text(text[s0:e]).expandtabs(8)).strip("\n")
