@@ -29,7 +29,6 @@ _UNDERLINE_LEVEL = {"*": 1, "=": 2, "-": 3, ".": 4}
 _MENU = re.compile(r"(?m)^\* Menu:")
 # a table's term as makeinfo prints it: quoted (``@code``, ``@samp``, ``@option``) or starred (``@strong``)
 _TERM = re.compile(r"(?:[‘'`\"“][^\n]{1,80}?[’'\"”]|\*[^*\n]{1,80}\*)(?:[ ,][^\n]{0,40})?")
-_BULLET = re.compile(r"\s*(?:[-*•‣◦▪]|\d{1,3}[.)])\s")
 _MARKER = re.compile(r"(?:\x00\x08\[[^\x00]*\x00\x08\]\s*)+")  # an index node's [index], an image
 
 
@@ -90,13 +89,15 @@ def _definition(text: str, s: int, e: int) -> str | None:
     """A table entry (``@table``) as ``term: definition``: one to four term lines, each quoted as
     makeinfo prints a term (``‘-a’``, ``‘--text’``, ``‘-D ACTION’``), at the paragraph's indent over
     its definition, indented past them; None for any other paragraph (an example's lines)."""
+    from raychunk.parse.text import opens_item
+
     line_start = text.rfind("\n", 0, s) + 1
     if text[line_start:s].strip():
         return None
     lines = text[line_start:e].split("\n")
     indents = [len(x) - len(x.lstrip()) for x in lines]
     k = next((i for i, n in enumerate(indents) if n != indents[0]), len(lines))
-    if not (1 <= k <= 4 and k < len(lines)) or _BULLET.match(lines[0]):
+    if not (1 <= k <= 4 and k < len(lines)) or opens_item(lines[0]):
         return None
     if any(n < indents[0] + 4 for n in indents[k:]) or not all(_TERM.fullmatch(x.strip()) for x in lines[:k]):
         return None

@@ -20,7 +20,7 @@ from raychunk.document import Block, Document, ParsedDocument
 from raychunk.parse._common import BlockStream, clean_text, finish, no_blocks, wiki_heading
 from raychunk.render import squash, trimmed
 
-__all__ = ["add_body", "iter_paragraphs", "parse_text", "text_blocks"]
+__all__ = ["add_body", "iter_paragraphs", "opens_item", "parse_text", "text_blocks"]
 
 _BLANK = re.compile(r"\n[ \t\f\v\r]*\n")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
@@ -309,6 +309,11 @@ def _numbered_heading(m: re.Match, text: str, paragraphs: list, idx: int) -> boo
             if near and "." not in near.group(1):
                 return False
     return True
+
+
+def opens_item(line: str) -> bool:
+    """Whether ``line`` opens a list item as the plain-text rules read one (a bullet or a number)."""
+    return _BULLET.match(line) is not None
 
 
 def add_body(
