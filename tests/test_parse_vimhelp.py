@@ -211,3 +211,31 @@ def test_alternatives_set_apart_by_or_share_one_description():
         "The commands can be used in Visual mode or in Normal mode, as the text says.",  # prose: no tab
     ]
     assert_words_in_spans(doc)
+
+
+def test_a_header_row_parted_by_single_tabs_heads_its_table():
+    """A header ending in `` ~`` whose cells one tab parts, over rows of as many cells, is the
+    table's header row, not a level-3 heading over a paragraph of its rows (Vim's ``item<tab>action
+    ~`` in insert.txt, a plugin's ``Name<tab>Value<tab>Meaning ~``); a header line of words is a
+    heading still."""
+    src = (
+        "*tool.txt*\tMove ledgers\n\n"
+        "==============================================================================\n"
+        "1. Setup\n\n"
+        "Settings ~\n\n"
+        "Name\tValue\tMeaning ~\n"
+        "north\t10\tthe first\n"
+        "south\t4\tthe second\n\n"
+        "After the table.\n\n"
+        " vim:tw=78:ts=8:noet:ft=help:norl:\n"
+    )
+    doc = parse(src, "doc/tool.txt")
+    assert [(b.kind, b.level) for b in doc.blocks if b.kind == "heading"] == [("heading", 1), ("heading", 3)]
+    (table,) = [b for b in doc.blocks if b.kind == "table"]
+    assert table.rows == (
+        ("Name", "Value", "Meaning"),
+        ("north", "10", "the first"),
+        ("south", "4", "the second"),
+    )
+    assert table.header_rows == 1 and table.heading_path == ("1. Setup", "Settings")
+    assert_words_in_spans(doc)

@@ -124,7 +124,12 @@ def parse_vim_help(text: str, base: Document) -> ParsedDocument:
                 i += 1
                 continue
         level_after = 0
-        if not line[:1].isspace() and not para and (heading := _headline(line)):
+        if (
+            not line[:1].isspace()
+            and not para
+            and (heading := _headline(line))
+            and not _table_header(lines, i)
+        ):
             flush()
             _heading(out, line, heading, 3 if line.endswith("~") else 2, starts[i])
             i += 1
@@ -181,6 +186,18 @@ def _headline(line: str) -> str:
     if (m := _LABEL.fullmatch(line)) and len(m[1].split()) <= 6 and not m[1].endswith("."):
         return m[1].rstrip(":").strip()
     return ""
+
+
+def _table_header(lines: list[str], i: int) -> bool:
+    """Whether line ``i``, a header ending in `` ~`` whose words a tab parts, heads the table its
+    paragraph is (``Name<tab>Value<tab>Meaning ~`` over rows of as many cells), not a section."""
+    line = lines[i].rstrip("\r")
+    if not line.endswith("~") or "\t" not in _TRAILING_TAGS.sub("", line).strip():
+        return False
+    j = i
+    while j < len(lines) and lines[j].strip():
+        j += 1
+    return _table([x.rstrip("\r") for x in lines[i:j]]) is not None
 
 
 def _heading(out: BlockStream, line: str, heading: str, level: int, start: int) -> None:
