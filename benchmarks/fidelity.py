@@ -401,6 +401,23 @@ def score_document(section: Section, case: str, fmt: str, parsed, chunks, t: dic
     section.cases += 1
 
 
+def score_code(section: Section, case: str, fmt: str, parsed, code: Sequence[str]) -> None:
+    """``code kept as code``: each truth code block a code block of the parse with the code exactly."""
+    codes = [b.text.rstrip("\n") for b in parsed.blocks if b.kind == "code"]
+    ok = 0
+    for c in code:
+        if c in codes:
+            ok += 1
+        else:
+            first = c.split("\n")[0]
+            got = next((b for b in parsed.blocks if first in b.text), None)
+            section.miss(
+                f"{case}: code {first!r}: got {got.kind if got else 'nothing'} {got.text[:60] if got else ''!r}"
+            )
+    if code:
+        section.add("code kept as code", fmt, ok, len(code))
+
+
 def present(section: Section, case: str, fmt: str, figure: str, texts, text: str) -> None:
     """``figure``: each of ``texts`` is in the document's ``text`` exactly."""
     ok = 0

@@ -109,6 +109,7 @@ from fidelity import (
     parse_and_chunk,
     present,
     roman,
+    score_code,
     score_document,
     squash,
 )
@@ -1309,19 +1310,7 @@ def org_document(rng: random.Random) -> tuple[bytes, dict]:
 def score_org(section: Section, case: str, data: bytes, t: dict) -> None:
     parsed, chunks = parse_and_chunk(data, f"{case}.org", max_tokens=8192)
     score_document(section, case, "org", parsed, chunks, t)
-    codes = [b.text.rstrip("\n") for b in parsed.blocks if b.kind == "code"]
-    ok = 0
-    for code in t["code"]:
-        if code in codes:
-            ok += 1
-        else:
-            first = code.split("\n")[0]
-            got = next((b for b in parsed.blocks if first in b.text), None)
-            section.miss(
-                f"{case}: code {first!r}: got {got.kind if got else 'nothing'} {got.text[:60] if got else ''!r}"
-            )
-    if t["code"]:
-        section.add("code kept as code", "org", ok, len(t["code"]))
+    score_code(section, case, "org", parsed, t["code"])
 
 
 ORG_SEED = 13

@@ -59,6 +59,7 @@ from fidelity import (
     counter,
     new_truth,
     parse_and_chunk,
+    score_code,
     score_document,
     score_quotes,
 )
@@ -106,6 +107,20 @@ _MARKUP["typst"] = re.compile(
     r"^(?:=+ |\+ |/ )|#(?:set|table|quote|enum|link)\b|\btable\.(?:header|cell)", re.M
 )
 _MARKUP["djot"] = re.compile(r"^(?:#+ |> |: |:::|```)|\]\(https?:", re.M)
+# each markup's bold, emphasis, literal and link, ``{w}`` the word they set
+_INLINE = {
+    "rst": ("**{w}**", "*{w}*", "``{w}.conf``", "`the {w} page <https://example.org/{w}>`_"),
+    "asciidoc": ("*{w}*", "_{w}_", "`{w}.conf`", "https://example.org/{w}[the {w} page]"),
+    "latex": (
+        "\\textbf{{w}}",
+        "\\emph{{w}}",
+        "\\texttt{{w}.conf}",
+        "\\href{https://example.org/{w}}{the {w} page}",
+    ),
+    "mediawiki": ("'''{w}'''", "''{w}''", "<code>{w}.conf</code>", "[https://example.org/{w} the {w} page]"),
+    "typst": ("*{w}*", "_{w}_", "`{w}.conf`", '#link("https://example.org/{w}")[the {w} page]'),
+    "djot": ("*{w}*", "_{w}_", "`{w}.conf`", "[the {w} page](https://example.org/{w})"),
+}
 EXTENSION = {
     "rst": "rst",
     "asciidoc": "adoc",
@@ -249,7 +264,7 @@ class _Writer:
             elif kind == "paragraph":
                 key, how, w, tail = part[1]
                 self._under(key)
-                getattr(self, f"{lang}_paragraph")(key, how, w, tail)
+                self.paragraph(key, how, w, tail)
             elif kind == "list":
                 self.write_list(*part[1:])
             elif kind == "table":
@@ -276,6 +291,28 @@ class _Writer:
                 getattr(self, f"{lang}_code")(code_lang, code)
         getattr(self, f"{lang}_end")()
         return ("\n".join(self.lines) + "\n").encode("utf-8")
+
+    def paragraph(self, key: str, how: int, w: str, tail: str) -> None:
+        """A paragraph filled at 72 columns, with one of the markup's inline forms (``_INLINE``) or none."""
+        forms = _INLINE[self.lang]
+        extra = [
+            "",
+            f" about {forms[0]}",
+            f" and {forms[1]} again",
+            f" with {forms[2]}",
+            f" see {forms[3]}",
+            "",
+        ]
+        extra = extra[how].replace("{w}", w)
+        if self.lang == "mediawiki":  # a link's brackets cannot span lines: its spaces are kept from the wrap
+            self.lines += [
+                x.replace(chr(0), " ") for x in self.fill(f"{key}{extra.replace(' ', chr(0))}. {tail}.")
+            ]
+        else:
+            self.lines += self.fill(f"{key}{extra}. {tail}.")
+        if self.lang == "latex" and self.rng.random() < 0.15:
+            self.lines.append("% TODO: check this with the team")
+        self.lines.append("")
 
     def write_list(self, kind: str, start: int, items: list) -> None:
         lang = self.lang
@@ -323,18 +360,6 @@ class _Writer:
 
     def rst_heading(self, level: int, text: str) -> None:
         self.lines += [text, self.rst_styles[level - 1] * len(text), ""]
-
-    def rst_paragraph(self, key, how, w, tail) -> None:
-        extra = [
-            "",
-            f" about **{w}**",
-            f" and *{w}* again",
-            f" with ``{w}.conf``",
-            f" see `the {w} page <https://example.org/{w}>`_",
-            "",
-        ][how]
-        self.lines += self.fill(f"{key}{extra}. {tail}.")
-        self.lines.append("")
 
     def rst_list(self, kind, start, items) -> None:
         auto = kind == "number" and start == 1 and self.rng.random() < 0.4
@@ -427,18 +452,6 @@ class _Writer:
             self.lines.append(f"[#sec-{len(self.t['headings'])}]")
         self.lines += [f"{'=' * (level + 1)} {text}", ""]
 
-    def asciidoc_paragraph(self, key, how, w, tail) -> None:
-        extra = [
-            "",
-            f" about *{w}*",
-            f" and _{w}_ again",
-            f" with `{w}.conf`",
-            f" see https://example.org/{w}[the {w} page]",
-            "",
-        ][how]
-        self.lines += self.fill(f"{key}{extra}. {tail}.")
-        self.lines.append("")
-
     def asciidoc_list(self, kind, start, items) -> None:
         explicit = kind == "number" and self.rng.random() < 0.3
         if kind == "number" and start != 1 and not explicit:
@@ -527,20 +540,6 @@ class _Writer:
             self.lines.append(f"\\label{{sec:{len(self.t['headings'])}}}")
         self.lines.append("")
 
-    def latex_paragraph(self, key, how, w, tail) -> None:
-        extra = [
-            "",
-            f" about \\textbf{{{w}}}",
-            f" and \\emph{{{w}}} again",
-            f" with \\texttt{{{w}.conf}}",
-            f" see \\href{{https://example.org/{w}}}{{the {w} page}}",
-            "",
-        ][how]
-        self.lines += self.fill(f"{key}{extra}. {tail}.")
-        if self.rng.random() < 0.15:
-            self.lines.append("% TODO: check this with the team")
-        self.lines.append("")
-
     def latex_list(self, kind, start, items) -> None:
         env = "enumerate" if kind in ("number", "letter") else "itemize"
         self.lines.append(f"\\begin{{{env}}}")
@@ -613,20 +612,6 @@ class _Writer:
         if self.rng.random() < 0.5:
             self.lines.append("")
 
-    def mediawiki_paragraph(self, key, how, w, tail) -> None:
-        extra = [
-            "",
-            f" about '''{w}'''",
-            f" and ''{w}'' again",
-            f" with <code>{w}.conf</code>",
-            f" see [https://example.org/{w} the {w} page]",
-            "",
-        ][how]
-        # a link's brackets cannot span lines in MediaWiki: its spaces are kept from the wrap
-        filled = self.fill(f"{key}{extra.replace(' ', chr(0))}. {tail}.")
-        self.lines += [x.replace(chr(0), " ") for x in filled]
-        self.lines.append("")
-
     def mediawiki_list(self, kind, start, items) -> None:
         mark = "#" if kind in ("number", "letter") else "*"
         for text, tail, nested, _, nested_numbered in items:
@@ -683,11 +668,6 @@ class _Typst:
     def typst_heading(self, level: int, text: str) -> None:
         self.lines += [f"{'=' * level} {text}", ""]
 
-    def typst_paragraph(self, key, how, w, tail) -> None:
-        extra = ["", f" about *{w}*", f" and _{w}_ again", f" with `{w}.conf`"]
-        extra += [f' see #link("https://example.org/{w}")[the {w} page]', ""]
-        self.lines += [*self.fill(f"{key}{extra[how]}. {tail}."), ""]
-
     def typst_list(self, kind, start, items) -> None:
         explicit = kind == "number" and (start != 1 or self.rng.random() < 0.3)
         for j, (text, tail, nested, _, nested_numbered) in enumerate(items):
@@ -737,11 +717,6 @@ class _Djot:
 
     def djot_heading(self, level: int, text: str) -> None:
         self.lines += [f"{'#' * (level + self.shift)} {text}", ""]
-
-    def djot_paragraph(self, key, how, w, tail) -> None:
-        extra = ["", f" about *{w}*", f" and _{w}_ again", f" with `{w}.conf`"]
-        extra += [f" see [the {w} page](https://example.org/{w})", ""]
-        self.lines += [*self.fill(f"{key}{extra[how]}. {tail}."), ""]
 
     def djot_list(self, kind, start, items) -> None:
         for j, (text, tail, nested, done, nested_numbered) in enumerate(items):
@@ -812,19 +787,7 @@ def score_markup_document(
             f"{case}: read as {parsed.document.format} ({parsed.document.status}: {parsed.document.reason})"
         )
     score_document(section, case, fmt, parsed, chunks, t)
-    codes = [b.text.rstrip("\n") for b in parsed.blocks if b.kind == "code"]
-    ok = 0
-    for code in t["code"]:
-        if code in codes:
-            ok += 1
-        else:
-            first = code.split("\n")[0]
-            got = next((b for b in parsed.blocks if first in b.text), None)
-            section.miss(
-                f"{case}: code {first!r}: got {got.kind if got else 'nothing'} {got.text[:60] if got else ''!r}"
-            )
-    if t["code"]:
-        section.add("code kept as code", fmt, ok, len(t["code"]))
+    score_code(section, case, fmt, parsed, t["code"])
     if t["quotes"]:
         score_quotes(section, case, fmt, t["quotes"], chunks)
     prose = [c for c in chunks if "code" not in c.block_kinds]
