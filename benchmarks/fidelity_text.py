@@ -408,7 +408,7 @@ MARKDOWN_LISTS = [
         "3. Open the port.\n\n4. Restart the service.\n\n   It takes a minute.\n\n5. Check the status.\n",
         (
             _i("Open the port.", "3."),
-            _i("Restart the service.", "4."),
+            _i("Restart the service. It takes a minute.", "4."),  # its second paragraph under it
             _i("Check the status.", "5."),
         ),
     ),
@@ -470,6 +470,29 @@ HTML_LISTS = [
         (_i("tag the commit", "- [x]"), _i("publish the wheel", "- [ ]")),
     ),
     ListCase(
+        "items of two paragraphs (Sphinx's and DocBook's <li><p>), text after a nested list",
+        "html",
+        "<ol start='3'><li><p>Open the port.</p></li><li><p>Restart the service.</p><p>It takes a minute.</p>"
+        "</li><li class='listitem'><p>Check the status.</p><p>It says active.</p><p>Or failed.</p></li></ol>"
+        "<ul><li>Notes<ul><li>a note</li></ul>Read them first.</li><li>Logs</li></ul>",
+        (
+            _i("Open the port.", "3."),
+            _i("Restart the service. It takes a minute.", "4."),
+            _i("Check the status. It says active. Or failed.", "5."),
+            _i("Notes", "-"),
+            _i("a note", "-", 1),
+            _i("Logs", "-"),
+        ),
+    ),
+    ListCase(
+        "items and definitions whose text sits in a <div> (web pages' cards, link lists)",
+        "html",
+        "<ol start='4'><li><div class='step'>Drain the node</div></li><li><a href='u'><img src='i.png'></a>"
+        "<div class='title'><a href='u'>Upgrade it</a></div></li></ol>"
+        "<dl><dt><div>Shard</div></dt><dd><div>One Parquet file of chunks.</div></dd></dl>",
+        (_i("Drain the node", "4."), _i("Upgrade it", "5."), _i("Shard: One Parquet file of chunks.", "")),
+    ),
+    ListCase(
         "a definition list",
         "html",
         "<dl><dt>Shard</dt><dd>One Parquet file of chunks.</dd><dt><code>-a</code></dt>"
@@ -481,6 +504,12 @@ HTML_LISTS = [
 
 # Sphinx sources: what a reader of the built page sees (numbers, letters, terms joined to definitions).
 RST_LISTS = [
+    ListCase(
+        "an RST item of two paragraphs",
+        "rst",
+        "Upgrade\n=======\n\n3. Restart the service.\n\n   It takes a minute.\n\n4. Check the status.\n",
+        (_i("Restart the service. It takes a minute.", "3."), _i("Check the status.", "4.")),
+    ),
     ListCase(
         "an RST procedure with nested bullets and letters",
         "rst",

@@ -11,10 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from raychunk.chunking import Profile, chunk_document
 from raychunk.document import Document
 from raychunk.parse import parse_document
 from raychunk.parse._common import squash
 from raychunk.parse.html import parse_html
+from raychunk.tokens import DEFAULT_TOKENIZER, load_counter
 
 BASE = Document("id", "t.html", "html", "ok")
 ROOT_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"  # beside the repo
@@ -246,6 +248,46 @@ def test_layout_table_gives_up_its_headings_and_paragraphs():
     assert_spans(doc)
 
 
+def test_an_items_later_paragraphs_are_the_items():
+    """``<li><p>a</p><p>b</p></li>`` (Sphinx's loose lists, DocBook's every item, pandoc's): one item
+    ``a\nb`` spanning both paragraphs, as Markdown's loose item; its later paragraphs were blocks with
+    no marker, which a chunk showed as items of their own (``- b``)."""
+    doc = parse(
+        "<ol start='3'><li><p>Restart the service.</p><p>It takes a <b>minute</b>.</p></li>"
+        "<li><p>Check it.</p></li></ol>"
+    )
+    assert [(b.kind, b.marker, b.text) for b in doc.blocks] == [
+        ("list_item", "3.", "Restart the service.\nIt takes a minute."),
+        ("list_item", "4.", "Check it."),
+    ]
+    first = doc.blocks[0]
+    assert (
+        doc.text[first.char_start : first.char_end]
+        == "<p>Restart the service.</p><p>It takes a <b>minute</b>.</p>"
+    )
+    assert_spans(doc)
+    chunks = chunk_document(
+        doc, Profile(strategy="structure", max_tokens=200), load_counter(DEFAULT_TOKENIZER)
+    )
+    assert "3. Restart the service.\nIt takes a minute.\n4. Check it." in chunks[0].text
+
+
+def test_an_items_or_definitions_text_in_a_div_keeps_its_number_and_term():
+    """Text an item holds in a ``<div>`` (a card: ``<li><a><img></a><div>title</div></li>``) takes
+    the item's number, and a definition's in a ``<div>`` joins its term; before, the number was
+    dropped (the item shown as a bullet) and the term stood alone."""
+    doc = parse(
+        "<ol start='4'><li><div class='step'>Drain the node</div></li><li><a href='u'><img src='i.png'></a>"
+        "<div><a href='u'>Upgrade it</a></div></li></ol><dl><dt><div>Shard</div></dt><dd><div>One file.</div></dd></dl>"
+    )
+    assert [(b.kind, b.marker, b.text) for b in doc.blocks] == [
+        ("list_item", "4.", "Drain the node"),
+        ("list_item", "5.", "Upgrade it"),
+        ("paragraph", "", "Shard: One file."),
+    ]
+    assert [span_text(doc, b) for b in doc.blocks[:2]] == ["Drain the node", "Upgrade it"]
+
+
 def test_nested_lists_have_depths_and_their_own_text():
     doc = parse(
         "<ul><li>one<ul><li>one.a</li><li>one.b<ol><li>deep</li></ol></li></ul>tail</li>"
@@ -256,7 +298,7 @@ def test_nested_lists_have_depths_and_their_own_text():
         ("list_item", "one.a", 1),
         ("list_item", "one.b", 1),
         ("list_item", "deep", 2),
-        ("list_item", "tail", 0),
+        ("paragraph", "tail", 0),  # the item's text after its nested list: no item of its own
         ("list_item", "two", 0),
         ("list_item", "first", 0),
     ]

@@ -174,10 +174,24 @@ class _Frame:
 class _Run:
     """The text block being collected: pieces of decoded text, None marking a <br>."""
 
-    __slots__ = ("start", "end", "ctx", "anchor", "lang", "pieces", "has_text", "brs", "before_br", "links")
+    __slots__ = (
+        "start",
+        "end",
+        "ctx",
+        "anchor",
+        "lang",
+        "pieces",
+        "has_text",
+        "brs",
+        "before_br",
+        "links",
+        "holder",
+    )
 
-    def __init__(self, start: int, end: int, ctx: tuple, anchor: _Frame | None):
+    def __init__(self, start: int, end: int, ctx: tuple, anchor: _Frame | None, holder: _Frame | None = None):
         self.start, self.end, self.ctx, self.anchor = start, end, ctx, anchor
+        # loose text's nearest <li>, <dt> or <dd> (``<li><div>text</div></li>``): whose marker it takes
+        self.holder = holder
         self.lang = ctx[2]
         self.pieces: list[str | None] = []
         self.has_text = False
@@ -233,7 +247,7 @@ def parse_html(text: str, base: Document) -> ParsedDocument:
         keep.add(lost.start)
 
     stream = BlockStream()
-    ops = preformatted_body(text, _with_terms(events.ops))
+    ops = preformatted_body(text, _items_whole(_with_terms(events.ops)))
     for kind, btext, start, end, level, language, rows, header_rows, _, marker, copies in ops:
         if kind == "heading":
             stream.heading(btext, level, start, end)
@@ -299,7 +313,7 @@ def html_blocks(fragment: str) -> list[tuple]:
     tables with their rows, a definition term joined to its definition."""
     events = _Events(fragment, set())
     events.run(_blank_doctype_subset(fragment))
-    return [(*op[:8], op[9], op[10]) for op in _with_terms(events.ops)]
+    return [(*op[:8], op[9], op[10]) for op in _items_whole(_with_terms(events.ops))]
 
 
 def html_lines(fragment: str, *, breaks: bool = True) -> list[str]:
@@ -362,6 +376,24 @@ def _with_terms(ops: list[tuple]) -> list[tuple]:
         out.append(op)
     if out and out[-1][9] == _TERM:
         out[-1] = (*out[-1][:9], "", out[-1][10])
+    return out
+
+
+def _items_whole(ops: list[tuple]) -> list[tuple]:
+    """``ops`` with a list item's later paragraphs (``<li><p>a</p><p>b</p></li>``: only its first
+    block has the marker) joined to the item's block, one item ``a\\nb`` spanning both, as Markdown's
+    loose item reads; one after a block nested in the item (a list, code, a table) cannot join it
+    and is a paragraph, not an item of its own."""
+    out: list[tuple] = []
+    for op in ops:
+        if op[0] == "list_item" and not op[9]:
+            last = out[-1] if out else None
+            if last is not None and last[0] == "list_item" and last[4] == op[4]:
+                text, end, links = f"{last[1]}\n{op[1]}", op[3], last[8] + op[8]
+                out[-1] = (last[0], text, last[2], end, *last[4:8], links, *last[9:])
+                continue
+            op = ("paragraph", *op[1:4], 0, *op[5:])
+        out.append(op)
     return out
 
 
@@ -553,7 +585,10 @@ class _Events(_Tokens):
                 return
             top = self.top
             start = self.inline_start if self.inline_start is not None else p
-            run = self.run_ = _Run(start, p, top.ctx or _PARA, top.anchor)
+            holder = None
+            if top.anchor is None and max(top.li, top.dd) >= 0:
+                holder = self.stack[max(top.li, top.dd)]
+            run = self.run_ = _Run(start, p, top.ctx or _PARA, top.anchor, holder)
         run.pieces.append(data)
         if not blank:
             run.has_text = True
@@ -725,7 +760,7 @@ class _Events(_Tokens):
 
     def _marker(self, anchor: _Frame | None) -> str:
         """The marker of the block a run makes: its item's (the first block of an ``<li>`` only), or
-        _TERM / _DEFINITION in a definition list."""
+        _TERM / _DEFINITION in a definition list; loose text's (an item's ``<div>``) its holder's."""
         if anchor is None:
             return ""
         li = anchor if anchor.tag == "li" else None
@@ -1025,7 +1060,7 @@ class _Events(_Tokens):
         if kind == "paragraph" and (not body.strip("· ") or _TEXINFO_NODE_LINKS.fullmatch(body)):
             return  # the separator left between dropped chrome (rustdoc's "1.0.0 · Source"); node links
         if body:
-            marker = self._marker(run.anchor) if kind in ("list_item", "paragraph") else ""
+            marker = self._marker(run.anchor or run.holder) if kind in ("list_item", "paragraph") else ""
             if kind == "list_item" and marker and not marker.endswith("]") and (box := _TASK_BOX.match(body)):
                 # a task box written as text (pandoc's Djot and Org readers: ``[X] done``), as a checkbox reads
                 marker += " [x]" if box[1] in "xX" else " [ ]"
