@@ -15,7 +15,7 @@ five writers, drawn per page, with their idioms:
   ``.sp`` paragraphs, ``.IP 1. 3`` items inside ``.INDENT 0.0``, ``.TP`` with ``.B term``, code as
   ``.nf`` / ``.ft C`` inside two ``.INDENT``s, notes as a bold ``Note`` over an indented block;
 - ``asciidoctor``: ``.sp`` paragraphs, list items as ``.RS 4`` / ``.ie n`` / ``.el`` blocks with
-  ``.IP " 1." 4.2``, definitions as a bold term over ``.RS 4`` text, code under ``.nf`` / ``.fam C``,
+  ``.IP " 1." 4.2`` (an item's second paragraph after a ``.sp`` in its block), definitions as a bold term over ``.RS 4`` text, code under ``.nf`` / ``.fam C``,
   tables with ``allbox`` and a bold (``B``) header row format.
 
 Headings are ``.SH`` (level 1) and ``.SS`` (level 2; a third level is ``.SS`` too, as the writers
@@ -235,8 +235,9 @@ class _Man:
 
     # -- lists --
 
-    def item(self, marker: str, text: str) -> None:
-        """One list item's lines: its mark (``1.`` or a bullet) and its text."""
+    def item(self, marker: str, text: str, second: str = "") -> None:
+        """One list item's lines: its mark (``1.`` or a bullet) and its text; Asciidoctor's can hold a
+        ``second`` paragraph (AsciiDoc's ``+`` continuation: ``.sp`` in the item's block)."""
         w = self.w
         bullet = marker == "-"
         if w == "pandoc":
@@ -258,7 +259,7 @@ class _Man:
                 f'.  IP "{mark}" {width}' if not bullet else f".  IP {mark} {width}",
                 ".\\}",
             ]
-            self.lines += [_esc(text), ".RE"]
+            self.lines += [_esc(text), *([".sp", _esc(second)] if second else []), ".RE"]
         else:  # help2man
             self.lines += [f".IP {marker}" if not bullet else ".IP \\(bu", _esc(text)]
 
@@ -274,7 +275,10 @@ class _Man:
             marker = f"{start + j}." if kind == "number" else "-"
             self.t["items"].append(ListItem(full, marker, 0))
             self._under(text)
-            self.item(marker, full)
+            if self.w == "asciidoctor" and tail:  # its + continuation: a second paragraph
+                self.item(marker, text, tail)
+            else:
+                self.item(marker, full)
             if nested:
                 self.lines.append(".RS 4" if self.w != "sphinx" else ".INDENT 3.0")
                 for k, x in enumerate(nested):

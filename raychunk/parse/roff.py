@@ -63,9 +63,7 @@ def idioms_for_pandoc(text: str) -> str:
         line = lines[i]
         if _RS.match(line) and (m := _ITEM_IDIOM.match("\n".join(lines[i : i + 11]) + "\n")) is not None:
             mark = m[1]
-            if frames and frames[-1][0] == "item" and not frames[-1][1]:
-                out.append(".RS 4")  # the first item inside an item: a nested list
-                frames[-1][1] = True
+            _nest(frames, out)  # the first item inside an item or a definition: a list inside it
             out.append(
                 ".IP \\(bu 4" if mark in ("\\(bu", "\\[bu]", "\\(em", "-", "*", "\\-") else f'.IP "{mark}" 4'
             )
@@ -80,10 +78,19 @@ def idioms_for_pandoc(text: str) -> str:
             and _RS.match(lines[i + 2])
             and _ITEM_IDIOM.match("\n".join(lines[i + 2 : i + 13]) + "\n") is None
         ):
+            _nest(frames, out)
             out += [".TP", lines[i + 1]]
             frames.append(["term", False])
             i += 3
             continue
+        if (
+            _PARAGRAPH.match(line)
+            and frames
+            and frames[-1][0] == "item"
+            and i + 1 < len(lines)
+            and not _RE.match(lines[i + 1])
+        ):
+            _nest(frames, out)  # an item's next paragraph (or code): in the item, where groff indents it
         if _RS.match(line):
             frames.append(["block", False])
         elif _RE.match(line) and frames:
@@ -101,6 +108,14 @@ def idioms_for_pandoc(text: str) -> str:
         out.append(line)
         i += 1
     return "\n".join(out)
+
+
+def _nest(frames: list[list], out: list[str]) -> None:
+    """Before a block inside the open item or definition (a paragraph after the item's first, a
+    list, a definition): the ``.RS`` that makes pandoc put it in the item, once an item."""
+    if frames and frames[-1][0] in ("item", "term") and not frames[-1][1]:
+        out.append(".RS 4")
+        frames[-1][1] = True
 
 
 # a tbl column's key letter and its modifiers (a font as ``f`` and its name, a width in parentheses)
