@@ -600,6 +600,59 @@ def _docx_lists() -> list[ListCase]:
     ]
 
 
+def _pdf_lists() -> list[ListCase]:
+    """A page as a writer sets lists in a PDF: the number in the item's text (``1.``, ``a)``), a
+    wrapped item's second line indented under its text, and dashes for bullets."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 72.0
+
+    def line(text: str, x: float = 72, size: float = 11, font: str = "helv") -> None:
+        nonlocal y
+        page.insert_text((x, y), text, fontsize=size, fontname=font)
+        y += size * 1.45
+
+    line("Cutover", size=18, font="hebo")
+    y += 6
+    line("Do these steps in order, on the primary first and then on the replica:")
+    y += 6
+    line("1.  Add Traefik to DNS")
+    line("2.  Monitor the error rate of both proxies for one whole hour before")
+    line("going on to the next step", x=92)
+    line("3.  Remove NGINX from DNS")
+    y += 8
+    line("Then check, in this order:")
+    y += 6
+    line("a)  the certificates")
+    line("b)  the redirects")
+    y += 8
+    line("Notes kept on the run:")
+    y += 6
+    line("-  the old proxy stays up for a day")
+    line("-  the logs go to the archive")
+    return [
+        ListCase(
+            "numbered and lettered items with their numbers in their text, dashes",
+            "pdf",
+            doc.tobytes(),
+            (
+                _i("Add Traefik to DNS", "1."),
+                _i(
+                    "Monitor the error rate of both proxies for one whole hour before going on to the next step",
+                    "2.",
+                ),
+                _i("Remove NGINX from DNS", "3."),
+                _i("the certificates", "a)"),
+                _i("the redirects", "b)"),
+                _i("the old proxy stays up for a day"),
+                _i("the logs go to the archive"),
+            ),
+        )
+    ]
+
+
 def _pptx_lists() -> list[ListCase]:
     import pptx
     from pptx.oxml.ns import qn
@@ -736,7 +789,7 @@ def _random_lists(rng: random.Random, n: int) -> list[ListCase]:
 def lists(fast: bool) -> Section:
     s = Section("lists")
     cases = MARKDOWN_LISTS + HTML_LISTS + RST_LISTS + _random_lists(random.Random(7), 3 if fast else 80)
-    cases += _docx_lists() + _pptx_lists()
+    cases += _docx_lists() + _pptx_lists() + _pdf_lists()
     if not fast:
         cases += _odt_lists()
     ext = {
@@ -746,6 +799,7 @@ def lists(fast: bool) -> Section:
         "docx": "docx",
         "pptx": "pptx",
         "odt": "odt",
+        "pdf": "pdf",
         "text": "txt",
     }
     for case in cases:

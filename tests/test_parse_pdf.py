@@ -84,6 +84,31 @@ def test_headings_by_font_size_get_levels_and_paths():
     assert all(b.pages == (1,) for b in doc.blocks)
 
 
+def test_list_numbers_in_the_text_are_shown_once():
+    """A PDF item keeps its number in its text (the text is the page's); a chunk shows it as written,
+    ``1. Add Traefik to DNS``, where it showed ``- 1. Add Traefik to DNS``; a bulleted item, its
+    bullet left out of its text, still shows ``-``."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    lines = [
+        "Steps:",
+        "1.  Add Traefik to DNS",
+        "2.  Remove NGINX from DNS",
+        "Notes:",
+        "\u2022  keep the old proxy",
+    ]
+    for k, text in enumerate(lines):
+        page.insert_text((72, 72 + 18 * k + (10 if k == 3 else 0)), text, fontsize=11, fontname="cour")
+    parsed = parse(doc.tobytes())
+    assert [(b.kind, b.text) for b in parsed.blocks if b.kind == "list_item"][:2] == [
+        ("list_item", "1. Add Traefik to DNS"),
+        ("list_item", "2. Remove NGINX from DNS"),
+    ]
+    (chunk,) = chunk_document(parsed, Profile(strategy="structure", max_tokens=200), WordCounter())
+    assert "Steps:\n\n1. Add Traefik to DNS\n2. Remove NGINX from DNS\n\nNotes:" in chunk.text
+    assert "- 1." not in chunk.text
+
+
 @pytest.mark.parametrize(
     "font, bold",
     [

@@ -38,7 +38,7 @@ from raychunk.parse._pdf_tables import (
     rules,
     without_pictures,
 )
-from raychunk.render import render_table, squash
+from raychunk.render import OWN_NUMBER, render_table, squash
 
 __all__ = ["parse_image", "parse_pdf"]
 
@@ -61,9 +61,6 @@ _BOLD_FONT = re.compile(r"(?i:bold|black|heavy)|[-,][A-Za-z]*?(?:Bd|Bld|Blk|Hv|H
 
 _BULLET_GLYPHS = "•◦▪▫●○■□►▶▸➢➤✓✔∙‣⁃-–*"
 _GLYPH_BULLET = re.compile(rf"^([{re.escape(_BULLET_GLYPHS)}]|[\uf000-\uf0ff])\s*(?=\S)")
-_ENUM_BULLET = re.compile(
-    r"^(?:\(?\d{1,3}[.)]|\(?[a-z][)]|\([a-z]\)|\(?[ivx]{1,4}\))\s+(?=\S)", re.IGNORECASE
-)
 _LONE_BULLET = re.compile(rf"^(?:[{re.escape(_BULLET_GLYPHS)}]|[\uf000-\uf0ff])$")
 _PAGE_NUMBER = re.compile(
     r"^(?:page|p\.|pg\.?|seite|página|pagina)?\s*[-–—(\[]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-–—)\]]?"
@@ -1020,7 +1017,7 @@ def _split_block(item: _Item, page: int) -> list[_Piece]:
 
 
 def _marker(text: str) -> str:
-    m = _GLYPH_BULLET.match(text) or _ENUM_BULLET.match(text)
+    m = _GLYPH_BULLET.match(text) or OWN_NUMBER.match(text)
     return m.group(0).strip() if m else ""
 
 
