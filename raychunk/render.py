@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LIST_NUMBER", "OWN_NUMBER", "TERMINAL_ESCAPE", "render_table", "signed", "squash", "trimmed"]
+__all__ = [
+    "LIST_NUMBER",
+    "OWN_BULLET",
+    "OWN_NUMBER",
+    "TERMINAL_ESCAPE",
+    "render_table",
+    "signed",
+    "squash",
+    "trimmed",
+]
 
 # A terminal's escape sequences, as a captured log holds them (colours, cursor moves, titles): CSI
 # (``ESC [ 31 m``), OSC (``ESC ] ... BEL``), character-set ones (``ESC ( B``, from ``tput sgr0``) and
@@ -19,6 +28,8 @@ LIST_NUMBER = r"\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdm]{2,7}|[IVXLCDM]{2,7})[.)]|\d{1,9
 # A list item's own number at the start of its text, as a PDF's or a scan's item keeps it (``1.``,
 # ``a)``, ``(iv)``, then a space): such an item is shown as written, with no bullet before its number.
 OWN_NUMBER = re.compile(r"^(?:\(?\d{1,3}[.)]|\(?[a-z][)]|\([a-z]\)|\(?[ivx]{1,4}\))\s+(?=\S)", re.IGNORECASE)
+# ... and its own bullet, typed into a bulleted item's text (Project Gutenberg's ``<li>• You pay``)
+OWN_BULLET = re.compile(r"^[•◦▪▫●○■□►▶▸➢➤‣⁃∙]\s+(?=\S)")
 _SPACES = re.compile(r"\s+")
 
 

@@ -288,6 +288,18 @@ def test_an_items_or_definitions_text_in_a_div_keeps_its_number_and_term():
     assert [span_text(doc, b) for b in doc.blocks[:2]] == ["Drain the node", "Upgrade it"]
 
 
+def test_a_bullet_typed_into_an_items_text_is_shown_once():
+    """Project Gutenberg's licence (in every book) types its bullets into its items, ``<li>• You
+    pay``, under a list styled with none: a chunk shows ``• You pay``, where it showed ``- • You pay``."""
+    doc = parse(
+        "<p>Provided that:</p><ul><li>• You pay a royalty fee.</li><li>• You refund it.</li><li>Plain.</li></ul>"
+    )
+    chunks = chunk_document(
+        doc, Profile(strategy="structure", max_tokens=200), load_counter(DEFAULT_TOKENIZER)
+    )
+    assert "Provided that:\n\n• You pay a royalty fee.\n• You refund it.\n- Plain." in chunks[0].text
+
+
 def test_nested_lists_have_depths_and_their_own_text():
     doc = parse(
         "<ul><li>one<ul><li>one.a</li><li>one.b<ol><li>deep</li></ol></li></ul>tail</li>"
