@@ -12,6 +12,7 @@ __all__ = [
     "OWN_BULLET",
     "OWN_NUMBER",
     "TERMINAL_ESCAPE",
+    "item_line",
     "render_table",
     "signed",
     "squash",
@@ -31,6 +32,15 @@ OWN_NUMBER = re.compile(r"^(?:\(?\d{1,3}[.)]|\(?[a-z][)]|\([a-z]\)|\(?[ivx]{1,4}
 # ... and its own bullet, typed into a bulleted item's text (Project Gutenberg's ``<li>• You pay``)
 OWN_BULLET = re.compile(r"^[•◦▪▫●○■□►▶▸➢➤‣⁃∙]\s+(?=\S)")
 _SPACES = re.compile(r"\s+")
+
+
+def item_line(marker: str, text: str, level: int = 0) -> str:
+    """A list item as a chunk (and a peer) shows it: its marker, ``-`` for a plain bullet, before
+    its text, indented two spaces a level; none where the text opens with its own number or bullet
+    (a PDF's ``1. Strip the cable``, a typed ``• You pay``)."""
+    if (not marker and OWN_NUMBER.match(text)) or (marker in ("", "-") and OWN_BULLET.match(text)):
+        return "  " * level + text
+    return "  " * level + (marker or "-") + " " + text
 
 
 def squash(s: str) -> str:

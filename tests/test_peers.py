@@ -273,3 +273,19 @@ def test_numbered_items_reach_the_peers_with_their_numbers_and_are_found(counter
     for strategy in ("langchain_markdown", "chonkie_recursive"):
         result = peer_chunks(parsed, Profile(strategy=strategy, max_tokens=24), counter)
         assert len(result.chunks) > 3 and result.unlocated == 0, (strategy, result.unlocated)
+
+
+def test_a_pdfs_numbered_items_reach_the_peers_as_its_chunks_show_them(counter):
+    """A PDF item keeps its number in its text: the peers read ``1. Add Traefik to DNS``, as
+    raychunk's chunks show it, not ``- 1. Add Traefik to DNS``."""
+    import pymupdf
+
+    from raychunk.parse import parse_document
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for k, text in enumerate(["Steps:", "1.  Add Traefik to DNS", "2.  Remove NGINX from DNS"]):
+        page.insert_text((72, 72 + 18 * k), text, fontsize=11)
+    lines = peer_input(parse_document(doc.tobytes(), "steps.pdf")).split("\n")
+    assert "1. Add Traefik to DNS" in lines and "2. Remove NGINX from DNS" in lines
+    assert not any(line.startswith("- 1.") for line in lines)

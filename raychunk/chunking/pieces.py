@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from raychunk.chunking.align import Alignment, align, identity, record_alignment
 from raychunk.document import Block
-from raychunk.render import OWN_BULLET, OWN_NUMBER, render_table
+from raychunk.render import item_line, render_table
 from raychunk.tokens import WINDOW
 
 __all__ = [
@@ -323,11 +323,7 @@ class Draft:
 
 def render(b: Block) -> str:
     if b.kind == "list_item":
-        if (not b.marker and OWN_NUMBER.match(b.text)) or (
-            b.marker in ("", "-") and OWN_BULLET.match(b.text)
-        ):
-            return "  " * b.level + b.text  # its number or bullet in its text (a PDF's): as written, once
-        return "  " * b.level + (b.marker or "-") + " " + b.text
+        return item_line(b.marker, b.text, b.level)
     return b.text
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from raychunk.chunking.model import PEERS, Chunk, ChunkStats, Profile, chunk_ids
 from raychunk.document import ParsedDocument
 from raychunk.evaluation.locate import TextWords, find_quote
-from raychunk.render import LIST_NUMBER, render_table
+from raychunk.render import LIST_NUMBER, item_line, render_table
 from raychunk.tokens import TokenCounter
 
 __all__ = [
@@ -112,7 +112,7 @@ def peer_input(parsed: ParsedDocument) -> str:
         elif b.kind == "table" and b.rows:
             lines.append(render_table(b.rows, b.header_rows))
         elif b.kind == "list_item":
-            lines.append("  " * b.level + (b.marker or "-") + " " + " ".join(b.text.split()))
+            lines.append(item_line(b.marker, " ".join(b.text.split()), b.level))
         elif b.kind == "code":
             lines.append("```\n" + b.text + "\n```")
         else:
