@@ -125,6 +125,46 @@ def test_body_pieces_are_spans_of_the_source(src, profile):
             assert _strip_list_marker(seg).strip() in span, (seg, span)
 
 
+# Found by Hypothesis: a fixed window that starts at a row's closing pipe ("|\n| omega ...").
+_WIDE_ROWS = (
+    "# Alpha\n"
+    "\n"
+    "| h0 | h1 | h2 |\n"
+    "|---|---|---|\n"
+    "| alpha alpha gamma tau refund tau gamma alpha alpha | omega omega cloud token sigma token"
+    " cloud omega omega | alpha alpha gamma tau refund tau gamma alpha alpha |\n"
+    "| omega omega cloud token sigma token cloud omega omega | alpha alpha gamma tau refund tau"
+    " gamma alpha alpha gamma | omega omega cloud token sigma token cloud omega omega cloud tok"
+    "en |\n"
+    "| alpha alpha gamma tau refund tau gamma alpha alpha | omega omega cloud token sigma token"
+    " cloud omega omega cloud token | alpha alpha gamma tau refund tau gamma alpha alpha gamma "
+    "tau refund tau |\n"
+    "| omega omega cloud token sigma token cloud omega omega | alpha alpha gamma tau refund tau"
+    " gamma alpha alpha gamma tau refund | omega omega cloud token sigma token cloud omega omeg"
+    "a cloud token sigma token cloud omega |\n"
+    "| alpha alpha gamma tau refund tau gamma alpha alpha | omega omega cloud token sigma token"
+    " cloud omega omega cloud token sigma token | alpha alpha gamma tau refund tau gamma alpha "
+    "alpha gamma tau refund tau gamma alpha alpha gamma |\n"
+    "| omega omega cloud token sigma token cloud omega omega | alpha alpha gamma tau refund tau"
+    " gamma alpha alpha gamma tau refund tau gamma | omega omega cloud token sigma token cloud "
+    "omega omega cloud token sigma token cloud omega omega cloud token sigma |\n"
+    "| alpha alpha gamma tau refund tau gamma alpha alpha | omega omega cloud token sigma token"
+    " cloud omega omega cloud token sigma token cloud omega | alpha alpha gamma tau refund tau "
+    "gamma alpha alpha gamma tau refund tau gamma alpha alpha gamma tau refund tau gamma |\n"
+    "| omega omega cloud token sigma token cloud omega omega | alpha alpha gamma tau refund tau"
+    " gamma alpha alpha gamma tau refund tau gamma alpha alpha | omega omega cloud token sigma "
+    "token cloud omega omega cloud token sigma token cloud omega omega cloud token sigma token "
+    "cloud omega omega |\n"
+)
+
+
+def test_a_fixed_window_from_a_rows_closing_pipe_spans_it():
+    """A window of a fixed-size chunk that starts at a table row's closing pipe (``|\\n| omega``)
+    spans that pipe: the rows' outer pipes map to their own lines here, unlike AsciiDoc's."""
+    profile = Profile(strategy="fixed", max_tokens=48, overlap=0, min_tokens=0)
+    test_body_pieces_are_spans_of_the_source.hypothesis.inner_test("".join(_WIDE_ROWS), profile)
+
+
 @SETTINGS
 @given(markdown_doc(), profiles)
 def test_chunks_cover_every_block_and_repeat_only_declared_overlap(src, profile):

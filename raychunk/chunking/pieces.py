@@ -160,7 +160,8 @@ class SourceMap:
     def _pipe_span(self, where: Alignment, a: int, b: int) -> tuple[int, int]:
         """The span of ``rendered[a:b]``, part of a pipe table. An outer pipe the source row has
         not (AsciiDoc's closing one) maps to another line's (the next row's opening pipe, after
-        its ``2+`` spec): there the span ends, or starts, with the cells' text."""
+        its ``2+`` spec): there the span ends, or starts, with the cells' text. A piece that runs
+        over a row's end itself (a fixed window's ``|\n| next``) keeps its pipes."""
         span = where.span(a, b)
         piece = self.rendered[a:b]
         core = piece.strip("| \n")
@@ -170,8 +171,10 @@ class SourceMap:
         inner = where.span(at, at + len(core))
         if inner[1] <= inner[0]:
             return span
-        first = inner[0] if "\n" in self.text[span[0] : inner[0]] else span[0]
-        last = inner[1] if "\n" in self.text[inner[1] : span[1]] else span[1]
+        # a line more in the source than in the piece: there the pipe mapped to another line's
+        lead, tail = piece[: at - a], piece[at - a + len(core) :]
+        first = inner[0] if self.text[span[0] : inner[0]].count("\n") > lead.count("\n") else span[0]
+        last = inner[1] if self.text[inner[1] : span[1]].count("\n") > tail.count("\n") else span[1]
         return first, last
 
     def _row_alignment(self) -> tuple[Alignment, int]:
