@@ -202,6 +202,24 @@ def test_encodings_detected():
     assert bom.document.encoding == "utf-16"
 
 
+def test_utf32_without_a_bom_is_read_as_utf32():
+    """UTF-32 with no byte-order mark (chardet's own test pages, in gcloud's SDK) was read as UTF-16,
+    a NUL between every two characters, and the HTML page was one paragraph of its markup. Four
+    bytes a character with the high two NUL is UTF-32 (little- or big-endian); UTF-16 has a NUL in
+    every other byte only; a table of small 32-bit numbers stays binary."""
+    text = "Grüße aus Köln, 𝄞 and ünïcode.\n\nZweiter Absatz über Öl.\n"
+    for enc in ("utf-32-le", "utf-32-be"):
+        doc = parse_document(text.encode(enc), f"x-{enc}.txt")
+        assert doc.document.encoding == enc
+        assert [b.text for b in doc.blocks] == ["Grüße aus Köln, 𝄞 and ünïcode.", "Zweiter Absatz über Öl."]
+        page = parse_document(f"<h1>Title</h1><p>{text}</p>".encode(enc), f"x-{enc}.html")
+        assert [b.kind for b in page.blocks][:2] == ["heading", "paragraph"], page.blocks
+    for enc in ("utf-16-le", "utf-16-be"):
+        assert parse_document(text.encode(enc), "x.txt").document.encoding == enc
+    numbers = b"".join(n.to_bytes(4, "big") for n in range(1, 3000, 7))
+    assert parse_document(numbers, "table.txt").document.status != "ok"
+
+
 def test_east_asian_legacy_encodings_are_read_as_written():
     """CPython's own codec test files (Lib/test/cjkencodings, each with its UTF-8 truth) read 8 of 15
     right: 7-bit ISO-2022 and HZ text decoded as ASCII into its escape sequences (ISO-2022-KR's

@@ -231,7 +231,7 @@ _XML_DECLARED = re.compile(rb"""\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9_.:
 def decode_text(data: bytes, *, html: bool = False) -> tuple[str, str]:
     """Decode bytes as text and return ``(text, encoding)``; raise BinaryContent if they are not.
 
-    Order: a BOM, strict UTF-8, UTF-16 without BOM (NUL-every-other-byte), an HTML meta charset,
+    Order: a BOM, strict UTF-8, UTF-32 and UTF-16 without BOM (by their NUL bytes), an HTML meta charset,
     charset detection, then cp1252. A BOM is not part of the text.
     """
     for bom, enc in _BOMS:
@@ -243,6 +243,15 @@ def decode_text(data: bytes, *, html: bool = False) -> tuple[str, str]:
                     f"starts with a {enc} byte-order mark but does not decode: {e.reason}"
                 ) from e
     sample = data[:8192]
+    if len(sample) >= 4 and sample.count(0) * 3 > len(sample) and (enc := _utf32_without_bom(data)):
+        try:
+            text = data.decode(enc)
+            head = text[:2048]
+            # text has spaces or line ends; a table of small 32-bit numbers decodes to none
+            if not _looks_binary(text) and sum(c.isspace() for c in head) * 100 >= len(head):
+                return text, enc
+        except UnicodeDecodeError:
+            pass
     if len(sample) >= 4 and sample.count(0) * 3 > len(sample):
         even, odd = sample[0::2].count(0), sample[1::2].count(0)
         enc = "utf-16-le" if odd > even else "utf-16-be"
@@ -261,6 +270,21 @@ def decode_text(data: bytes, *, html: bool = False) -> tuple[str, str]:
     if _looks_binary(text):
         raise BinaryContent("binary content, not text")
     return text, encoding
+
+
+def _utf32_without_bom(data: bytes) -> str:
+    """``utf-32-be`` or ``-le`` where the bytes are four a character, the high two of each NUL (every
+    character below U+10000, as text is), else ''; UTF-16 has a NUL in every other byte only."""
+    sample = data[: 8192 - 8192 % 4]
+    if len(data) % 4 or len(sample) < 8:
+        return ""
+    units = len(sample) // 4
+    zeros = [sample[k::4].count(0) for k in range(4)]
+    if zeros[0] == units and zeros[1] >= units * 0.9:
+        return "utf-32-be"
+    if zeros[3] == units and zeros[2] >= units * 0.9:
+        return "utf-32-le"
+    return ""
 
 
 def _cp1252_byte(err: UnicodeDecodeError):
