@@ -381,19 +381,27 @@ def _with_terms(ops: list[tuple]) -> list[tuple]:
 
 def _items_whole(ops: list[tuple]) -> list[tuple]:
     """``ops`` with a list item's later paragraphs (``<li><p>a</p><p>b</p></li>``: only its first
-    block has the marker) joined to the item's block, one item ``a\\nb`` spanning both, as Markdown's
+    block has the marker) joined to the item's block, one item ``a\nb`` spanning both, as Markdown's
     loose item reads; one after a block nested in the item (a list, code, a table) cannot join it
     and is a paragraph, not an item of its own."""
     out: list[tuple] = []
+    parts: list[str] = []  # the texts of the item ``out[-1]`` is, while paragraphs join it
     for op in ops:
         if op[0] == "list_item" and not op[9]:
             last = out[-1] if out else None
             if last is not None and last[0] == "list_item" and last[4] == op[4]:
-                text, end, links = f"{last[1]}\n{op[1]}", op[3], last[8] + op[8]
-                out[-1] = (last[0], text, last[2], end, *last[4:8], links, *last[9:])
+                if not parts:
+                    parts.append(last[1])
+                parts.append(op[1])
+                out[-1] = (last[0], "", last[2], op[3], *last[4:8], last[8] + op[8], *last[9:])
                 continue
             op = ("paragraph", *op[1:4], 0, *op[5:])
+        if parts:
+            out[-1] = (out[-1][0], "\n".join(parts), *out[-1][2:])
+            parts = []
         out.append(op)
+    if parts:
+        out[-1] = (out[-1][0], "\n".join(parts), *out[-1][2:])
     return out
 
 
