@@ -300,6 +300,24 @@ def test_a_bullet_typed_into_an_items_text_is_shown_once():
     assert "Provided that:\n\n• You pay a royalty fee.\n• You refund it.\n- Plain." in chunks[0].text
 
 
+def test_a_teasers_read_more_link_is_left_out():
+    """rustdoc ends every trait method's summary with a ``Read more`` link, a blog each excerpt with
+    ``Continue reading →``: it leads elsewhere and says nothing here (1,531 blocks of 38 of 1,231
+    Rust pages ended with it). A link that says more (``Read more about shards``) stays."""
+    doc = parse(
+        "<div class='docblock'>Returns a duplicate of the value. <a href='../clone/trait.Clone.html'>Read more</a>"
+        "</div><p>An excerpt … <a href='/p/1'>Continue reading &rarr;</a></p><p><a href='/more'>Read More</a></p>"
+        "<p>See <a href='x'>Read more about shards</a> here.</p><ul><li>One. <a href='a'>[Read more...]</a></li></ul>"
+    )
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("paragraph", "Returns a duplicate of the value."),
+        ("paragraph", "An excerpt …"),
+        ("paragraph", "See Read more about shards here."),
+        ("list_item", "One."),
+    ]
+    assert span_text(doc, doc.blocks[0]) == "Returns a duplicate of the value."
+
+
 def test_nested_lists_have_depths_and_their_own_text():
     doc = parse(
         "<ul><li>one<ul><li>one.a</li><li>one.b<ol><li>deep</li></ol></li></ul>tail</li>"

@@ -75,6 +75,12 @@ _TEXINFO_NAVIGATION = re.compile(r"menu$|index-\w+$|[\w-]+-printindex$")
 _TEXINFO_NODE_LINKS = re.compile(
     r"(?:(?:Next|Previous|Prev|Up): [^,\n]{1,200}?,?\s*)+(?:\[(?:Contents|Index)\]\s*)*"
 )
+# A teaser link's whole text: "Read more", "Continue reading →", "[Read more...]"
+_READ_MORE = re.compile(
+    r"[\[(]?(?:read more|continue reading|read the (?:full|rest of the) (?:story|article|post))"
+    r"(?:\s*(?:»|→|›|>>|\.\.\.|…))?[\])]?",
+    re.IGNORECASE,
+)
 # Block-level elements: they end the text run they interrupt and are tracked on the element stack.
 _BLOCK = frozenset({
     "address", "article", "aside", "blockquote", "caption", "center", "details", "dialog", "dd", "dir",
@@ -518,6 +524,8 @@ class _Events(_Tokens):
         self.in_title = False
         self.title_parts: list[str] = []
         self.have_title = False
+        # where the open <a> began in the run: (run or None, its pieces then, its end, its link chars)
+        self.link_at: tuple | None = None
         self.metadata: dict[str, str] = {}
         self.closing = False
         self.unclosed_skip: _Frame | None = None
@@ -678,6 +686,9 @@ class _Events(_Tokens):
             run = self.run_
             if tag == "a":
                 self.in_link = True  # <a> does not nest: a new one ends the last
+                self.link_at = (
+                    (run, len(run.pieces), run.end, run.links) if run is not None else (None, 0, 0, 0)
+                )
             elif tag == "code" and run is not None and run.ctx[0] == "code":
                 if run.lang is None:
                     run.lang = _language(amap, bare=True)
@@ -765,6 +776,25 @@ class _Events(_Tokens):
             return "-"
         lst.counter = _integer(value, lst.counter + 1)
         return _numeral(lst.counter, lst.numbering) + "."
+
+    def _read_more(self) -> bool:
+        """Drop the link just closed where its whole text is a teaser's ``Read more`` (rustdoc's
+        after every trait method's summary, a blog's after each excerpt): it leads elsewhere and
+        says nothing here. Whether it was dropped."""
+        at, self.link_at = self.link_at, None
+        run = self.run_
+        if at is None or run is None or (at[0] is not None and at[0] is not run):
+            return False
+        first = at[1] if at[0] is run else 0
+        if not _READ_MORE.fullmatch(squash("".join(x for x in run.pieces[first:] if x is not None))):
+            return False
+        if at[0] is None:  # the run began inside the link: nothing else in it
+            self.run_, self.inline_start = None, None
+            return True
+        del run.pieces[first:]
+        run.end, run.links = at[2], at[3]
+        run.has_text = any(x is not None and not x.isspace() for x in run.pieces)
+        return True
 
     def _marker(self, anchor: _Frame | None) -> str:
         """The marker of the block a run makes: its item's (the first block of an ``<li>`` only), or
@@ -907,6 +937,8 @@ class _Events(_Tokens):
         if tag not in _TRACKED:
             if tag == "a":
                 self.in_link = False
+                if self._read_more():
+                    return
             if tag not in ("html", "body", "head") and self.run_ is not None:
                 self.run_.end = end
             return
