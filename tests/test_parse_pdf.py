@@ -319,6 +319,41 @@ def test_ruled_table_with_header_row():
     assert "Widget" not in " ".join(texts(doc, "paragraph"))  # cell text is not repeated as prose
 
 
+def _raised(page, x: float, y: float, text: str, mark: str, size: float = 10) -> float:
+    """``text`` then ``mark`` set small and raised after it, as a footnote mark or an exponent is;
+    where the line goes on."""
+    page.insert_text((x, y), text, fontsize=size)
+    x += pymupdf.get_text_length(text, fontsize=size)
+    page.insert_text((x, y - 0.38 * size), mark, fontsize=0.6 * size)
+    return x + pymupdf.get_text_length(mark, fontsize=0.6 * size)
+
+
+def test_footnote_marks_and_exponents_are_superscripts_not_digits_of_the_number():
+    """A mark set raised and small after a number (a Google Docs export's footnote, ``273.879.750`` and
+    its ``1``) was read into the number, ``273.879.7501``, in text and in a table's cell; an exponent
+    too (``12 km2``). They read ``273.879.750¹`` and ``12 km²``; a subscript, set lower, stays a
+    digit (``H2O``)."""
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    x = _raised(page, 72, 100, "Revenue was 273.879.750", "1", 11)
+    page.insert_text((x, 100), " in 2024 over 12 km", fontsize=11)
+    x += pymupdf.get_text_length(" in 2024 over 12 km", fontsize=11)
+    _raised(page, x, 100, "", "2", 11)
+    page.insert_text((72, 125), "Water is H", fontsize=11)
+    x = 72 + pymupdf.get_text_length("Water is H", fontsize=11)
+    page.insert_text((x, 127.5), "2", fontsize=6.6)
+    page.insert_text((x + 4, 125), "O here.", fontsize=11)
+    _ruled_table(page, 72, 160, [["Line", "Revenue", "Cost"], ["North", "", "12"], ["South", "7", "9"]])
+    _raised(page, 72 + 120 + 4, 160 + 22 + 15, "83,190,556", "2")
+    doc = parse(pdf.tobytes())
+    assert [b.text for b in doc.blocks if b.kind == "paragraph"] == [
+        "Revenue was 273.879.750¹ in 2024 over 12 km²",
+        "Water is H2O here.",
+    ]
+    (table,) = [b for b in doc.blocks if b.kind == "table"]
+    assert table.rows[1] == ("North", "83,190,556²", "12")
+
+
 def test_table_finder_can_be_switched_off():
     doc = parse(_table_pdf(), pdf_tables="never")
     assert not [b for b in doc.blocks if b.kind == "table"]

@@ -23,7 +23,7 @@ import sys
 import unicodedata
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from raychunk.document import Block, Document, ParsedDocument
 from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
@@ -46,6 +46,11 @@ log = logging.getLogger(__name__)
 
 _MARGIN = 0.08  # top/bottom share of the page where running headers, footers and page numbers live
 _BOLD_FLAG = 16  # pymupdf span flag: bold
+_SUPERSCRIPT_FLAG = 1  # ... and superscripted
+# A footnote mark or an exponent set raised and small after a number or word: shown as superscript
+# characters, so that 273.879.750 and its mark 1 read 273.879.750¹, not 273.879.7501.
+_SUPERSCRIPTS = str.maketrans("0123456789+-−=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾")
+_RAISED = re.compile(r"[0-9+\-−=()]{1,4}")
 # what a page opens with in large type without it being the document's title
 _SECTION_NAME = re.compile(
     r"(?i)(?:table of )?contents|abstract|introduction|preface|foreword|summary|executive summary|index"
@@ -146,6 +151,8 @@ class _Page:
     top_row: float = 0.0  # bottom of the highest text line
     bottom_row: float = 0.0  # top of the lowest text line
     slanted: frozenset[tuple[int, int]] = frozenset()  # (block, line) of text set at a slant
+    # (block, line) -> {word as extracted: the word with its raised digits as superscripts}
+    raised: dict = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -378,6 +385,7 @@ def _read_page(page, textpage, number: int) -> _Page:
     aside: list[_Item] = []
     chars = 0
     slanted = set()
+    raised: dict = {}
     for bi, b in enumerate(d.get("blocks", ())):  # bi, li: the numbers extractWORDS gives them
         if b.get("type") != 0:
             continue
@@ -387,6 +395,8 @@ def _read_page(page, textpage, number: int) -> _Page:
             line = _make_line(ln, None if upright else m)
             if line is None:
                 continue
+            if (words := _raised_words(ln)) is not None:
+                raised[(bi, li)] = words
             chars += line.chars
             dx, dy = ln.get("dir", (1, 0))
             # pymupdf reports boxes and directions unrotated; the page's rotation turns them upright
@@ -398,15 +408,50 @@ def _read_page(page, textpage, number: int) -> _Page:
             items.append(_make_item(lines))
         if sideways:
             aside.append(_make_item(sideways))
-    return _Page(number, rect.width, rect.height, items, aside, chars, slanted=frozenset(slanted))
+    return _Page(
+        number, rect.width, rect.height, items, aside, chars, slanted=frozenset(slanted), raised=raised
+    )
+
+
+def _raised(ln: dict, i: int) -> bool:
+    """Whether span ``i`` of line ``ln`` is a footnote mark or an exponent: flagged superscript,
+    digits, set smaller than the text it follows with no space between, and above its baseline."""
+    spans = ln.get("spans", ())
+    s = spans[i]
+    if not s.get("flags", 0) & _SUPERSCRIPT_FLAG or not _RAISED.fullmatch(s.get("text", "")) or not i:
+        return False
+    before = spans[i - 1]
+    text, size = before.get("text", ""), before.get("size", 0)
+    if not text or text[-1].isspace() or s.get("size", 0) >= 0.85 * size:
+        return False
+    dx, dy = ln.get("dir", (1, 0))
+    rise = (before["origin"][1] - s["origin"][1]) * dx - (before["origin"][0] - s["origin"][0]) * dy
+    return rise > 0.1 * size  # raised along the line's own up (a subscript is set lower)
+
+
+def _raised_words(ln: dict) -> dict | None:
+    """The words of a line with a raised mark, as extracted and as shown (``_make_line``); None
+    where it has none."""
+    spans = ln.get("spans", ())
+    if not any(s.get("flags", 0) & _SUPERSCRIPT_FLAG for s in spans):
+        return None
+    raw = "".join(s.get("text", "") for s in spans).split()
+    shown = "".join(_shown(ln, i) for i in range(len(spans))).split()
+    words = {a: b for a, b in zip(raw, shown, strict=False) if a != b}
+    return words or None
+
+
+def _shown(ln: dict, i: int) -> str:
+    t = ln["spans"][i].get("text", "")
+    return t.translate(_SUPERSCRIPTS) if _raised(ln, i) else t
 
 
 def _make_line(ln: dict, m: tuple | None) -> _Line | None:
     parts = []
     sizes: dict[float, int] = {}
     n = bold = 0
-    for s in ln.get("spans", ()):
-        t = s.get("text", "")
+    for i, s in enumerate(ln.get("spans", ())):
+        t = _shown(ln, i)
         parts.append(t)
         k = len("".join(t.split()))
         if not k:
@@ -640,7 +685,7 @@ def _page_tables(page, textpage, p: _Page, options, ocr_words=None) -> tuple[lis
     try:
         with _no_cycle_collection():  # tens of thousands of short-lived, cycle-free objects
             hs, vs = rules(page.get_cdrawings(), m, _CAPS)
-        words = page_words(textpage, m, skip=p.slanted)
+        words = page_words(textpage, m, skip=p.slanted, raised=p.raised)
         found = ruled_tables(hs, vs, words, _CAPS)
         if found:
             found = without_pictures(found, [im["bbox"] for im in page.get_image_info()], m)
