@@ -425,8 +425,8 @@ def _raised(ln: dict, i: int) -> bool:
     if not text or text[-1].isspace() or s.get("size", 0) >= 0.85 * size:
         return False
     dx, dy = ln.get("dir", (1, 0))
-    rise = (before["origin"][1] - s["origin"][1]) * dx - (before["origin"][0] - s["origin"][0]) * dy
-    return rise > 0.1 * size  # raised along the line's own up (a subscript is set lower)
+    (bx, by), (sx, sy) = before.get("origin", (0, 0)), s.get("origin", (0, 0))
+    return (by - sy) * dx - (bx - sx) * dy > 0.1 * size  # raised along the line's up; a subscript is lower
 
 
 def _raised_words(ln: dict) -> dict | None:
