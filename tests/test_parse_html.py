@@ -248,6 +248,13 @@ def test_layout_table_gives_up_its_headings_and_paragraphs():
     assert_spans(doc)
 
 
+def _first_chunk(doc) -> str:
+    """The first chunk's text, the structure strategy at 200 tokens of the job's tokenizer."""
+    return chunk_document(
+        doc, Profile(strategy="structure", max_tokens=200), load_counter(DEFAULT_TOKENIZER)
+    )[0].text
+
+
 def test_an_items_later_paragraphs_are_the_items():
     """``<li><p>a</p><p>b</p></li>`` (Sphinx's loose lists, DocBook's every item, pandoc's): one item
     ``a\nb`` spanning both paragraphs, as Markdown's loose item; its later paragraphs were blocks with
@@ -266,10 +273,7 @@ def test_an_items_later_paragraphs_are_the_items():
         == "<p>Restart the service.</p><p>It takes a <b>minute</b>.</p>"
     )
     assert_spans(doc)
-    chunks = chunk_document(
-        doc, Profile(strategy="structure", max_tokens=200), load_counter(DEFAULT_TOKENIZER)
-    )
-    assert "3. Restart the service.\nIt takes a minute.\n4. Check it." in chunks[0].text
+    assert "3. Restart the service.\nIt takes a minute.\n4. Check it." in _first_chunk(doc)
 
 
 def test_an_items_or_definitions_text_in_a_div_keeps_its_number_and_term():
@@ -294,10 +298,7 @@ def test_a_bullet_typed_into_an_items_text_is_shown_once():
     doc = parse(
         "<p>Provided that:</p><ul><li>• You pay a royalty fee.</li><li>• You refund it.</li><li>Plain.</li></ul>"
     )
-    chunks = chunk_document(
-        doc, Profile(strategy="structure", max_tokens=200), load_counter(DEFAULT_TOKENIZER)
-    )
-    assert "Provided that:\n\n• You pay a royalty fee.\n• You refund it.\n- Plain." in chunks[0].text
+    assert "Provided that:\n\n• You pay a royalty fee.\n• You refund it.\n- Plain." in _first_chunk(doc)
 
 
 def test_a_teasers_read_more_link_is_left_out():

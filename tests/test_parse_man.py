@@ -406,13 +406,18 @@ ATF_COM@Lookup complete
 """
 
 
+def _blocks(p) -> list[tuple]:
+    """A page's blocks other than headings, as (kind, level, marker, text)."""
+    return [(b.kind, b.level, b.marker, b.text) for b in p.blocks if b.kind != "heading"]
+
+
 def test_pod2man_pages_keep_their_items_and_verbatim_blocks():
     """Pod::Man (every Perl module's page): its index entries (``.IX``) print nothing, where pandoc
     read each as a break that left the item's text out of its item; its ``.Vb``/``.Ve`` verbatim
     blocks are code. Before: the items empty, their texts paragraphs, the synopsis a paragraph.
     Over this machine's 500 Pod::Man pages: code blocks 0 before."""
     p = parsed(POD2MAN, "Ledger::Tool.3pm")
-    got = [(b.kind, b.level, b.marker, b.text) for b in p.blocks if b.kind not in ("heading",)]
+    got = _blocks(p)
     assert (
         "code",
         0,
@@ -431,9 +436,7 @@ def test_docbook_and_asciidoctor_pages_keep_their_lists_and_definitions():
     nroff and by ``.IP`` for troff, inside an indented block, and a definition as a bold term over
     an indented block: read as items with their numbers, nested as written, and ``term: text``.
     Before: the items were paragraphs with no number, the term a paragraph and its text a quote."""
-    p = parsed(DOCBOOK, "tool.1")
-    got = [(b.kind, b.level, b.marker, b.text) for b in p.blocks if b.kind != "heading"]
-    assert got == [
+    assert _blocks(parsed(DOCBOOK, "tool.1")) == [
         ("paragraph", 0, "", "tool - move ledgers between clusters"),
         ("paragraph", 0, "", "--size=N: How many replicas to keep."),
         ("list_item", 0, "1.", "Drain the queue."),
@@ -449,9 +452,7 @@ def test_docbook_items_keep_their_paragraphs_and_lists_stay_in_their_definitions
     definition's block, and what follows it, stay in the definition, in order. Before: each second
     paragraph was a paragraph of its own after its item (git-log(1)'s ``-L`` forms, its pretty
     formats); over this machine's 574 DocBook XSL pages, 42 change and no word moves."""
-    p = parsed(DOCBOOK_BLOCKS, "git-log.1")
-    got = [(b.kind, b.level, b.marker, b.text) for b in p.blocks if b.kind != "heading"]
-    assert got == [
+    assert _blocks(parsed(DOCBOOK_BLOCKS, "git-log.1")) == [
         ("paragraph", 0, "", "git-log - Show commit logs"),
         ("paragraph", 0, "", "-L<start>: Trace the range."),
         ("paragraph", 0, "", "The forms:"),

@@ -243,7 +243,8 @@ def decode_text(data: bytes, *, html: bool = False) -> tuple[str, str]:
                     f"starts with a {enc} byte-order mark but does not decode: {e.reason}"
                 ) from e
     sample = data[:8192]
-    if len(sample) >= 4 and sample.count(0) * 3 > len(sample) and (enc := _utf32_without_bom(data)):
+    nul_rich = len(sample) >= 4 and sample.count(0) * 3 > len(sample)
+    if nul_rich and (enc := _utf32_without_bom(data)):
         try:
             text = data.decode(enc)
             head = text[:2048]
@@ -252,7 +253,7 @@ def decode_text(data: bytes, *, html: bool = False) -> tuple[str, str]:
                 return text, enc
         except UnicodeDecodeError:
             pass
-    if len(sample) >= 4 and sample.count(0) * 3 > len(sample):
+    if nul_rich:
         even, odd = sample[0::2].count(0), sample[1::2].count(0)
         enc = "utf-16-le" if odd > even else "utf-16-be"
         if max(even, odd) > len(sample) // 3:

@@ -392,10 +392,11 @@ def _read_page(page, textpage, number: int) -> _Page:
         lines: list[_Line] = []
         sideways: list[_Line] = []
         for li, ln in enumerate(b.get("lines", ())):
-            line = _make_line(ln, None if upright else m)
+            shown = _shown_texts(ln)
+            line = _make_line(ln, None if upright else m, shown)
             if line is None:
                 continue
-            if (words := _raised_words(ln)) is not None:
+            if (words := _raised_words(ln, shown)) is not None:
                 raised[(bi, li)] = words
             chars += line.chars
             dx, dy = ln.get("dir", (1, 0))
@@ -429,29 +430,32 @@ def _raised(ln: dict, i: int) -> bool:
     return (by - sy) * dx - (bx - sx) * dy > 0.1 * size  # raised along the line's up; a subscript is lower
 
 
-def _raised_words(ln: dict) -> dict | None:
-    """The words of a line with a raised mark, as extracted and as shown (``_make_line``); None
-    where it has none."""
+def _shown_texts(ln: dict) -> list[str]:
+    """The texts of a line's spans as shown: a raised mark as superscript characters (``_raised``)."""
     spans = ln.get("spans", ())
     if not any(s.get("flags", 0) & _SUPERSCRIPT_FLAG for s in spans):
-        return None
-    raw = "".join(s.get("text", "") for s in spans).split()
-    shown = "".join(_shown(ln, i) for i in range(len(spans))).split()
-    words = {a: b for a, b in zip(raw, shown, strict=False) if a != b}
+        return [s.get("text", "") for s in spans]
+    return [
+        t.translate(_SUPERSCRIPTS) if _raised(ln, i) else t
+        for i, t in enumerate(s.get("text", "") for s in spans)
+    ]
+
+
+def _raised_words(ln: dict, shown: list[str]) -> dict | None:
+    """The words of a line with a raised mark, as extracted and as shown; None where it has none."""
+    raw = "".join(s.get("text", "") for s in ln.get("spans", ())).split()
+    words = {a: b for a, b in zip(raw, "".join(shown).split(), strict=False) if a != b}
     return words or None
 
 
-def _shown(ln: dict, i: int) -> str:
-    t = ln["spans"][i].get("text", "")
-    return t.translate(_SUPERSCRIPTS) if _raised(ln, i) else t
-
-
-def _make_line(ln: dict, m: tuple | None) -> _Line | None:
+def _make_line(ln: dict, m: tuple | None, shown: list[str] | None = None) -> _Line | None:
+    """A line of ``extractDICT`` (``shown``: its spans' texts as shown, ``_shown_texts``)."""
+    if shown is None:
+        shown = _shown_texts(ln)
     parts = []
     sizes: dict[float, int] = {}
     n = bold = 0
-    for i, s in enumerate(ln.get("spans", ())):
-        t = _shown(ln, i)
+    for s, t in zip(ln.get("spans", ()), shown, strict=True):
         parts.append(t)
         k = len("".join(t.split()))
         if not k:
