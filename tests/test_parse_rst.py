@@ -339,3 +339,23 @@ def test_a_grammar_keeps_its_lines():
     src = b'Grammar\n=======\n\n.. productionlist::\n   try_stmt: try1_stmt | try2_stmt\n   try1_stmt: "try" ":" suite\n'
     block = _blocks(src, "grammar.rst").blocks[-1]
     assert (block.kind, block.text) == ("code", 'try_stmt: try1_stmt | try2_stmt\ntry1_stmt: "try" ":" suite')
+
+
+def test_a_literal_block_after_space_colons_shows_no_colon():
+    # docutils' "partially minimized" form: "example. ::" shows "example." (pandoc left "example. :"),
+    # "Output::" shows "Output:", a "::" alone shows nothing; a colon that opens no literal block stays
+    parsed = _blocks(
+        b"Title\n=====\n\nThe following example creates scopes. ::\n\n    aws x\n\nOutput::\n\n    {}\n\n"
+        b"::\n\n    more\n\nA colon at the end :\n\nnot literal.\n",
+        "scopes.rst",
+    )
+    assert kinds(parsed) == [
+        ("heading", "Title"),
+        ("paragraph", "The following example creates scopes."),
+        ("code", "aws x"),
+        ("paragraph", "Output:"),
+        ("code", "{}"),
+        ("code", "more"),
+        ("paragraph", "A colon at the end :"),
+        ("paragraph", "not literal."),
+    ]

@@ -156,6 +156,19 @@ function Div(el)
   return nil
 end
 
+-- "creates a server. ::" before a literal block: docutils shows neither colon (the "partially
+-- minimized" form), pandoc leaves one, "creates a server. :".
+local function without_minimized_colons(para, nxt)
+  local c = para.content
+  local n = #c
+  if nxt and nxt.t == "CodeBlock" and n >= 2 and c[n].t == "Str" and c[n].text == ":"
+      and (c[n - 1].t == "Space" or c[n - 1].t == "SoftBreak") then
+    c:remove(n)
+    c:remove(n - 1)
+  end
+  return para
+end
+
 -- "BYPRODUCTS / Added in version 3.2. / Specify the files ...": the bare note opens the paragraph
 -- after it, so a definition's term stays joined to what it says, not to the version alone.
 function Blocks(blocks)
@@ -175,6 +188,9 @@ function Blocks(blocks)
         out:insert(b.content[1])
         i = i + 1
       end
+    elseif b.t == "Para" then
+      out:insert(without_minimized_colons(b, nxt))
+      i = i + 1
     else
       out:insert(b)
       i = i + 1
