@@ -38,6 +38,35 @@ def clean_text(s: str) -> str:
     return _CONTROL.sub("", s)
 
 
+# A bold line that labels what follows, not a sentence: no closing period, colon, comma or semicolon
+# (``**Parameters:**`` introduces a list, ``**Do not run this as root.**`` is emphasis), no sentence
+# inside it, a dozen words at most (a CJK character a third of one), no option or path (a command
+# set in bold: ``**xslt-config --libs**``).
+_LABEL_WORDS = 12
+_LABEL_END = frozenset(".:;,!。：；，！、")
+_CLOSERS = "\"')]}»”’）】」』"
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_COMMAND = re.compile(r"(?:^|\s)(?:--?[A-Za-z]|\.{0,2}/\w)")  # an option or a path: a command to type
+
+
+def bold_label(text: str) -> bool:
+    """Whether ``text``, a paragraph set wholly in bold, reads as a heading (``**To create a user
+    pool**``, ``**Module mode**``, ``**Q: Do I need all of it?**``)."""
+    text = text.strip()
+    end = text.rstrip(_CLOSERS)
+    return (
+        bool(end)
+        and "\n" not in text
+        and len(text) <= 120
+        and len(text.split()) + len(_CJK.findall(text)) // 3 <= _LABEL_WORDS
+        and end[-1] not in _LABEL_END
+        and ". " not in text
+        and "。" not in text
+        and _COMMAND.search(text) is None
+        and any(c.isalpha() for c in text)
+    )
+
+
 def wiki_heading(line: str) -> tuple[int, int, int] | None:
     """``(level, start, end)`` of the title in a wiki heading line, level being the count of ``=`` on
     each side (``= = = Early life = = =`` is level 3); None when the line is not one."""
@@ -57,12 +86,12 @@ class BlockStream:
 
     def __init__(self, *, root: tuple[str, ...] = ()):
         self.blocks: list[Block] = []
-        self._open: list[tuple[int, str]] = []
+        self._open: list[tuple[int, str, bool]] = []  # level, title, set in bold (``bold_heading``)
         self._root = root
 
     @property
     def path(self) -> tuple[str, ...]:
-        return self._root + tuple(title for _, title in self._open)
+        return self._root + tuple(title for _, title, _ in self._open)
 
     def heading(self, text: str, level: int, start: int, end: int, **kw) -> Block | None:
         text = squash(text)
@@ -71,9 +100,24 @@ class BlockStream:
         level = max(1, int(level))
         while self._open and self._open[-1][0] >= level:
             self._open.pop()
+        return self._push(text, level, start, end, False, kw)
+
+    def bold_heading(self, text: str, start: int, end: int, **kw) -> Block | None:
+        """A line set wholly in bold that stands as a paragraph (``bold_label``): a heading one level
+        under the section it is in, beside the bold heading before it, closed by the next real
+        heading of its section's level or above."""
+        text = squash(text)
+        if not text:
+            return None
+        while self._open and self._open[-1][2]:
+            self._open.pop()
+        level = self._open[-1][0] + 1 if self._open else 1
+        return self._push(text, level, start, end, True, kw)
+
+    def _push(self, text: str, level: int, start: int, end: int, bold: bool, kw: dict) -> Block:
         block = Block("heading", text, start, end, heading_path=self.path, level=level, **kw)
         self.blocks.append(block)
-        self._open.append((level, text))
+        self._open.append((level, text, bold))
         return block
 
     def leave(self, level: int = 1) -> None:

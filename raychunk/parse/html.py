@@ -27,7 +27,7 @@ from html import unescape
 from html.parser import HTMLParser
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, cell_text, clean_text, finish, roman
+from raychunk.parse._common import BlockStream, bold_label, cell_text, clean_text, finish, roman
 from raychunk.parse.html_pre import preformatted_body
 from raychunk.render import render_table, squash
 
@@ -147,7 +147,7 @@ class _Frame:
     __slots__ = (
         "tag", "start", "ctx", "anchor", "lists", "content", "lang", "p", "li", "dd", "h",
         "tbl", "sect", "tr", "cell", "table", "sink", "skip", "inner", "hidden", "cdata", "sink_mark",
-        "list", "numbering", "counter", "marker", "used", "flat",
+        "list", "numbering", "counter", "marker", "used", "flat", "quoted",
     )  # fmt: skip
 
     def __init__(self, tag: str, start: int, parent: _Frame | None):
@@ -157,12 +157,14 @@ class _Frame:
             self.ctx, self.anchor, self.lists, self.content, self.lang = None, None, 0, False, None
             self.p = self.li = self.dd = self.h = self.tbl = self.sect = self.tr = self.cell = -1
             self.list = -1
+            self.quoted = False
         else:
             self.ctx, self.anchor, self.lists = parent.ctx, parent.anchor, parent.lists
             self.content, self.lang = parent.content, parent.lang
             self.p, self.li, self.dd, self.h = parent.p, parent.li, parent.dd, parent.h
             self.tbl, self.sect, self.tr, self.cell = parent.tbl, parent.sect, parent.tr, parent.cell
             self.list = parent.list
+            self.quoted = parent.quoted
         self.table = None
         self.numbering: str | None = None  # an <ol>'s type (1, a, A, i, I); None for other lists
         self.counter = 0
@@ -192,6 +194,8 @@ class _Run:
         "before_br",
         "links",
         "holder",
+        "chars",
+        "bold",
     )
 
     def __init__(self, start: int, end: int, ctx: tuple, anchor: _Frame | None, holder: _Frame | None = None):
@@ -204,6 +208,8 @@ class _Run:
         self.brs = 0
         self.before_br = end
         self.links = 0  # characters of text inside <a>, to spot link lists (menus, language lists)
+        self.chars = 0  # characters of text, and of them inside <b> or <strong>: a bold line's heading
+        self.bold = 0
 
 
 class _Table:
@@ -234,8 +240,10 @@ class _Cell:
         self.rows = rows
 
 
-def parse_html(text: str, base: Document) -> ParsedDocument:
-    """Parse decoded HTML ``text`` into blocks whose spans point into ``text`` itself."""
+def parse_html(text: str, base: Document, *, bold_headings: bool = True) -> ParsedDocument:
+    """Parse decoded HTML ``text`` into blocks whose spans point into ``text`` itself. A ``<p>``
+    wholly in bold that reads as a label is a heading (``BlockStream.bold_heading``), unless
+    ``bold_headings`` is off (a manual page's bold is a command or a file name)."""
     fed = _blank_doctype_subset(text)
     cut = text.rfind("<")
     truncated = cut >= 0 and ">" not in text[cut:] and _TAGLIKE.match(text, cut) is not None
@@ -256,8 +264,13 @@ def parse_html(text: str, base: Document) -> ParsedDocument:
     ops = preformatted_body(text, _items_whole(_with_terms(events.ops)))
     for kind, btext, start, end, level, language, rows, header_rows, _, marker, copies in ops:
         if kind == "heading":
-            stream.heading(btext, level, start, end)
-            continue
+            if level:
+                stream.heading(btext, level, start, end)
+                continue
+            if bold_headings:
+                stream.bold_heading(btext, start, end)
+                continue
+            kind = "paragraph"
         kw: dict = {}
         if level:
             kw["level"] = level
@@ -530,6 +543,7 @@ class _Events(_Tokens):
         self.closing = False
         self.unclosed_skip: _Frame | None = None
         self.in_link = False
+        self.in_bold = 0  # <b> and <strong> open in the text being collected
 
     # -- driving ---------------------------------------------------------------------------------
 
@@ -609,8 +623,12 @@ class _Events(_Tokens):
         if not blank:
             run.has_text = True
             run.brs = 0
+            n = len(data.strip())
+            run.chars += n
+            if self.in_bold:
+                run.bold += n
             if self.in_link:
-                run.links += len(data.strip())
+                run.links += n
         self.pending = True
 
     def handle_comment(self, data):
@@ -689,6 +707,8 @@ class _Events(_Tokens):
                 self.link_at = (
                     (run, len(run.pieces), run.end, run.links) if run is not None else (None, 0, 0, 0)
                 )
+            elif tag == "b" or tag == "strong":
+                self.in_bold += 1
             elif tag == "code" and run is not None and run.ctx[0] == "code":
                 if run.lang is None:
                     run.lang = _language(amap, bare=True)
@@ -724,6 +744,8 @@ class _Events(_Tokens):
         elif tag == "p" or tag in ("dt", "dd", "blockquote", "summary", "legend", "figcaption"):
             if parent_ctx is None or parent_ctx[0] == "paragraph":
                 f.ctx = _PARA
+            if tag == "blockquote":
+                f.quoted = True
         elif tag == "li":
             f.ctx = ("list_item", max(0, f.lists - 1), None)
             f.marker = self._number(f, amap.get("value"))
@@ -939,6 +961,8 @@ class _Events(_Tokens):
                 self.in_link = False
                 if self._read_more():
                     return
+            elif (tag == "b" or tag == "strong") and self.in_bold:
+                self.in_bold -= 1
             if tag not in ("html", "body", "head") and self.run_ is not None:
                 self.run_.end = end
             return
@@ -1077,6 +1101,7 @@ class _Events(_Tokens):
         self.run_ = None
         self.inline_start = None
         self.pending = False
+        self.in_bold = 0  # bold left open is not carried into the next block
         if run is None or not run.has_text:
             return
         kind, level, _ = run.ctx
@@ -1105,7 +1130,27 @@ class _Events(_Tokens):
                 # a task box written as text (pandoc's Djot and Org readers: ``[X] done``), as a checkbox reads
                 marker += " [x]" if box[1] in "xX" else " [ ]"
                 body = body[box.end() :]
+            if kind == "paragraph" and not marker and self._bold_line(run, body):
+                kind, level = "heading", 0  # level 0: a bold line, ``BlockStream.bold_heading``
             self.sinks[-1].append((kind, body, run.start, run.end, level, None, (), 0, run.links, marker, ()))
+
+    def _bold_line(self, run: _Run, body: str) -> bool:
+        """A ``<p>`` of the page's flow (not in a list, definition, table, quote or form) set wholly
+        in bold, with no link, that reads as a label (``bold_label``)."""
+        a = run.anchor
+        return (
+            run.bold == run.chars
+            and not run.links
+            and a is not None
+            and a.tag == "p"
+            and run.holder is None
+            and a.li < 0
+            and a.dd < 0
+            and a.tbl < 0
+            and not a.quoted
+            and len(self.sinks) == 1
+            and bold_label(body)
+        )
 
     # -- tables ----------------------------------------------------------------------------------
 

@@ -27,7 +27,15 @@ import re
 import types
 
 from raychunk.document import Document, ParsedDocument
-from raychunk.parse._common import BlockStream, cell_text, clean_text, finish, line_offsets, wiki_heading
+from raychunk.parse._common import (
+    BlockStream,
+    bold_label,
+    cell_text,
+    clean_text,
+    finish,
+    line_offsets,
+    wiki_heading,
+)
 from raychunk.parse.compressed import inner_name
 from raychunk.parse.html import html_blocks, html_lines
 from raychunk.parse.markdown_rs import block_tokens
@@ -263,7 +271,11 @@ def _parse_markdown(text: str, base: Document, depth: int = 0) -> ParsedDocument
                 add_term()
                 if items:  # a quote or other container inside the item: the item's text so far comes first
                     flush_item()
-                out.add("paragraph", body, start, end)
+                bold = _BOLD_LINE.fullmatch(inline.content) if tok.level == 0 and not items else None
+                if bold is not None and bold_label(label := clean_text(_inline_text(bold[2]))):
+                    out.bold_heading(label, start + bold.start(2), start + bold.end(2))
+                else:
+                    out.add("paragraph", body, start, end)
             definition = False
             i += 2
         elif kind in ("fence", "code_block"):
@@ -348,6 +360,8 @@ _MYST_SKIPPED = frozenset({"toctree", "contents", "tableofcontents", "image", "i
 MYST_DEPTH = 8  # directives inside directives read as Markdown this deep; deeper ones stay code
 _MYST_OPTION = re.compile(r"[ \t]*:[\w-]+:.*")
 _MYST_TARGET = re.compile(r"\([\w.:/-]+\)=")
+# A paragraph wholly in bold (``**To create a pool**``): one emphasis, no link or image in it.
+_BOLD_LINE = re.compile(r"(\*\*|__)(?=\S)((?:(?!\1)[^\n\[\]<])+?)(?<=\S)\1[ \t]*")
 # MDX: a top-level paragraph of ES module statements (``import Tabs from '@theme/Tabs';``, ``export
 # const meta = {...}``) is the page's code, not its text.
 _ESM = re.compile(
@@ -510,7 +524,10 @@ def _add_html_block(out: BlockStream, tok, text: str, off: list[int], line_span,
             flush_item()
         for kind, btext, s, e, level, language, rows, header_rows, marker, copies in blocks:
             if kind == "heading":
-                out.heading(btext, level, at + s, at + e)
+                if level:
+                    out.heading(btext, level, at + s, at + e)
+                else:
+                    out.bold_heading(btext, at + s, at + e)
                 continue
             kw: dict = {"level": level} if level else {}
             if language:

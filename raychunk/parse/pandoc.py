@@ -366,17 +366,24 @@ def code_put_back(
 
 
 def read_html_of(
-    html: str, base: Document, *, header_rows: int | list[int] = 0, items: list[str] | None = None, **changes
+    html: str,
+    base: Document,
+    *,
+    header_rows: int | list[int] = 0,
+    items: list[str] | None = None,
+    bold_headings: bool = True,
+    **changes,
 ) -> ParsedDocument:
     """The parse of HTML that a converter wrote: its blocks, their texts joined as the document's
     text; the HTML parser's reason kept where there is text (``changes`` override the rest).
     ``header_rows``: what the source says of a table with no header row marked in the HTML, for
     every table (RTF: 1, a word processor's table starts with one) or table by table (Org: the rows
     above its rule), the latter only where the HTML holds as many tables. ``items``: the labels of
-    list items the converter left as paragraphs that begin with them, in order (WordPad's lists)."""
+    list items the converter left as paragraphs that begin with them, in order (WordPad's lists).
+    ``bold_headings``: ``parse_html``'s."""
     from raychunk.parse.html import parse_html
 
-    page = parse_html(html, base)
+    page = parse_html(html, base, bold_headings=bold_headings)
     found = _as_items(list(page.blocks), items) if items else page.blocks
     tables = sum(b.kind == "table" for b in found)
     if isinstance(header_rows, list) and len(header_rows) != tables:

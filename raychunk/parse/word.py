@@ -39,6 +39,7 @@ from raychunk.parse._common import (
     ConversionFailed,
     TextAssembler,
     add_reason,
+    bold_label,
     cell_text,
     clean_text,
     converted_in_folder,
@@ -338,6 +339,25 @@ class _Styles:
     def raw(self, style_id: str | None):
         return self._raw.get(style_id) if style_id is not None else None
 
+    def bold(self, rpr) -> bool:
+        """Whether a run with these properties is bold: its own ``w:b``, else its character
+        style's (Word's "Strong"), through ``basedOn``."""
+        if rpr is None:
+            return False
+        b = rpr.find(f"{_W}b")
+        if b is not None:
+            return _on(b)
+        style_id, seen = _val(rpr, "rStyle"), set()
+        while (
+            style_id is not None and style_id not in seen and (style := self._raw.get(style_id)) is not None
+        ):
+            seen.add(style_id)
+            b = style.find(f"{_W}rPr/{_W}b")
+            if b is not None:
+                return _on(b)
+            style_id = _val(style, "basedOn")
+        return False
+
     def of(self, style_id: str | None) -> _Style:
         key = style_id if style_id in self._raw else self._default
         if key not in self._resolved:
@@ -522,6 +542,8 @@ class _Line:
     notes: list[tuple[str, str]] = field(default_factory=list)
     boxes: list = field(default_factory=list)  # w:txbxContent elements
     alt: list[str] = field(default_factory=list)
+    chars: int = 0  # characters of its text, and of them set in bold: a bold line's heading
+    bold: int = 0
 
     @property
     def text(self) -> str:
@@ -604,7 +626,9 @@ class _Reader:
                     self.stream.add("page_break", "", self._end, self._end)
             self._breaks = 0
         start, self._end = self.asm.append(text)
-        if kind == "heading":
+        if kind == "heading" and not kw["level"]:
+            self.stream.bold_heading(text, start, self._end, pages=pages)
+        elif kind == "heading":
             self.stream.heading(text, kw["level"], start, self._end, pages=pages)
         else:
             self.stream.add(kind, text[cut:], start + cut, self._end, pages=pages, **kw)
@@ -668,6 +692,8 @@ class _Reader:
         if level and not self._aside:
             heading = squash(f"{label[0]} {body}" if label and label[0] else body)
             return "heading", heading, 0, {"level": min(level, 9)}, line
+        if label is None and line.bold == line.chars > 0 and not self._aside and bold_label(body):
+            return "heading", body, 0, {"level": 0}, line  # level 0: ``BlockStream.bold_heading``
         typed = _TYPED_BULLET.match(body)
         if label is not None or style.listed or (typed and typed.end() < len(body)):
             marker = label[0] if label else ""
@@ -730,9 +756,16 @@ class _Reader:
     def _run(self, run, line: _Line) -> None:
         rpr = run.find(f"{_W}rPr")
         hidden = rpr is not None and _on(rpr.find(f"{_W}vanish"))
+        bold = None
         for c in run:
             tag = c.tag
             if tag == f"{_W}t":
+                if not hidden and c.text and not (self._fields and self._fields[-1]):
+                    n = len(c.text) - sum(map(c.text.count, " \t\u00a0"))
+                    if n:
+                        bold = self.styles.bold(rpr) if bold is None else bold
+                        line.chars += n
+                        line.bold += n if bold else 0
                 if not hidden:
                     self._text(line, c.text or "")
             elif tag in (f"{_W}tab", f"{_W}ptab"):
