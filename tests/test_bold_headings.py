@@ -182,6 +182,9 @@ Text about secrets.
         ("cat /etc/hosts", False),
         ("Eclipse Public License - v 1.0", True),
         ("I/O errors", True),
+        ("Note: back up the database first", False),
+        ("WARNING: this deletes the pool", False),
+        ("Notes on upgrading", True),
         ("", False),
     ],
 )

@@ -41,11 +41,15 @@ def clean_text(s: str) -> str:
 # A bold line that labels what follows, not a sentence: no closing period, colon, comma or semicolon
 # (``**Parameters:**`` introduces a list, ``**Do not run this as root.**`` is emphasis), no sentence
 # inside it, a dozen words at most (a CJK character a third of one), no option or path (a command
-# set in bold: ``**xslt-config --libs**``).
+# set in bold: ``**xslt-config --libs**``), not a note's lead (``**Note: back up first**``).
 _LABEL_WORDS = 12
 _LABEL_END = frozenset(".:;,!。：；，！、")
 _CLOSERS = "\"')]}»”’）】」』"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# "Note: ...", "Warning: ...": a note's lead set in bold, not a heading over what follows
+_ADMONITION = re.compile(
+    r"(?:note|nb|n\.b\.|warning|caution|tip|hint|important|attention|danger|notice|remember)\s*:", re.I
+)
 _COMMAND = re.compile(r"(?:^|\s)(?:--?[A-Za-z]|\.{0,2}/\w)")  # an option or a path: a command to type
 
 
@@ -63,6 +67,7 @@ def bold_label(text: str) -> bool:
         and ". " not in text
         and "。" not in text
         and _COMMAND.search(text) is None
+        and _ADMONITION.match(text) is None
         and any(c.isalpha() for c in text)
     )
 
