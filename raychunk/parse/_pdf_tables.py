@@ -81,17 +81,18 @@ def _apply(m, x: float, y: float) -> tuple[float, float]:
     return x * m[0] + y * m[2] + m[4], x * m[1] + y * m[3] + m[5]
 
 
-def page_words(textpage, m, skip: frozenset = frozenset(), raised: dict | None = None) -> list[Word]:
+def page_words(textpage, m, skip: frozenset = frozenset(), shown: dict | None = None) -> list[Word]:
     """The words of a TextPage in visual coordinates (``m``: the page's rotation matrix as 6
     floats), less those of the ``(block, line)`` pairs in ``skip``; a word with a raised footnote
-    mark or exponent as its line shows it (``raised``: (block, line) -> {word: shown})."""
+    mark or exponent, or a TeX math glyph, as its line shows it (``shown``: (block, line) -> {word:
+    shown})."""
     out = []
     upright = tuple(m) == (1, 0, 0, 1, 0, 0)
     for x0, y0, x1, y1, text, block, line, _ in textpage.extractWORDS():
         if skip and (block, line) in skip:
             continue
-        if raised and (shown := raised.get((block, line))):
-            text = shown.get(text, text)
+        if shown and (words := shown.get((block, line))):
+            text = words.get(text, text)
         if not upright:
             (ax, ay), (bx, by) = _apply(m, x0, y0), _apply(m, x1, y1)
             x0, y0, x1, y1 = min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)

@@ -51,6 +51,25 @@ _SUPERSCRIPT_FLAG = 1  # ... and superscripted
 # characters, so that 273.879.750 and its mark 1 read 273.879.750¹, not 273.879.7501.
 _SUPERSCRIPTS = str.maketrans("0123456789+-−=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾")
 _RAISED = re.compile(r"[0-9+\-−=()]{1,4}")
+# TeX's math symbol and extension fonts (cmsy, cmex; Elsevier's Advent fonts after them) name their
+# glyphs by position (``/C0``) or not at all, so MuPDF finds no Unicode and reads U+FFFD: a table's
+# "−0.9393" lost its minus. Their glyphs by position, as TeX's OMS and OMX encodings place them.
+_TEX_MATH_FONT = re.compile(r"(?i)cmsy|mthsy|mathsy|(?P<ex>cmex|mthex|mathex)")
+_GLYPH_POSITION = re.compile(r"[Cc](\d{1,3})")
+_U = "\ufffd"
+_OMS = (
+    "−·×∗÷⋄±∓⊕⊖⊗⊘⊙◯∘•≍≡⊆⊇≤≥⪯⪰∼≈⊂⊃≪≫≺≻"
+    "←→↑↓↔↗↘≃⇐⇒⇑⇓⇔↖↙∝′∞∈∋△▽/" + _U + "∀∃¬∅ℜℑ⊤⊥"
+    "ℵABCDEFGHIJKLMNOPQRSTUVWXYZ∪∩⊎∧∨"
+    "⊢⊣⌊⌋⌈⌉{}⟨⟩|‖↕⇕\\≀√⨿∇∫⊔⊓⊑⊒§†‡¶♣♢♡♠"
+)
+_OMX = (
+    "()[]⌊⌋⌈⌉{}⟨⟩|‖/\\()()[]⌊⌋⌈⌉{}⟨⟩/\\()[]⌊⌋⌈⌉{}⟨⟩/\\/\\"
+    + _U * 32
+    + "∑∏∫⋃⋂⨄⋀⋁∑∏∫⋃⋂⨄⋀⋁∐∐^^^~~~[]⌊⌋⌈⌉{}"
+    + "√√√√√"
+    + _U * 11
+)
 # what a page opens with in large type without it being the document's title
 _SECTION_NAME = re.compile(
     r"(?i)(?:table of )?contents|abstract|introduction|preface|foreword|summary|executive summary|index"
@@ -151,8 +170,9 @@ class _Page:
     top_row: float = 0.0  # bottom of the highest text line
     bottom_row: float = 0.0  # top of the lowest text line
     slanted: frozenset[tuple[int, int]] = frozenset()  # (block, line) of text set at a slant
-    # (block, line) -> {word as extracted: the word with its raised digits as superscripts}
-    raised: dict = field(default_factory=dict)
+    # (block, line) -> {word as extracted: the word as shown (a raised mark as superscript digits,
+    # a TeX math glyph as its character)}
+    shown_words: dict = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -378,6 +398,7 @@ def _parse(pymupdf, doc, base: Document, options) -> ParsedDocument:
 
 def _read_page(page, textpage, number: int) -> _Page:
     d = textpage.extractDICT()
+    extracted = _math_glyphs(page, d)
     m = tuple(page.rotation_matrix)
     upright = m == (1, 0, 0, 1, 0, 0)
     rect = page.rect
@@ -385,7 +406,7 @@ def _read_page(page, textpage, number: int) -> _Page:
     aside: list[_Item] = []
     chars = 0
     slanted = set()
-    raised: dict = {}
+    shown_words: dict = {}
     for bi, b in enumerate(d.get("blocks", ())):  # bi, li: the numbers extractWORDS gives them
         if b.get("type") != 0:
             continue
@@ -396,8 +417,8 @@ def _read_page(page, textpage, number: int) -> _Page:
             line = _make_line(ln, None if upright else m, shown)
             if line is None:
                 continue
-            if (words := _raised_words(ln, shown)) is not None:
-                raised[(bi, li)] = words
+            if (words := _shown_words(ln, shown, extracted.get((bi, li)))) is not None:
+                shown_words[(bi, li)] = words
             chars += line.chars
             dx, dy = ln.get("dir", (1, 0))
             # pymupdf reports boxes and directions unrotated; the page's rotation turns them upright
@@ -410,8 +431,90 @@ def _read_page(page, textpage, number: int) -> _Page:
         if sideways:
             aside.append(_make_item(sideways))
     return _Page(
-        number, rect.width, rect.height, items, aside, chars, slanted=frozenset(slanted), raised=raised
+        number,
+        rect.width,
+        rect.height,
+        items,
+        aside,
+        chars,
+        slanted=frozenset(slanted),
+        shown_words=shown_words,
     )
+
+
+def _math_glyphs(page, d: dict) -> dict:
+    """Put the characters of TeX math glyphs (``_TEX_MATH_FONT``) that MuPDF read as U+FFFD into the
+    spans of ``d`` (the page's ``extractDICT``), each by its code and its font's encoding: a glyph
+    named by position (``/C0``) or a code of the font's own encoding is that position of TeX's
+    OMS or OMX. Returns the span texts as extracted of each line it changed, by (block, line)."""
+    todo = [
+        (bi, li, si)
+        for bi, b in enumerate(d.get("blocks", ()))
+        for li, ln in enumerate(b.get("lines", ()))
+        for si, s in enumerate(ln.get("spans", ()))
+        if "\ufffd" in s.get("text", "") and _TEX_MATH_FONT.search(s.get("font", ""))
+    ]
+    if not todo:
+        return {}
+    import pymupdf
+
+    # the spans again with the codes MuPDF could not map kept (U+FFFD otherwise), found by place
+    flags = (
+        pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
+    )
+    raw = {
+        (s.get("font"), round(s["bbox"][0], 1), round(s["bbox"][1], 1)): s.get("chars", ())
+        for b in page.get_textpage(flags=flags).extractRAWDICT().get("blocks", ())
+        for ln in b.get("lines", ())
+        for s in ln.get("spans", ())
+    }
+    names = _glyph_names(page)
+    out: dict = {}
+    for bi, li, si in todo:
+        span = d["blocks"][bi]["lines"][li]["spans"][si]
+        text = span["text"]
+        font = span.get("font", "")
+        chars = raw.get((font, round(span["bbox"][0], 1), round(span["bbox"][1], 1)), ())
+        glyphs = names.get(font)
+        if glyphs is None or len(chars) != len(text):
+            continue  # a CID font's codes are glyph numbers of its own, no TeX positions
+        table = _OMX if _TEX_MATH_FONT.search(font)["ex"] else _OMS
+        shown = []
+        for t, ch in zip(text, chars, strict=True):
+            if t == "\ufffd" and ch.get("c"):
+                code = ord(ch["c"])
+                named = _GLYPH_POSITION.fullmatch(glyphs.get(code, ""))
+                position = int(named[1]) if named else code if code not in glyphs else -1
+                t = table[position] if 0 <= position < len(table) else t
+            shown.append(t)
+        line = d["blocks"][bi]["lines"][li]
+        out.setdefault((bi, li), [s.get("text", "") for s in line["spans"]])
+        span["text"] = "".join(shown)
+    return out
+
+
+def _glyph_names(page) -> dict[str, dict[int, str]]:
+    """The glyph names that the encodings of a page's TeX math fonts of one byte a code (Type 1,
+    TrueType, Type 3; not a CID font's ``Type0``) give codes (``/Differences``), by font name as the
+    page's spans name it (no subset prefix)."""
+    out: dict[str, dict[int, str]] = {}
+    doc = page.parent
+    for xref, _, kind, basefont, *_ in page.get_fonts(full=True):
+        name = basefont.split("+", 1)[-1]
+        if kind == "Type0" or not _TEX_MATH_FONT.search(name):
+            continue
+        found, value = doc.xref_get_key(xref, "Encoding/Differences")
+        names: dict[int, str] = {}
+        if found == "array":
+            code = 0
+            for token in value.strip("[]").replace("/", " /").split():
+                if token.startswith("/"):
+                    names[code] = token[1:]
+                    code += 1
+                elif token.lstrip("-").isdigit():
+                    code = int(token)
+        out.setdefault(name, names)
+    return out
 
 
 def _raised(ln: dict, i: int) -> bool:
@@ -441,9 +544,11 @@ def _shown_texts(ln: dict) -> list[str]:
     ]
 
 
-def _raised_words(ln: dict, shown: list[str]) -> dict | None:
-    """The words of a line with a raised mark, as extracted and as shown; None where it has none."""
-    raw = "".join(s.get("text", "") for s in ln.get("spans", ())).split()
+def _shown_words(ln: dict, shown: list[str], extracted: list[str] | None = None) -> dict | None:
+    """The words of a line that its spans as shown (``shown``) change, as extracted (``extracted``:
+    its span texts before ``_math_glyphs``) and as shown; None where none changes."""
+    texts = extracted if extracted is not None else [s.get("text", "") for s in ln.get("spans", ())]
+    raw = "".join(texts).split()
     words = {a: b for a, b in zip(raw, "".join(shown).split(), strict=False) if a != b}
     return words or None
 
@@ -689,7 +794,7 @@ def _page_tables(page, textpage, p: _Page, options, ocr_words=None) -> tuple[lis
     try:
         with _no_cycle_collection():  # tens of thousands of short-lived, cycle-free objects
             hs, vs = rules(page.get_cdrawings(), m, _CAPS)
-        words = page_words(textpage, m, skip=p.slanted, raised=p.raised)
+        words = page_words(textpage, m, skip=p.slanted, shown=p.shown_words)
         found = ruled_tables(hs, vs, words, _CAPS)
         if found:
             found = without_pictures(found, [im["bbox"] for im in page.get_image_info()], m)
