@@ -247,6 +247,7 @@ def test_a_word_paragraph_in_bold_runs_is_a_heading():
     mixed.add_run(" that this is a sentence")
     d.add_paragraph().add_run("Bring your laptop.").bold = True  # emphasis: a sentence
     d.add_paragraph("Bold in a list", style="List Bullet").runs[0].bold = True
+    d.add_paragraph("Bold in a list paragraph", style="List Paragraph").runs[0].bold = True  # no number
     table = d.add_table(rows=1, cols=1)
     table.cell(0, 0).paragraphs[0].add_run("A bold cell").bold = True
     off = d.add_paragraph().add_run("Not bold at all")
@@ -268,5 +269,8 @@ def test_a_word_paragraph_in_bold_runs_is_a_heading():
     assert "Note that this is a sentence" in _paragraphs(parsed)
     assert "Bring your laptop." in _paragraphs(parsed)
     assert "Not bold at all" in _paragraphs(parsed)
-    assert [b.text for b in parsed.blocks if b.kind == "list_item"] == ["Bold in a list"]
+    assert [b.text for b in parsed.blocks if b.kind == "list_item"] == [
+        "Bold in a list",
+        "Bold in a list paragraph",
+    ]
     assert [b.kind for b in parsed.blocks if "A bold cell" in b.text] == ["table"]

@@ -692,8 +692,6 @@ class _Reader:
         if level and not self._aside:
             heading = squash(f"{label[0]} {body}" if label and label[0] else body)
             return "heading", heading, 0, {"level": min(level, 9)}, line
-        if label is None and line.bold == line.chars > 0 and not self._aside and bold_label(body):
-            return "heading", body, 0, {"level": 0}, line  # level 0: ``BlockStream.bold_heading``
         typed = _TYPED_BULLET.match(body)
         if label is not None or style.listed or (typed and typed.end() < len(body)):
             marker = label[0] if label else ""
@@ -705,6 +703,8 @@ class _Reader:
                 return "list_item", f"{marker} {body}", len(marker) + 1 if known else 0, fields, line
             cut = typed.end() if typed and typed.end() < len(body) else 0
             return "list_item", body, cut, {"level": depth}, line
+        if line.bold == line.chars > 0 and not self._aside and bold_label(body):
+            return "heading", body, 0, {"level": 0}, line  # level 0: ``BlockStream.bold_heading``
         return "paragraph", body, 0, {}, line
 
     def _asides(self, line: _Line) -> None:
