@@ -274,3 +274,26 @@ def test_a_word_paragraph_in_bold_runs_is_a_heading():
         "Bold in a list paragraph",
     ]
     assert [b.kind for b in parsed.blocks if "A bold cell" in b.text] == ["table"]
+
+
+def test_a_word_paragraph_of_an_equation_alone_is_no_heading():
+    # no run of text at all, bold or not: an equation's line (read from its math) stays a paragraph
+    docx = pytest.importorskip("docx")
+    import io
+
+    from docx.oxml import parse_xml
+
+    d = docx.Document()
+    d.add_heading("Kinematics", level=1)
+    p = d.add_paragraph()
+    m = "http://schemas.openxmlformats.org/officeDocument/2006/math"
+    p._p.append(parse_xml(f'<m:oMath xmlns:m="{m}"><m:r><m:t>v = at</m:t></m:r></m:oMath>'))
+    d.add_paragraph("Speed grows with time.")
+    buf = io.BytesIO()
+    d.save(buf)
+    parsed = parse_document(buf.getvalue(), "kinematics.docx")
+    assert [(b.kind, b.text) for b in parsed.blocks] == [
+        ("heading", "Kinematics"),
+        ("paragraph", "v = at"),
+        ("paragraph", "Speed grows with time."),
+    ]

@@ -326,6 +326,7 @@ class _Styles:
     def __init__(self, root):
         self._raw: dict[str, object] = {}
         self._resolved: dict[str | None, _Style] = {}
+        self._bold: dict[str, bool] = {}  # a character style's bold, through basedOn
         self._default = None
         if root is not None:
             for style in root.iterchildren(f"{_W}style"):
@@ -347,7 +348,15 @@ class _Styles:
         b = rpr.find(f"{_W}b")
         if b is not None:
             return _on(b)
-        style_id, seen = _val(rpr, "rStyle"), set()
+        style_id = _val(rpr, "rStyle")
+        if style_id is None:
+            return False
+        if style_id not in self._bold:
+            self._bold[style_id] = self._style_bold(style_id)
+        return self._bold[style_id]
+
+    def _style_bold(self, style_id: str) -> bool:
+        seen: set[str] = set()
         while (
             style_id is not None and style_id not in seen and (style := self._raw.get(style_id)) is not None
         ):
@@ -542,8 +551,9 @@ class _Line:
     notes: list[tuple[str, str]] = field(default_factory=list)
     boxes: list = field(default_factory=list)  # w:txbxContent elements
     alt: list[str] = field(default_factory=list)
-    chars: int = 0  # characters of its text, and of them set in bold: a bold line's heading
-    bold: int = 0
+    # the run properties of its visible text, one per run: whether it is all bold is asked only of
+    # a line that could be a heading (``bold_label``)
+    faces: list = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -703,7 +713,7 @@ class _Reader:
                 return "list_item", f"{marker} {body}", len(marker) + 1 if known else 0, fields, line
             cut = typed.end() if typed and typed.end() < len(body) else 0
             return "list_item", body, cut, {"level": depth}, line
-        if line.bold == line.chars > 0 and not self._aside and bold_label(body):
+        if line.faces and not self._aside and all(map(self.styles.bold, line.faces)) and bold_label(body):
             return "heading", body, 0, {"level": 0}, line  # level 0: ``BlockStream.bold_heading``
         return "paragraph", body, 0, {}, line
 
@@ -756,16 +766,15 @@ class _Reader:
     def _run(self, run, line: _Line) -> None:
         rpr = run.find(f"{_W}rPr")
         hidden = rpr is not None and _on(rpr.find(f"{_W}vanish"))
-        bold = None
+        face = False  # this run's properties are in line.faces
         for c in run:
             tag = c.tag
             if tag == f"{_W}t":
-                if not hidden and c.text and not (self._fields and self._fields[-1]):
-                    n = len(c.text) - sum(map(c.text.count, " \t\u00a0"))
-                    if n:
-                        bold = self.styles.bold(rpr) if bold is None else bold
-                        line.chars += n
-                        line.bold += n if bold else 0
+                if not (
+                    face or hidden or not c.text or c.text.isspace() or (self._fields and self._fields[-1])
+                ):
+                    line.faces.append(rpr)
+                    face = True
                 if not hidden:
                     self._text(line, c.text or "")
             elif tag in (f"{_W}tab", f"{_W}ptab"):
