@@ -12,8 +12,8 @@ and code blocks. As written:
 - ``rst``: the title over- and underlined, sections underlined ``=``, ``-``, ``~`` (the order in
   which the styles first appear sets the levels); lists ``3.``, ``#.`` (auto-numbered), ``a.``,
   ``-`` and ``*``; grid tables, simple tables and ``list-table`` directives; quotes as an indented
-  block, ``epigraph`` directives; code as ``.. code-block:: lang`` and as a paragraph ending in
-  ``::`` with the code indented below;
+  block, ``epigraph`` directives; code as ``.. code-block:: lang``, as ``.. parsed-literal::`` and
+  as a paragraph ending in ``::`` with the code indented below;
 - ``asciidoc``: ``= Title``, ``==`` to ``====``; ``.`` items (``..`` one level down, which
   Asciidoctor numbers ``a.``), ``[start=4]``, explicit ``1.``, ``*`` and ``-`` bullets, checklists;
   ``|===`` tables with ``[options="header"]``, ``%header`` or the implicit header (a blank line
@@ -425,8 +425,11 @@ class _Writer:
             self.lines += [*self.fill(text, "    "), ""]
 
     def rst_code(self, lang, code) -> None:
-        if self.rng.random() < 0.6:
+        r = self.rng.random()
+        if r < 0.45:
             self.lines += [f".. code-block:: {lang}", ""]
+        elif r < 0.6:
+            self.lines += [".. parsed-literal::", ""]  # CMake's synopses: Sphinx shows the lines as written
         else:
             self.lines += ["For example::", ""]
         self.lines += ["   " + x if x else x for x in code.split("\n")]

@@ -359,3 +359,39 @@ def test_a_literal_block_after_space_colons_shows_no_colon():
         ("paragraph", "A colon at the end :"),
         ("paragraph", "not literal."),
     ]
+
+
+PROSE = (
+    b"This command generates installation rules for a project. Install rules specified by calls to\n"
+    b"the install command within a source directory are executed in order during installation, and\n"
+    b"those in subdirectories are interleaved with those in the parent directory to run in the order\n"
+    b"declared. The options common to several signatures are covered here.\n"
+)
+
+
+def test_a_parsed_literal_keeps_its_lines_and_shows_its_markup_as_text():
+    # CMake writes every command's synopsis as one: pandoc knows no such directive and read its first
+    # line as a definition term ("find_package(<PackageName> [MODULE]: [REQUIRED] ..."), lines joined
+    src = (
+        b"install\n-------\n\nSynopsis\n^^^^^^^^\n\n.. parsed-literal::\n\n"
+        b"  install(`TARGETS`_ <target>... [...])\n  install({`FILES`_ | `PROGRAMS`_} <file>... [...])\n\n"
+        b"Signature\n^^^^^^^^^\n\n* In a list:\n\n  .. parsed-literal::\n    :class: sig\n\n"
+        b"    find_package(<PackageName> [version] [MODULE]\n"
+        b"                 [REQUIRED] `\\<HASH\\> <HASH_>`_ :command:`cmake_path` *cpack* **bold** ``lit``)\n"
+        b"    a * b, *.txt\n\n" + PROSE
+    )
+    parsed = _blocks(src, "install.rst")
+    assert kinds(parsed) == [
+        ("heading", "install"),
+        ("heading", "Synopsis"),
+        ("code", "install(TARGETS <target>... [...])\ninstall({FILES | PROGRAMS} <file>... [...])"),
+        ("heading", "Signature"),
+        ("list_item", "In a list:"),
+        (
+            "code",
+            "find_package(<PackageName> [version] [MODULE]\n"
+            "             [REQUIRED] <HASH> cmake_path cpack bold lit)\na * b, *.txt",
+        ),
+        ("paragraph", " ".join(PROSE.decode().split())),
+    ]
+    assert_spans_match(parsed)

@@ -55,6 +55,24 @@ _OBJECT = re.compile(
 _FILE_OPTION = re.compile(
     r"^([ \t]*\.\.[ \t]+csv-table::.*\n(?:[ \t]+:[^\n]*\n)*?)[ \t]+:(?:file|url):[^\n]*\n", re.M
 )
+# ``.. parsed-literal::``: a literal block whose inline markup Sphinx renders (``install(`TARGETS`_
+# <target>...)``); pandoc knows no such directive and reads its lines as body text (a definition list
+# of a signature's first line, the lines joined).
+_PARSED_LITERAL = re.compile(
+    r"^(?P<indent>[ \t]*)\.\.[ \t]+parsed-literal::[ \t]*\n"
+    r"(?:(?P=indent)[ \t]+:[\w-]+:[^\n]*\n)*"
+    r"(?P<body>(?:[ \t]*\n|(?P=indent)[ \t]+\S[^\n]*(?:\n|\Z))+)",
+    re.M,
+)
+_INLINE = re.compile(
+    r"``(?P<lit>.+?)``"
+    r"|(?::[\w:.+-]+:)?`(?P<ref>(?:[^`\\]|\\.)+)`(?:__?)?"
+    r"|(?<![\w*])\*\*(?P<strong>[^*\s](?:[^*]*[^*\s])?)\*\*"
+    r"|(?<![\w*])\*(?P<em>[^*\s](?:[^*]*[^*\s])?)\*(?!\w)"
+)
+_TARGET = re.compile(r"^(?P<text>(?:[^\\]|\\.)*?)\s*(?<!\\)<[^<>]*>$", re.S)
+_ESCAPE = re.compile(r"\\(.)")
+_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 _PULLS = re.compile(
     r"^[ \t]*\.\.[ \t]+((?:\w+:)?(?:include|literalinclude|cmake-module|auto\w+))::[ \t]*(\S*)", re.M
 )
@@ -117,6 +135,7 @@ def file_metadata(text: str) -> tuple[str, str]:
 def rst_html(text: str) -> str:
     """The RST ``text`` as HTML, by pandoc in its sandbox with ``sphinx.lua``. Raises PandocFailed
     with where pandoc stopped, and ImportError when pandoc is not installed."""
+    text = _PARSED_LITERAL.sub(_literal_block, text)
     text = _OBJECT.sub(_marked_object, text)
     text = _DOMAIN_DIRECTIVE.sub(r"\1\2-\3", text)
     text = _FILE_OPTION.sub(r"\1", text)
@@ -124,6 +143,26 @@ def rst_html(text: str) -> str:
         text.encode("utf-8", errors="replace"), "rst", extension="rst", args=(f"--lua-filter={_FILTER}",)
     )
     return html.decode("utf-8", errors="replace")
+
+
+def _literal_block(m: re.Match) -> str:
+    """A parsed literal as the literal block Sphinx shows: its lines as written, its markup as text
+    (a reference or a role its text, emphasis its words)."""
+    body = _BLANK_LINES.sub("", m["body"])  # pandoc shows a second blank line after "::" as ":"
+    if not body.strip():
+        return m.group(0)
+    return f"{m['indent']}::\n\n" + _INLINE.sub(_inline_text, body)
+
+
+def _inline_text(m: re.Match) -> str:
+    if m["lit"] is not None:
+        return m["lit"]
+    if m["ref"] is not None:
+        ref = m["ref"]
+        if (t := _TARGET.match(ref)) is not None and t["text"]:
+            ref = t["text"]
+        return _ESCAPE.sub(r"\1", ref)
+    return m["strong"] if m["strong"] is not None else m["em"]
 
 
 def _marked_object(m: re.Match) -> str:
