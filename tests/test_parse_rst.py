@@ -395,3 +395,24 @@ def test_a_parsed_literal_keeps_its_lines_and_shows_its_markup_as_text():
         ("paragraph", " ".join(PROSE.decode().split())),
     ]
     assert_spans_match(parsed)
+
+
+def test_a_page_mostly_of_literal_blocks_keeps_them_code():
+    # An AWS CLI example page is its command and its output, most of its text: a literal block is
+    # code however much of the page it holds (the rule that reads a page of <pre> text as paragraphs
+    # is an HTML page's, an IETF draft's; JSON output has too few ";" "{" "}" line ends to pass as code)
+    src = (
+        b"**To describe a Fargate profile**\r\n\r\nThe following ``describe-fargate-profile`` example "
+        b"describes a Fargate profile. ::\r\n\r\n    aws eks describe-fargate-profile \\\r\n"
+        b"        --cluster-name my-eks-cluster \\\r\n        --fargate-profile-name my-fargate-profile\r\n"
+        b"\r\nOutput::\r\n\r\n    {\r\n        \"fargateProfile\": {\r\n"
+        + b"".join(b'            "subnet%d": "subnet-09d912bb63ef21b9a",\r\n' % i for i in range(12))
+        + b'            "status": "ACTIVE"\r\n        }\r\n    }\r\n\r\nFor more information, see '
+        b"`AWS Fargate profiles <https://docs.aws.amazon.com/eks/latest/userguide/fargate-profile.html>`__.\r\n"
+    )
+    parsed = _blocks(src, "describe-fargate-profile.rst")
+    got = kinds(parsed)
+    assert [k for k, _ in got] == ["heading", "paragraph", "code", "paragraph", "code", "paragraph"]
+    assert got[2][1].startswith("aws eks describe-fargate-profile \\\n    --cluster-name")
+    assert got[4][1].startswith('{\n    "fargateProfile": {') and got[4][1].endswith("}\n}")
+    assert_spans_match(parsed)

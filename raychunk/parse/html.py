@@ -240,10 +240,14 @@ class _Cell:
         self.rows = rows
 
 
-def parse_html(text: str, base: Document, *, bold_headings: bool = True) -> ParsedDocument:
+def parse_html(
+    text: str, base: Document, *, bold_headings: bool = True, preformatted_pages: bool = True
+) -> ParsedDocument:
     """Parse decoded HTML ``text`` into blocks whose spans point into ``text`` itself. A ``<p>``
     wholly in bold that reads as a label is a heading (``BlockStream.bold_heading``), unless
-    ``bold_headings`` is off (a manual page's bold is a command or a file name)."""
+    ``bold_headings`` is off (a manual page's bold is a command or a file name). A page whose body is
+    mostly ``<pre>`` has them read as text (``html_pre``), unless ``preformatted_pages`` is off (a
+    converter's ``<pre>`` is a literal block its source marked as such)."""
     fed = _blank_doctype_subset(text)
     cut = text.rfind("<")
     truncated = cut >= 0 and ">" not in text[cut:] and _TAGLIKE.match(text, cut) is not None
@@ -261,7 +265,9 @@ def parse_html(text: str, base: Document, *, bold_headings: bool = True) -> Pars
         keep.add(lost.start)
 
     stream = BlockStream()
-    ops = preformatted_body(text, _items_whole(_with_terms(events.ops)))
+    ops = _items_whole(_with_terms(events.ops))
+    if preformatted_pages:
+        ops = preformatted_body(text, ops)
     for kind, btext, start, end, level, language, rows, header_rows, _, marker, copies in ops:
         if kind == "heading":
             if level:

@@ -78,8 +78,11 @@ def parse_man(text: str, base: Document) -> ParsedDocument:
             return page
         page = add_reason(page, "its roff requests left out")
     else:
-        # a page's bold line is a command or a file to type (``.B foo`` under SYNOPSIS), not a heading
-        page = read_html_of(html.decode("utf-8", errors="replace"), base, bold_headings=False)
+        # a page's bold line is a command or a file to type (``.B foo`` under SYNOPSIS), not a heading;
+        # its no-fill text (``.nf``) may be prose as well as code: a page mostly of it is read as text
+        page = read_html_of(
+            html.decode("utf-8", errors="replace"), base, bold_headings=False, preformatted_pages=True
+        )
     title = name_line_title(page, text)
     return (
         dataclasses.replace(page, document=dataclasses.replace(page.document, title=title)) if title else page

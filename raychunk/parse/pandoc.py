@@ -372,6 +372,7 @@ def read_html_of(
     header_rows: int | list[int] = 0,
     items: list[str] | None = None,
     bold_headings: bool = True,
+    preformatted_pages: bool = False,
     **changes,
 ) -> ParsedDocument:
     """The parse of HTML that a converter wrote: its blocks, their texts joined as the document's
@@ -380,10 +381,12 @@ def read_html_of(
     every table (RTF: 1, a word processor's table starts with one) or table by table (Org: the rows
     above its rule), the latter only where the HTML holds as many tables. ``items``: the labels of
     list items the converter left as paragraphs that begin with them, in order (WordPad's lists).
-    ``bold_headings``: ``parse_html``'s."""
+    ``bold_headings``, ``preformatted_pages``: ``parse_html``'s; the latter off by default: a markup's
+    literal block is code however much of the page it holds (an AWS CLI example page is mostly its
+    commands and their output), where roff's no-fill text says nothing of what it holds."""
     from raychunk.parse.html import parse_html
 
-    page = parse_html(html, base, bold_headings=bold_headings)
+    page = parse_html(html, base, bold_headings=bold_headings, preformatted_pages=preformatted_pages)
     found = _as_items(list(page.blocks), items) if items else page.blocks
     tables = sum(b.kind == "table" for b in found)
     if isinstance(header_rows, list) and len(header_rows) != tables:
