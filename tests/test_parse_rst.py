@@ -405,7 +405,7 @@ def test_a_page_mostly_of_literal_blocks_keeps_them_code():
         b"**To describe a Fargate profile**\r\n\r\nThe following ``describe-fargate-profile`` example "
         b"describes a Fargate profile. ::\r\n\r\n    aws eks describe-fargate-profile \\\r\n"
         b"        --cluster-name my-eks-cluster \\\r\n        --fargate-profile-name my-fargate-profile\r\n"
-        b"\r\nOutput::\r\n\r\n    {\r\n        \"fargateProfile\": {\r\n"
+        b'\r\nOutput::\r\n\r\n    {\r\n        "fargateProfile": {\r\n'
         + b"".join(b'            "subnet%d": "subnet-09d912bb63ef21b9a",\r\n' % i for i in range(12))
         + b'            "status": "ACTIVE"\r\n        }\r\n    }\r\n\r\nFor more information, see '
         b"`AWS Fargate profiles <https://docs.aws.amazon.com/eks/latest/userguide/fargate-profile.html>`__.\r\n"
