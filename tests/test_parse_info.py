@@ -85,3 +85,87 @@ def test_info_is_known_by_its_content_and_an_info_name_alone_is_not_enough():
     ]
     other = parse_document(b"name=widget\nversion=1.2\n\nA package's info file.\n", "package.info")
     assert other.document.format == "text" and other.document.status == "ok"
+
+
+NODE = (
+    "\x1f\nFile: demo.info,  Node: Overview,  Next: Invoking,  Up: Top\n\n"
+    "2.1 Overview\n============\n\n"
+    "Normally ‘sed’ is invoked like this:\n\n"
+    "     sed SCRIPT INPUTFILE...\n\n"
+    "   The following commands are\nequivalent:\n\n"
+    "     sed 's/hello/world/g' input.txt > output.txt\n"
+    "     sed 's/hello/world/g' < input.txt > output.txt\n\n"
+    "‘--debug’\n"
+    "     Print the input sed program in canonical form, and annotate program\n"
+    "     execution.\n"
+    "          $ echo 1 | sed '\\%1%s21232'\n"
+    "          3\n\n"
+    "     A second paragraph of the entry, indented as its text is.\n\n"
+    "   • To examine the difference, try the\n"
+    "     following commands:\n"
+    "          printf '%s\\n' aa bb | sed ':x ; n ; = ; bx'\n\n"
+    "        • A nested item, deeper than an example's five columns.\n\n"
+    " -- Function: int asn1_parser2tree (const char * FILE, asn1_node *\n"
+    "          DEFINITIONS)\n"
+    "     FILE: specify the path and the name of the file.\n\n"
+    "     *Returns:* 'ASN1_SUCCESS' if the file has a correct syntax.\n\n"
+    "   A quotation follows.\n\n"
+    "     This program is distributed in the hope that it will be useful,\n"
+    "     but WITHOUT ANY WARRANTY; without even the implied warranty of\n"
+    "     MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU\n"
+    "     General Public License for more details.\n"
+)
+
+
+def test_an_example_is_code_where_makeinfo_indents_it():
+    """makeinfo prints an @example five columns in from the text it is in: from the margin, or
+    from a list item's or a table entry's text, then often with no blank line before it. Those lines
+    were paragraphs (the commands of 20 manuals of this machine: none was code)."""
+    doc = parse_document(NODE.encode(), "demo.info")
+    assert doc.document.format == "info"
+    got = [(b.kind, b.text) for b in doc.blocks]
+    assert got == [
+        ("heading", "2.1 Overview"),
+        ("paragraph", "Normally ‘sed’ is invoked like this:"),
+        ("code", "     sed SCRIPT INPUTFILE..."),
+        ("paragraph", "The following commands are\nequivalent:"),
+        (
+            "code",
+            "     sed 's/hello/world/g' input.txt > output.txt\n     sed 's/hello/world/g' < input.txt > output.txt",
+        ),
+        (
+            "paragraph",
+            "‘--debug’: Print the input sed program in canonical form, and annotate program\nexecution.",
+        ),
+        ("code", "          $ echo 1 | sed '\\%1%s21232'\n          3"),
+        ("paragraph", "A second paragraph of the entry, indented as its text is."),
+        ("list_item", "To examine the difference, try the\n     following commands:"),
+        ("code", "          printf '%s\\n' aa bb | sed ':x ; n ; = ; bx'"),
+        ("list_item", "A nested item, deeper than an example's five columns."),
+        (
+            "paragraph",
+            "-- Function: int asn1_parser2tree (const char * FILE, asn1_node *\n          DEFINITIONS)\n"
+            "     FILE: specify the path and the name of the file.",
+        ),
+        ("paragraph", "*Returns:* 'ASN1_SUCCESS' if the file has a correct syntax."),
+        ("paragraph", "A quotation follows."),
+        (
+            "paragraph",
+            "This program is distributed in the hope that it will be useful,\n"
+            "     but WITHOUT ANY WARRANTY; without even the implied warranty of\n"
+            "     MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU\n"
+            "     General Public License for more details.",
+        ),
+    ]
+    definitions = [b for b in doc.blocks if b.text.startswith("‘--debug’")]
+    assert_spans_match(dataclasses.replace(doc, blocks=[b for b in doc.blocks if b not in definitions]))
+
+
+def test_a_real_manual_keeps_its_examples_as_code():
+    doc = parse("time.info.gz")
+    codes = [b.text for b in doc.blocks if b.kind == "code"]
+    assert "     time [option...] COMMAND [ARG...]" in codes
+    assert any(
+        c.startswith("     eg$ time wc /etc/hosts\n           35     111    1134 /etc/hosts") for c in codes
+    )
+    assert not any(b.kind == "paragraph" and b.text.startswith(("time [option", "eg$")) for b in doc.blocks)

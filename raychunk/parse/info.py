@@ -7,7 +7,9 @@ the tag table. A section's title is underlined by the character of its level (``
 section, ``-`` subsection, ``.`` subsubsection). A node ends with its menu (``* Menu:`` and the
 nodes below it), as do the index nodes, which are nothing but menu. Kept: the headings and the
 text under them, its paragraphs and lists read by the plain-text rules, a table's entry (terms over
-their indented definition) as ``term: definition``, as a manual page's options read; left out: the
+their indented definition) as ``term: definition``, as a manual page's options read; an example
+(``@example``, which makeinfo prints five columns in from the text around it: from the margin, or
+from a list item's or a table entry's text) a code block, its lines as printed; left out: the
 preamble, node headers, menus and tables. Spans point into the file's text.
 """
 
@@ -30,6 +32,12 @@ _MENU = re.compile(r"(?m)^\* Menu:")
 # a table's term as makeinfo prints it: quoted (``@code``, ``@samp``, ``@option``) or starred (``@strong``)
 _TERM = re.compile(r"(?:[‘'`\"“][^\n]{1,80}?[’'\"”]|\*[^*\n]{1,80}\*)(?:[ ,][^\n]{0,40})?")
 _MARKER = re.compile(r"(?:\x00\x08\[[^\x00]*\x00\x08\]\s*)+")  # an index node's [index], an image
+_EXAMPLE_INDENT = 5  # makeinfo's @example, past the text it is in
+# a word of prose: letters, maybe in quotes or brackets, maybe before a punctuation mark
+_WORD = re.compile(r"[(\"'‘“]?[A-Za-z][A-Za-z'’-]*[)\"'’”]?[.,;:!?]?")
+# a definition's header line (``@deffn``, ``@deftypefun``): `` -- Function: int asn1_parser2tree (...)``;
+# its description is indented five, as an example is from the margin
+_DEF_LINE = re.compile(r" -- [A-Z][\w -]*: ")
 
 
 def looks_like_info(text: str) -> bool:
@@ -68,8 +76,9 @@ def parse_info(text: str, base: Document) -> ParsedDocument:
 
 
 def _node(out: BlockStream, text: str, start: int, end: int) -> None:
-    from raychunk.parse.text import add_body, iter_paragraphs
+    from raychunk.parse.text import add_body, iter_paragraphs, opens_item
 
+    context = 0  # the indent of the text this paragraph goes on from: a list item's or an entry's is 5
     for s, e in iter_paragraphs(text, start, end):
         lines = text[s:e].split("\n", 2)
         if len(lines) >= 2 and (level := _underline(lines[0], lines[1])):
@@ -78,11 +87,62 @@ def _node(out: BlockStream, text: str, start: int, end: int) -> None:
             if len(lines) == 3:
                 for rs, re_ in trimmed(text, s + len(lines[0]) + len(lines[1]) + 2, e):
                     add_body(out, text, rs, re_)
+            context = 0
             continue
-        if (definition := _definition(text, s, e)) is not None:
-            out.add("paragraph", definition, s, e)
+        line_start = text.rfind("\n", 0, s) + 1
+        indent = s - line_start
+        if (
+            indent >= context + _EXAMPLE_INDENT
+            and not opens_item(text[s:e])
+            and _definition(text, s, e) is None
+            and _example(text, line_start, e)
+        ):
+            out.add("code", clean_text(text[line_start:e]), line_start, e)
+            continue
+        if indent < _EXAMPLE_INDENT:
+            context = 0
+        example = _example_after(text, line_start, e)
+        body_end = e if example is None else len(text[:example].rstrip())
+        if (definition := _definition(text, s, body_end)) is not None:
+            out.add("paragraph", definition, s, body_end)
+            context = _EXAMPLE_INDENT
         elif not _MARKER.fullmatch(text, s, e):
-            add_body(out, text, s, e)
+            add_body(out, text, s, body_end)
+            if indent < _EXAMPLE_INDENT and (
+                opens_item(text[line_start:body_end]) or _DEF_LINE.match(text, line_start)
+            ):
+                context = _EXAMPLE_INDENT
+        if example is not None:
+            out.add("code", clean_text(text[example:e]), example, e)
+
+
+def _example(text: str, s: int, e: int) -> bool:
+    """Whether the lines of ``text[s:e]`` are an example's, not a quotation's filled prose."""
+    lines = [x.split() for x in text[s:e].split("\n") if x.strip()]
+    return not (len(lines) >= 2 and sum(map(_filled, lines)) * 2 >= len(lines))
+
+
+def _filled(words: list[str]) -> bool:
+    """A line of filled prose (a quotation's, indented as an example is): eight words or more, four
+    in five of them words of letters."""
+    return len(words) >= 8 and 5 * sum(_WORD.fullmatch(w) is not None for w in words) >= 4 * len(words)
+
+
+def _example_after(text: str, s: int, e: int) -> int | None:
+    """Where an example starts that follows a list item's or a table entry's text with no blank line
+    between (``--debug`` and what it prints, five columns in from the entry's text): the start of its
+    first line, every line from which on is as far in; None when there is none."""
+    lines = text[s:e].split("\n")
+    if len(lines) < 3:
+        return None
+    indents = [len(x) - len(x.lstrip()) for x in lines]
+    # the text's indent: a list item's or a table entry's, past its bullet or under its terms
+    body = next((n for n in indents[1:] if n != indents[0]), indents[0])
+    at = next((i for i in range(2, len(lines)) if indents[i] >= body + _EXAMPLE_INDENT), None)
+    if at is None or body < indents[0] or any(n < body + _EXAMPLE_INDENT for n in indents[at:]):
+        return None
+    end = s + sum(len(x) + 1 for x in lines[:at]) - 1
+    return end + 1 if _example(text, end + 1, e) else None
 
 
 def _definition(text: str, s: int, e: int) -> str | None:
