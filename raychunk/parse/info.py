@@ -9,7 +9,7 @@ nodes below it), as do the index nodes, which are nothing but menu. Kept: the he
 text under them, its paragraphs and lists read by the plain-text rules, a table's entry (terms over
 their indented definition) as ``term: definition``, as a manual page's options read; an example
 (``@example``, which makeinfo prints five columns in from the text around it: from the margin, or
-from a list item's or a table entry's text) a code block, its lines as printed; left out: the
+from a list item's or a table entry's text) a code block, its lines as printed less the margin; left out: the
 preamble, node headers, menus and tables. Spans point into the file's text.
 """
 
@@ -97,7 +97,7 @@ def _node(out: BlockStream, text: str, start: int, end: int) -> None:
             and _definition(text, s, e) is None
             and _example(text, line_start, e)
         ):
-            out.add("code", clean_text(text[line_start:e]), line_start, e)
+            out.add("code", _dedented(clean_text(text[line_start:e])), line_start, e)
             continue
         if indent < _EXAMPLE_INDENT:
             context = 0
@@ -113,7 +113,14 @@ def _node(out: BlockStream, text: str, start: int, end: int) -> None:
             ):
                 context = _EXAMPLE_INDENT
         if example is not None:
-            out.add("code", clean_text(text[example:e]), example, e)
+            out.add("code", _dedented(clean_text(text[example:e])), example, e)
+
+
+def _dedented(code: str) -> str:
+    """An example's lines without the margin makeinfo put before all of them (its span keeps it)."""
+    lines = code.split("\n")
+    margin = min(len(x) - len(x.lstrip(" ")) for x in lines if x.strip())
+    return "\n".join(x[margin:] for x in lines)
 
 
 def _example(text: str, s: int, e: int) -> bool:
