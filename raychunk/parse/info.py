@@ -9,8 +9,8 @@ nodes below it), as do the index nodes, which are nothing but menu. Kept: the he
 text under them, its paragraphs and lists read by the plain-text rules, a table's entry (terms over
 their indented definition) as ``term: definition``, as a manual page's options read; an example
 (``@example``, which makeinfo prints five columns in from the text around it: from the margin, or
-from a list item's or a table entry's text) a code block, its lines as printed less the margin; left out: the
-preamble, node headers, menus and tables. Spans point into the file's text.
+from a list item's or a table entry's text) a code block, its lines as printed less that margin;
+left out: the preamble, node headers, menus and tables. Spans point into the file's text.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def _node(out: BlockStream, text: str, start: int, end: int) -> None:
         if indent < _EXAMPLE_INDENT:
             context = 0
         example = _example_after(text, line_start, e)
-        body_end = e if example is None else len(text[:example].rstrip())
+        body_end = e if example is None else len(text[s:example].rstrip()) + s
         if (definition := _definition(text, s, body_end)) is not None:
             out.add("paragraph", definition, s, body_end)
             context = _EXAMPLE_INDENT
