@@ -33,6 +33,7 @@ _MENU = re.compile(r"(?m)^\* Menu:")
 _TERM = re.compile(r"(?:[‘'`\"“][^\n]{1,80}?[’'\"”]|\*[^*\n]{1,80}\*)(?:[ ,][^\n]{0,40})?")
 _MARKER = re.compile(r"(?:\x00\x08\[[^\x00]*\x00\x08\]\s*)+")  # an index node's [index], an image
 _EXAMPLE_INDENT = 5  # makeinfo's @example, past the text it is in
+_DEEP_LINE = "\n" + " " * 2 * _EXAMPLE_INDENT
 # a word of prose: letters, maybe in quotes or brackets, maybe before a punctuation mark
 _WORD = re.compile(r"[(\"'‘“]?[A-Za-z][A-Za-z'’-]*[)\"'’”]?[.,;:!?]?")
 # a definition's header line (``@deffn``, ``@deftypefun``): `` -- Function: int asn1_parser2tree (...)``;
@@ -139,6 +140,8 @@ def _example_after(text: str, s: int, e: int) -> int | None:
     """Where an example starts that follows a list item's or a table entry's text with no blank line
     between (``--debug`` and what it prints, five columns in from the entry's text): the start of its
     first line, every line from which on is as far in; None when there is none."""
+    if text.find(_DEEP_LINE, s, e) == -1:
+        return None  # past a text's indent (five at least, under its first line) by five: ten columns
     lines = text[s:e].split("\n")
     if len(lines) < 3:
         return None
