@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import textwrap
 
 from raychunk.document import Document, ParsedDocument
 from raychunk.parse._common import BlockStream, clean_text, finish, no_blocks
@@ -98,8 +99,8 @@ def _node(out: BlockStream, text: str, start: int, end: int) -> None:
             and _definition(text, s, e) is None
             and _example(text, line_start, e)
         ):
-            out.add("code", _dedented(clean_text(text[line_start:e])), line_start, e)
-            continue
+            out.add("code", textwrap.dedent(clean_text(text[line_start:e])), line_start, e)
+            continue  # its lines less makeinfo's margin, which its span keeps
         if indent < _EXAMPLE_INDENT:
             context = 0
         example = _example_after(text, line_start, e)
@@ -114,14 +115,7 @@ def _node(out: BlockStream, text: str, start: int, end: int) -> None:
             ):
                 context = _EXAMPLE_INDENT
         if example is not None:
-            out.add("code", _dedented(clean_text(text[example:e])), example, e)
-
-
-def _dedented(code: str) -> str:
-    """An example's lines without the margin makeinfo put before all of them (its span keeps it)."""
-    lines = code.split("\n")
-    margin = min(len(x) - len(x.lstrip(" ")) for x in lines if x.strip())
-    return "\n".join(x[margin:] for x in lines)
+            out.add("code", textwrap.dedent(clean_text(text[example:e])), example, e)
 
 
 def _example(text: str, s: int, e: int) -> bool:
