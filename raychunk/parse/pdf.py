@@ -15,6 +15,7 @@ its titles are found on their pages, else from font size and weight), and emit.
 from __future__ import annotations
 
 import bisect
+import functools
 import gc
 import logging
 import math
@@ -46,6 +47,7 @@ log = logging.getLogger(__name__)
 
 _MARGIN = 0.08  # top/bottom share of the page where running headers, footers and page numbers live
 _BOLD_FLAG = 16  # pymupdf span flag: bold
+_MONO_FLAG = 8  # ... and monospaced
 _SUPERSCRIPT_FLAG = 1  # ... and superscripted
 # A footnote mark or an exponent set raised and small after a number or word: shown as superscript
 # characters, so that 273.879.750 and its mark 1 read 273.879.750¹, not 273.879.7501.
@@ -81,11 +83,20 @@ _CAPS = Caps()
 # a bold weight in a font name: spelled out, or abbreviated after the family as type foundries do
 # ("HelveticaNeueLTStd-Bd", "-BdCn", "-HvIt", "-Blk", "FranklinGothic-Demi"); PDFs often set no
 # bold flag for these
+# Typewriter faces that PDFs often do not flag as monospaced: TeX's (CMTT, SFTT, txfonts' t1xtt),
+# Nimbus Mono L, Courier, Consolas, Menlo, Source Code Pro ...
+_MONO_FONT = re.compile(
+    r"(?i)courier|mono(?!type)|nimbusmon|consol|menlo|inconsolata|typewriter|andale|code(?:pro|new)?(?=-|$)|^(?:[A-Z]{6}\+)?(?:cm|cmsl|sf|lm|ec|t1x|tx)tt"
+)
+_MARKED = re.compile(r"^\d{1,3}\s*")  # a footnote's number
+_ADDRESS = re.compile(r"(?i)://|^www\.|\.(?:com|org|net|edu|gov|io|html?|pdf|png)\b|@[\w-]+\.")
+_PROMPT = re.compile(r"^(?:\$|%|#|>{1,3}|[A-Z]:\\[^>]*>)\s")
 _BOLD_FONT = re.compile(r"(?i:bold|black|heavy)|[-,][A-Za-z]*?(?:Bd|Bld|Blk|Hv|Hvy|Demi)(?![a-z])")
 
 _BULLET_GLYPHS = "•◦▪▫●○■□►▶▸➢➤✓✔∙‣⁃-–*"
-_GLYPH_BULLET = re.compile(rf"^([{re.escape(_BULLET_GLYPHS)}]|[\uf000-\uf0ff])\s*(?=\S)")
+_GLYPH_BULLET = re.compile(rf"^(?!--)([{re.escape(_BULLET_GLYPHS)}]|[\uf000-\uf0ff])\s*(?=\S)")  # not --quiet
 _LONE_BULLET = re.compile(rf"^(?:[{re.escape(_BULLET_GLYPHS)}]|[\uf000-\uf0ff])$")
+_TEXT_BULLET = re.compile(rf"^[{_BULLET_GLYPHS[:-3]}\uf000-\uf0ff]")
 _PAGE_NUMBER = re.compile(
     r"^(?:page|p\.|pg\.?|seite|página|pagina)?\s*[-–—(\[]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-–—)\]]?"
     r"(?:\s*(?:of|/|von|de|sur)\s*\d{1,4})?$",
@@ -124,6 +135,12 @@ class _Line:
     size: float  # the size most of its characters have
     chars: int  # non-space characters
     bold_chars: int
+    mono_chars: int = 0  # ... set in a typewriter face
+    lead: int = 0  # spaces before its first character, inside its box (code indented with spaces)
+
+    @property
+    def mono(self) -> bool:
+        return self.mono_chars >= 0.8 * self.chars
 
     @property
     def bold(self) -> bool:
@@ -179,7 +196,7 @@ class _Page:
 class _Piece:
     """A unit about to become one block."""
 
-    kind: str  # paragraph | list_item | heading | table
+    kind: str  # paragraph | list_item | heading | table | code
     lines: list[_Line]
     pages: tuple[int, ...]
     first_in_block: bool = False
@@ -187,6 +204,7 @@ class _Piece:
     table: _Table | None = None
     level: int = 0
     text: str = ""
+    fallback: list[_Piece] | None = None  # a ``code?`` block's pieces if it is not code
 
     @property
     def page(self) -> int:
@@ -339,9 +357,13 @@ def _parse(pymupdf, doc, base: Document, options) -> ParsedDocument:
     if failed:
         notes.append(f"table search failed on page{'s' * (len(failed) > 1)} {_ranges(failed)}")
 
+    # In a document set in a typewriter face throughout (a text file printed to PDF) the face marks
+    # no code.
+    lines = [ln for page in pages for item in page.items for ln in item.lines]
+    code = sum(ln.mono_chars for ln in lines) <= 0.5 * sum(ln.chars for ln in lines)
     pieces: list[_Piece] = []
     for page in pages:
-        pieces.extend(_page_pieces(page, tables.get(page.number, [])))
+        pieces.extend(_page_pieces(page, tables.get(page.number, []), code=code))
     pieces = _merge_across(pieces)
     _decide_headings(pieces, _safe_toc(doc))
 
@@ -553,13 +575,19 @@ def _shown_words(ln: dict, shown: list[str], extracted: list[str] | None = None)
     return words or None
 
 
+@functools.lru_cache(maxsize=1024)
+def _font_style(font: str) -> tuple[bool, bool]:
+    """Whether a font's name says bold, and typewriter (a page has a handful of fonts, read per span)."""
+    return bool(_BOLD_FONT.search(font)), bool(_MONO_FONT.search(font))
+
+
 def _make_line(ln: dict, m: tuple | None, shown: list[str] | None = None) -> _Line | None:
     """A line of ``extractDICT`` (``shown``: its spans' texts as shown, ``_shown_texts``)."""
     if shown is None:
         shown = _shown_texts(ln)
     parts = []
     sizes: dict[float, int] = {}
-    n = bold = 0
+    n = bold = mono_chars = 0
     for s, t in zip(ln.get("spans", ()), shown, strict=True):
         parts.append(t)
         k = len("".join(t.split()))
@@ -568,11 +596,18 @@ def _make_line(ln: dict, m: tuple | None, shown: list[str] | None = None) -> _Li
         n += k
         size = round(s.get("size", 0) * 2) / 2
         sizes[size] = sizes.get(size, 0) + k
-        if s.get("flags", 0) & _BOLD_FLAG or _BOLD_FONT.search(str(s.get("font", ""))):
+        flags = s.get("flags", 0)
+        font_bold, font_mono = _font_style(str(s.get("font", "")))
+        if flags & _BOLD_FLAG or font_bold:
             bold += k
+        if flags & _MONO_FLAG or font_mono:
+            mono_chars += k
     if not n:
         return None
-    text = squash(clean_text("".join(parts)).replace("\u00a0", " "))
+    raw = clean_text("".join(parts)).replace("\u00a0", " ")
+    mono = mono_chars >= 0.8 * n
+    # code keeps the spaces that align its columns; a paragraph's lines are squashed when joined
+    text = raw.strip().replace("\n", " ") if mono else squash(raw)
     if not text:
         return None
     x0, y0, x1, y1 = ln["bbox"]
@@ -581,7 +616,8 @@ def _make_line(ln: dict, m: tuple | None, shown: list[str] | None = None) -> _Li
         xb, yb = x1 * m[0] + y1 * m[2] + m[4], x1 * m[1] + y1 * m[3] + m[5]
         x0, y0, x1, y1 = min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb)
     size = max(sizes, key=sizes.__getitem__)  # the first of the most common, as Counter.most_common
-    return _Line(text, x0, y0, x1, y1, size, n, bold)
+    lead = len(raw) - len(raw.lstrip(" ")) if mono else 0
+    return _Line(text, x0, y0, x1, y1, size, n, bold, mono_chars, lead)
 
 
 def _drop_running_lines(pages: list[_Page]) -> None:
@@ -880,7 +916,7 @@ def _header_depth(rows: list[list[str]], header_rows: int) -> int:
 # reading order and pieces
 
 
-def _page_pieces(page: _Page, tables: list[_Table]) -> list[_Piece]:
+def _page_pieces(page: _Page, tables: list[_Table], *, code: bool = True) -> list[_Piece]:
     items = page.items
     if tables:
         boxes = [t.bbox for t in tables]
@@ -903,8 +939,8 @@ def _page_pieces(page: _Page, tables: list[_Table]) -> list[_Piece]:
         if item.table is not None:
             pieces.append(_Piece("table", [], (page.number,), table=item.table))
         else:
-            pieces.extend(_split_block(item, page.number))
-    return pieces
+            pieces.extend(_split_block(item, page.number, code=code))
+    return _typewriter_blocks(pieces)
 
 
 def _reading_order(items: list[_Item], width: float) -> list[_Item]:
@@ -1114,7 +1150,7 @@ def _by_rows(items: list[_Item]) -> list[_Item]:
     return out + sorted(row, key=lambda r: r.x0)
 
 
-def _split_block(item: _Item, page: int) -> list[_Piece]:
+def _split_block(item: _Item, page: int, *, code: bool = True) -> list[_Piece]:
     """A text block as paragraphs, list items and heading candidates (split where the style changes)."""
     rows: list[_Line] = []
     for ln in item.lines:  # pymupdf may cut one visual line in several (a bullet and its text)
@@ -1133,15 +1169,28 @@ def _split_block(item: _Item, page: int) -> list[_Piece]:
                 prev.size if prev.chars >= ln.chars else ln.size,
                 prev.chars + ln.chars,
                 prev.bold_chars + ln.bold_chars,
+                prev.mono_chars + ln.mono_chars,
+                prev.lead,
             )
         else:
             rows.append(ln)
 
     gaps = sorted(b.y0 - a.y1 for a, b in zip(rows, rows[1:]))
     usual = max(0.0, gaps[len(gaps) // 2]) if len(gaps) >= 2 else None  # lines side by side overlap
+    code, whole = _code_rows(rows) if code else (set(), False)
+    if whole:
+        fallback = _split_block(item, page, code=False)
+        return [_Piece("code?", rows, (page,), first_in_block=True, fallback=fallback)]
     pieces: list[_Piece] = []
     pending_marker = ""
-    for ln in rows:
+    for i, ln in enumerate(rows):
+        if i in code:
+            cur = pieces[-1] if pieces else None
+            if cur is not None and cur.kind == "code" and i - 1 in code:
+                cur.lines.append(ln)
+            else:
+                pieces.append(_Piece("code", [ln], (page,), first_in_block=not pieces))
+            continue
         if _LONE_BULLET.match(ln.text):  # a bullet set apart from its text: attach it to the next line
             pending_marker = ln.text
             continue
@@ -1152,6 +1201,7 @@ def _split_block(item: _Item, page: int) -> list[_Piece]:
         cur = pieces[-1] if pieces else None
         if (
             cur is not None
+            and cur.kind != "code"
             and not marker
             and not _style_break(cur, ln)
             and not _paragraph_gap(cur, ln, usual)
@@ -1168,6 +1218,113 @@ def _split_block(item: _Item, page: int) -> list[_Piece]:
             )
         )
     return pieces
+
+
+def _code_rows(rows: list[_Line]) -> tuple[set[int], bool]:
+    """Rows of a block that are code: lines set in a typewriter face, in runs that a typesetter
+    sets apart from the text (indented past it, or two lines and more that do not carry on a
+    sentence), that are not only addresses (a footnote's URL broken over lines) or items of a
+    bulleted list, and that the text after them is not indented past (the terms of a definition
+    list). And whether the whole block is such lines, which its neighbours decide
+    (``_typewriter_blocks``): a listing with blank lines comes as blocks of a line or a few."""
+    mono = [ln.mono and not _TEXT_BULLET.match(ln.text) for ln in rows]
+    if all(mono) and not _addresses(rows):
+        return set(), True
+    code: set[int] = set()
+    i = 0
+    while i < len(rows):
+        if not mono[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(rows) and mono[j]:
+            j += 1
+        run = rows[i:j]
+        x = min(ln.x0 for ln in run)
+        before = next((rows[k] for k in range(i - 1, -1, -1) if not mono[k]), None)
+        after = rows[j] if j < len(rows) else None
+        text = after or before
+        indented = text is not None and x > text.x0 + 4
+        terms = after is not None and after.x0 > x + 4
+        carries_on = before is not None and _carries_on(before)
+        lone = len(run) == 1
+        if (
+            not _addresses(run)
+            and not terms
+            and not (lone and carries_on)
+            and (indented or not (lone or carries_on))
+        ):
+            code.update(range(i, j))
+        i = j
+    return code, False
+
+
+def _addresses(lines: list[_Line]) -> bool:
+    return all(len(_MARKED.sub("", ln.text, count=1).split()) == 1 for ln in lines) and any(
+        _ADDRESS.search(ln.text) for ln in lines
+    )
+
+
+def _typewriter_blocks(pieces: list[_Piece]) -> list[_Piece]:
+    """Blocks wholly in a typewriter face (``code?``) are code next to code they are not less
+    indented than, after text that ends in a colon, or three lines and more, or two indented past
+    the text before them; unless the text after them is indented past them (terms of a definition
+    list). Else what they are as text (a command named on a line of its own, a list of files)."""
+    for i, p in enumerate(pieces):
+        if p.kind != "code?":
+            continue
+        j = i
+        while j < len(pieces) and pieces[j].kind == "code?":
+            j += 1
+        run = pieces[i:j]
+        x = min(ln.x0 for q in run for ln in q.lines)
+        lines = sum(len(q.lines) for q in run)
+        before = pieces[i - 1] if i else None
+        after = pieces[j] if j < len(pieces) else None
+        joins = any(
+            q is not None and q.kind == "code" and x >= min(ln.x0 for ln in q.lines) - 2
+            for q in (before, after)
+        )
+        text = before if before is not None and before.kind in ("paragraph", "list_item") else None
+        indented = lines >= 2 and text is not None and x > min(ln.x0 for ln in text.lines) + 4
+        shown = text is not None and text.lines[-1].text.rstrip()[-1:] == ":"  # "... as follows:"
+        terms = after is not None and after.kind in ("paragraph", "list_item") and after.lines[0].x0 > x + 4
+        code = not terms and (joins or indented or shown or lines >= 3)
+        for q in run:
+            q.kind = "code" if code else "text"
+    pieces = [r for p in pieces for r in (p.fallback if p.kind == "text" else [p])]
+    for before, p in zip(pieces, pieces[1:]):
+        if p.kind == "code" and len(p.lines) == 1 and p.first_in_block and before.kind == "paragraph":
+            tail = before.lines[-1]
+            if tail.text.count("(") > tail.text.count(")"):  # a prototype's last parameters
+                p.kind = "paragraph"
+    return pieces
+
+
+def _carries_on(line: _Line) -> bool:
+    return line.text.rstrip("\"'”’)")[-1:] not in ".:!?;"
+
+
+def _code_text(lines: list[_Line]) -> str:
+    """A code block's lines as set: each indented by its offset from the leftmost line in the
+    face's character width, a blank line where a line's worth of space is left between two."""
+    widths = sorted((ln.x1 - ln.x0) / (len(ln.text) + ln.lead) for ln in lines if len(ln.text) >= 4)
+    width = widths[len(widths) // 2] if widths else max(1.0, 0.6 * lines[0].size)
+    steps = sorted(b.y0 - a.y0 for a, b in zip(lines, lines[1:]) if b.y0 > a.y0)
+    pitch = steps[len(steps) // 4] if steps else 1.2 * lines[0].height
+    out: list[str] = []
+    start = 0
+    for k in range(1, len(lines) + 1):
+        if k < len(lines) and lines[k].y0 > lines[k - 1].y0:
+            continue
+        part = lines[start:k]  # a page's or a column's part of the block: its own left edge
+        left = min(ln.x0 for ln in part)
+        for n, ln in enumerate(part):
+            if n and ln.y0 - part[n - 1].y0 > 1.6 * pitch:
+                out.append("")
+            out.append(" " * (round((ln.x0 - left) / width) + ln.lead) + ln.text.strip())
+        start = k
+    return "\n".join(out)
 
 
 def _marker(text: str) -> str:
@@ -1228,6 +1385,16 @@ def _merge_across(pieces: list[_Piece]) -> list[_Piece]:
                 continue
         if (
             prev is not None
+            and prev.kind == p.kind == "code"
+            and (
+                p.page == prev.pages[-1] + 1 or p.page == prev.pages[-1] and p.lines[0].y0 > prev.lines[-1].y0
+            )
+        ):
+            prev.lines.extend(p.lines)
+            prev.pages = tuple(sorted(set(prev.pages + p.pages)))
+            continue
+        if (
+            prev is not None
             and prev.kind == p.kind == "table"
             and p.page == prev.pages[-1] + 1
             and len(prev.table.rows[0]) == len(p.table.rows[0])
@@ -1258,7 +1425,9 @@ def _safe_toc(doc) -> list:
 
 def _decide_headings(pieces: list[_Piece], toc: list) -> None:
     for p in pieces:
-        if p.kind != "table":
+        if p.kind == "code":
+            p.text = _code_text(p.lines)
+        elif p.kind != "table":
             p.text = _join_lines(p.lines)
     if not _outline_headings(pieces, toc):
         _font_headings(pieces)
@@ -1523,6 +1692,8 @@ def _emit(pieces: list[_Piece], n_pages: int) -> tuple[str, list[Block]]:
             )
         elif p.kind == "list_item":
             stream.add("list_item", text, start, end, pages=p.pages, level=p.level)
+        elif p.kind == "code":
+            stream.add("code", text, start, end, pages=p.pages)
         else:
             stream.add("paragraph", text, start, end, pages=p.pages)
     breaks_until(n_pages)
