@@ -58,7 +58,7 @@ SECTION_MODULES = (
     "fidelity_text",
     "fidelity_ocr",
     "fidelity_pdf",
-    "fidelity_pdf_code",
+    "fidelity_code",
     "fidelity_layout",
     "fidelity_slides",
     "fidelity_docx",

@@ -354,3 +354,83 @@ def test_an_imported_html_part_is_read_where_it_stands():
         ("paragraph", "After it.", ""),
     ]
     assert parsed.document.reason == "an imported part not read (application/rtf)"
+
+
+def _save(d) -> bytes:
+    buf = io.BytesIO()
+    d.save(buf)
+    return buf.getvalue()
+
+
+def test_a_listing_in_a_typewriter_face_is_one_code_block_with_its_lines():
+    """Word users set code a line a paragraph in Courier New, a blank paragraph between parts:
+    one code block, its indentation and blank line kept; a word in the face inside a sentence, and
+    a sentence in the default face, stay paragraphs."""
+    d = docx.Document()
+    d.add_paragraph("Save this as fetch.py and run it once the service is up:")
+    for line in (
+        "import json",
+        "",
+        "def fetch(url):",
+        "    with open(url) as f:",
+        "        return json.load(f)",
+    ):
+        d.add_paragraph().add_run(line).font.name = "Courier New"
+    inline = d.add_paragraph("Then call ")
+    inline.add_run("fetch()").font.name = "Consolas"
+    inline.add_run(" with the address the service printed when it started.")
+    d.add_paragraph("That is all.")
+    parsed = parse(_save(d))
+    assert [(b.kind, b.text) for b in parsed.blocks] == [
+        ("paragraph", "Save this as fetch.py and run it once the service is up:"),
+        ("code", "import json\n\ndef fetch(url):\n    with open(url) as f:\n        return json.load(f)"),
+        ("paragraph", "Then call fetch() with the address the service printed when it started."),
+        ("paragraph", "That is all."),
+    ]
+
+
+def test_a_code_style_or_a_typewriter_character_style_makes_code():
+    """pandoc writes a code block as one "Source Code" paragraph with line breaks; an indented block
+    as runs of a character style whose face is a typewriter's ("Verbatim Char")."""
+    from docx.enum.style import WD_STYLE_TYPE
+
+    d = docx.Document()
+    d.styles.add_style("Source Code", WD_STYLE_TYPE.PARAGRAPH)
+    verbatim = d.styles.add_style("Verbatim Char", WD_STYLE_TYPE.CHARACTER)
+    verbatim.font.name = "Consolas"
+    d.add_paragraph("Build it:")
+    block = d.add_paragraph(style="Source Code")
+    block.add_run("./configure --prefix=/usr").add_break()
+    block.add_run("make install")
+    d.add_paragraph("Or the short form:")
+    d.add_paragraph().add_run("  make all", style="Verbatim Char")
+    d.add_paragraph("Done.")
+    parsed = parse(_save(d))
+    assert [(b.kind, b.text) for b in parsed.blocks if b.kind == "code"] == [
+        ("code", "./configure --prefix=/usr\nmake install"),
+        ("code", "  make all"),
+    ]
+    assert [b.text for b in parsed.blocks if b.kind == "paragraph"] == [
+        "Build it:",
+        "Or the short form:",
+        "Done.",
+    ]
+
+
+def test_an_options_name_over_its_indented_description_is_a_term_not_code():
+    from docx.shared import Pt
+
+    d = docx.Document()
+    d.add_paragraph("Options:")
+    d.add_paragraph().add_run("--quiet").font.name = "Courier New"
+    d.add_paragraph("Print nothing but errors.").paragraph_format.left_indent = Pt(36)
+    d.add_paragraph().add_run("make -j4").font.name = "Courier New"
+    d.add_paragraph("That builds it on four cores.")
+    parsed = parse(_save(d))
+    assert [(b.kind, b.text) for b in parsed.blocks] == [
+        ("paragraph", "Options:"),
+        ("paragraph", "--quiet"),
+        ("paragraph", "Print nothing but errors."),
+        ("code", "make -j4"),
+        ("paragraph", "That builds it on four cores."),
+    ]

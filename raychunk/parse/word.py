@@ -70,6 +70,14 @@ _LIST_STYLE = re.compile(r"list( bullet| number| continue| paragraph)?( \d)?")
 _HEADING_STYLE = re.compile(r"heading ([1-9])")
 _NAMED_LEVELS = {"title": 1, "subtitle": 2}
 _TOC_STYLE = re.compile(r"toc( \d|heading| heading)")
+# Styles for code: pandoc's "Source Code", Word's "HTML Preformatted", "Plain Text" and "Macro Text",
+# a template's "Code" or "Code Block"; and typewriter faces.
+_CODE_STYLE = re.compile(
+    r"(?:html )?preformatted(?: text)?|source ?code|plain text|macro text|code(?: block)?|verbatim|listing"
+)
+_MONO_FONT = re.compile(
+    r"(?i)courier|consolas|mono(?!type)|menlo|inconsolata|lucida console|source code|fira code|andale|typewriter"
+)
 # A bullet typed into the text (unstructured's list, with Word's Symbol-font bullet U+F0B7): a list
 # item. "-", "–" and "*" only when a space follows.
 _TYPED_BULLET = re.compile(r"(?:[\u0095\u2022\u2023\u2043\u204c\u204d\u2219\u25cb\u25cf\u25d8\u25e6\u2619"
@@ -109,6 +117,7 @@ def read_docx(data: bytes, base: Document, title: str = "") -> ParsedDocument:
     # each section's properties, in order: its start type (odd page, even page) is in the one ending it
     reader.sections = [s for s in body.iter(f"{_W}sectPr") if s.getparent().tag in (f"{_W}pPr", f"{_W}body")]
     reader.read(body)
+    reader.flush()
     changes: dict = {"pages": reader.page if reader.rendered else 0}
     if title:
         changes["title"] = title[:200]
@@ -318,6 +327,7 @@ class _Style:
     ilvl: int | None = None
     style_id: str | None = None  # the style that gives the numbering
     list_depth: int = 0  # "List Bullet 2" -> 1
+    code: bool = False  # a style for code, or set in a typewriter face
 
 
 class _Styles:
@@ -327,6 +337,7 @@ class _Styles:
         self._raw: dict[str, object] = {}
         self._resolved: dict[str | None, _Style] = {}
         self._bold: dict[str, bool] = {}  # a character style's bold, through basedOn
+        self._mono: dict[str, bool] = {}  # ... and whether its face is a typewriter's
         self._default = None
         if root is not None:
             for style in root.iterchildren(f"{_W}style"):
@@ -355,6 +366,33 @@ class _Styles:
             self._bold[style_id] = self._style_bold(style_id)
         return self._bold[style_id]
 
+    def mono(self, rpr) -> bool | None:
+        """Whether a run with these properties is set in a typewriter face: its own fonts, else its
+        character style's, through ``basedOn``; None when neither names a face (the paragraph's)."""
+        if rpr is None:
+            return None
+        font = _face(rpr)
+        if font is not None:
+            return font
+        style_id = _val(rpr, "rStyle")
+        if style_id is None:
+            return None
+        if style_id not in self._mono:
+            self._mono[style_id] = self._style_mono(style_id)
+        return self._mono[style_id]
+
+    def _style_mono(self, style_id: str | None) -> bool | None:
+        seen: set[str] = set()
+        while (
+            style_id is not None and style_id not in seen and (style := self._raw.get(style_id)) is not None
+        ):
+            seen.add(style_id)
+            font = _face(style.find(f"{_W}rPr"))
+            if font is not None:
+                return font
+            style_id = _val(style, "basedOn")
+        return None
+
     def _style_bold(self, style_id: str) -> bool:
         seen: set[str] = set()
         while (
@@ -378,12 +416,17 @@ class _Styles:
         listed = toc = False
         num_id = ilvl = owner = None
         depth = 0
+        code = None
         seen: set[str] = set()
         first = True
         while style_id is not None and style_id not in seen and style_id in self._raw:
             seen.add(style_id)
             style = self._raw[style_id]
             name = (_val(style, "name") or "").strip().lower()
+            if code is None and _CODE_STYLE.fullmatch(name):
+                code = True
+            if code is None:
+                code = _face(style.find(f"{_W}rPr"))
             ppr = style.find(f"{_W}pPr")
             if outline is None:
                 outline = _int(_val(ppr, "outlineLvl"))
@@ -406,7 +449,24 @@ class _Styles:
         level = outline + 1 if outline is not None and 0 <= outline <= 8 else 0
         if outline is None:
             level = heading or 0
-        return _Style(level, listed, toc, num_id, ilvl, owner, depth)
+        return _Style(level, listed, toc, num_id, ilvl, owner, depth, bool(code))
+
+
+def _indent(ppr) -> int:
+    """A paragraph's own left indent, in twentieths of a point."""
+    ind = ppr.find(f"{_W}ind") if ppr is not None else None
+    if ind is None:
+        return 0
+    return _int(ind.get(f"{_W}left") or ind.get(f"{_W}start"), 0) or 0
+
+
+def _face(rpr) -> bool | None:
+    """Whether run properties name a typewriter face, None when they name none."""
+    fonts = rpr.find(f"{_W}rFonts") if rpr is not None else None
+    if fonts is None:
+        return None
+    name = fonts.get(f"{_W}ascii") or fonts.get(f"{_W}hAnsi")
+    return None if name is None else _MONO_FONT.search(name) is not None
 
 
 def _on_default(style) -> bool:
@@ -583,6 +643,10 @@ class _Reader:
         self.sections: list = []  # each section's properties, in order
         self._section = 0  # the section being read
         self._in_row = self._row_break = False  # a table row, and whether Word began a page in it
+        # a listing's lines, one paragraph each, gathered into one code block: (lines, first page,
+        # its paragraphs' indent)
+        self._code: tuple[list[str], int, int] | None = None
+        self._code_gap = 0  # empty paragraphs since its last line
 
     # -- blocks -------------------------------------------------------------------------------------
 
@@ -620,8 +684,17 @@ class _Reader:
                           ("rows", b.rows), ("header_rows", b.header_rows), ("copies", b.copies)) if v}  # fmt: skip
                 self._emit(b.kind, b.text, **fields)
 
+    def flush(self) -> None:
+        """The code block gathered so far, out."""
+        if self._code is not None:
+            (lines, first_page, _), self._code = self._code, None
+            self._code_gap = 0
+            self._emit("code", "\n".join(lines), first_page)
+
     def _emit(self, kind: str, text: str, first_page: int = 0, cut: int = 0, **kw) -> None:
         """Append a block, after the page breaks that come before it."""
+        if self._code is not None and kind != "code":
+            self.flush()
         pages: tuple[int, ...] = ()
         if self.rendered:
             first_page = first_page or self.page
@@ -655,8 +728,24 @@ class _Reader:
         kind, text, cut, kw, line = self._classify(p, ppr)
         if not self.rendered and not self._aside:
             self._breaks += line.lead_breaks
-        if kind:
+        if kind == "code" and not self._aside:
+            if self._code is None:
+                self._code = ([], line.first_page or self.page, _indent(ppr))
+            else:
+                self._code[0].extend([""] * self._code_gap)
+            self._code[0].append(text)
+            self._code_gap = 0
+            if line.alt or line.boxes or line.notes:
+                self.flush()
+        elif kind:
+            if self._code is not None and len(self._code[0]) == 1 and _indent(ppr) > self._code[2]:
+                # an option's name over its description, indented under it: a term, not code
+                (lines, first_page, _), self._code = self._code, None
+                self._code_gap = 0
+                self._emit("paragraph", lines[0].strip(), first_page)
             self._emit(kind, text, line.first_page, cut, **kw)
+        elif self._code is not None:
+            self._code_gap += 1  # a blank line of the listing, if another line follows
         for alt in line.alt:
             self._emit("paragraph", alt, line.first_page)
         self._asides(line)
@@ -713,6 +802,10 @@ class _Reader:
                 return "list_item", f"{marker} {body}", len(marker) + 1 if known else 0, fields, line
             cut = typed.end() if typed and typed.end() < len(body) else 0
             return "list_item", body, cut, {"level": depth}, line
+        if line.faces and all(
+            style.code if (mono := self.styles.mono(face)) is None else mono for face in line.faces
+        ):
+            return "code", text.strip("\n").rstrip(), 0, {}, line
         if line.faces and not self._aside and all(map(self.styles.bold, line.faces)) and bold_label(body):
             return "heading", body, 0, {"level": 0}, line  # level 0: ``BlockStream.bold_heading``
         return "paragraph", body, 0, {}, line

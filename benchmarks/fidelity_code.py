@@ -1,4 +1,5 @@
-"""The ``pdf-code`` section of ``benchmarks/fidelity.py``: code set in a typewriter face in PDFs.
+"""The ``pdf-code``, ``pdf-code-real`` and ``docx-code`` sections of ``benchmarks/fidelity.py``:
+code set in a typewriter face, in PDFs and Word documents.
 
 PDFs have no code element: a listing is lines in a typewriter face (Courier, Nimbus Mono, TeX's
 CMTT), set apart from the text. Generated cases are HTML pages rendered to PDF by PyMuPDF's Story
@@ -12,6 +13,13 @@ cases are drawn from a seeded random source; ``--fast`` takes the first few.
 ``pdf-code-real`` scores the shared corpus's Bash manual (``pdf/bashref.pdf``, Texinfo through
 TeX, CMTT): examples, synopses and a sample inputrc read off the page image, each a code block of
 the parse with its lines as set, and builtins' names over their entries that must stay text.
+
+``docx-code`` writes the same pages as Word documents (python-docx), a listing in one of the ways
+Word documents carry code: a paragraph a line in Courier New or Consolas with an empty paragraph
+for a blank line (as people type it), one "Source Code" paragraph with line breaks (pandoc), a
+"HTML Preformatted" paragraph a line (Word's own style), or runs of a character style whose face is
+Consolas (pandoc's "Verbatim Char"); sentences with words in Consolas, and an option's name in
+Courier New on a paragraph of its own over its description indented under it.
 
 Figures: ``code kept as code`` (each truth block a code block of the parse, exactly: its lines,
 their indentation, its blank lines); ``text kept as text`` (each sentence with code words, each
@@ -196,4 +204,76 @@ def _real(fast: bool) -> Section:
     return section
 
 
-SECTIONS = {"pdf-code": _generated, "pdf-code-real": _real}
+def _docx(rng: random.Random) -> tuple[bytes, list[str], list[str]]:
+    """A Word document like ``_case``'s page, its code blocks and the texts that must stay text."""
+    import docx
+    from docx.enum.style import WD_STYLE_TYPE
+    from docx.shared import Pt
+
+    d = docx.Document()
+    d.styles.add_style("Source Code", WD_STYLE_TYPE.PARAGRAPH)
+    d.styles.add_style("HTML Preformatted", WD_STYLE_TYPE.PARAGRAPH)
+    d.styles.add_style("Verbatim Char", WD_STYLE_TYPE.CHARACTER).font.name = "Consolas"
+    d.add_heading(rng.choice(("Install", "Configure", "Deploy", "Operate")), 1)
+    code: list[str] = []
+    text: list[str] = []
+    for _ in range(rng.randint(3, 5)):
+        d.add_paragraph(rng.choice(PROSE))
+        kind = rng.random()
+        if kind < 0.55:
+            listing = rng.choice(LISTINGS)
+            code.append(listing)
+            d.add_paragraph(rng.choice(PROSE)[:-1] + ", as follows:")
+            way = rng.randrange(4)
+            if way == 0:
+                for line in listing.split("\n"):
+                    p = d.add_paragraph()
+                    if line:
+                        p.add_run(line).font.name = rng.choice(("Courier New", "Consolas"))
+            elif way == 1:
+                p = d.add_paragraph(style="Source Code")
+                for k, line in enumerate(listing.split("\n")):
+                    if k:
+                        p.add_run().add_break()
+                    p.add_run(line)
+            elif way == 2:
+                for line in listing.split("\n"):
+                    d.add_paragraph(line, style="HTML Preformatted")
+            else:
+                for line in listing.split("\n"):
+                    p = d.add_paragraph()
+                    if line:
+                        p.add_run(line, style="Verbatim Char")
+        elif kind < 0.8:
+            sentence = rng.choice(SENTENCES)
+            word = rng.choice(CODE_WORDS)
+            text.append(sentence.format(c=word))
+            head, tail = sentence.split("{c}")
+            p = d.add_paragraph(head)
+            p.add_run(word).font.name = "Consolas"
+            p.add_run(tail)
+        else:
+            term, desc = rng.choice(TERMS)
+            text.append(term)
+            d.add_paragraph().add_run(term).font.name = "Courier New"
+            d.add_paragraph(desc).paragraph_format.left_indent = Pt(36)
+    buf = io.BytesIO()
+    d.save(buf)
+    return buf.getvalue(), code, text
+
+
+def _generated_docx(fast: bool) -> Section:
+    from raychunk.parse import parse_document
+
+    section = Section("docx-code")
+    rng = random.Random(2027)
+    for n in range(6 if fast else 40):
+        data, code, text = _docx(rng)
+        parsed = parse_document(data, f"case-{n}.docx")
+        score_code(section, f"case-{n}", "docx", parsed, code)
+        _score_text(section, f"case-{n}", "docx", parsed, text)
+        section.cases += 1
+    return section
+
+
+SECTIONS = {"pdf-code": _generated, "pdf-code-real": _real, "docx-code": _generated_docx}
