@@ -1,5 +1,5 @@
-"""The ``pdf-code``, ``pdf-code-real`` and ``docx-code`` sections of ``benchmarks/fidelity.py``:
-code set in a typewriter face, in PDFs and Word documents.
+"""The ``pdf-code``, ``pdf-code-real``, ``docx-code`` and ``pptx-code`` sections of
+``benchmarks/fidelity.py``: code set in a typewriter face, in PDFs, Word documents and decks.
 
 PDFs have no code element: a listing is lines in a typewriter face (Courier, Nimbus Mono, TeX's
 CMTT), set apart from the text. Generated cases are HTML pages rendered to PDF by PyMuPDF's Story
@@ -19,7 +19,9 @@ Word documents carry code: a paragraph a line in Courier New or Consolas with an
 for a blank line (as people type it), one "Source Code" paragraph with line breaks (pandoc), a
 "HTML Preformatted" paragraph a line (Word's own style), or runs of a character style whose face is
 Consolas (pandoc's "Verbatim Char"); sentences with words in Consolas, and an option's name in
-Courier New on a paragraph of its own over its description indented under it.
+Courier New on a paragraph of its own over its description indented under it. ``pptx-code``:
+decks whose text boxes hold a listing (a paragraph a line in the face, or one paragraph with line
+breaks, as pandoc writes a deck's code), a sentence with a code word, or a bulleted file name.
 
 Figures: ``code kept as code`` (each truth block a code block of the parse, exactly: its lines,
 their indentation, its blank lines); ``text kept as text`` (each sentence with code words, each
@@ -276,4 +278,81 @@ def _generated_docx(fast: bool) -> Section:
     return section
 
 
-SECTIONS = {"pdf-code": _generated, "pdf-code-real": _real, "docx-code": _generated_docx}
+def _pptx(rng: random.Random) -> tuple[bytes, list[str], list[str]]:
+    """A deck of a few slides, each a title and a text box of prose, a listing (a paragraph a line
+    in Courier New or Consolas, or one paragraph with line breaks, as pandoc writes it), a sentence
+    with a code word or a bulleted file name in the face."""
+    import pptx
+    from pptx.oxml.ns import qn
+    from pptx.util import Inches
+
+    deck = pptx.Presentation()
+    code: list[str] = []
+    text: list[str] = []
+    for _ in range(rng.randint(2, 4)):
+        slide = deck.slides.add_slide(deck.slide_layouts[5])
+        slide.shapes.title.text = rng.choice(("Install", "Configure", "Deploy", "Operate"))
+        frame = slide.shapes.add_textbox(Inches(0.5), Inches(1.5), Inches(9), Inches(5)).text_frame
+        frame.text = rng.choice(PROSE)
+        kind = rng.random()
+        face = rng.choice(("Courier New", "Consolas"))
+        if kind < 0.6:
+            listing = rng.choice(LISTINGS)
+            code.append(listing)
+            if rng.random() < 0.5:
+                for line in listing.split("\n"):
+                    para = frame.add_paragraph()
+                    if line:
+                        run = para.add_run()
+                        run.text, run.font.name = line, face
+            else:
+                para = frame.add_paragraph()
+                for k, line in enumerate(listing.split("\n")):
+                    if k:
+                        para._p.add_br()
+                    if line:
+                        run = para.add_run()
+                        run.text, run.font.name = line, face
+        elif kind < 0.85:
+            sentence = rng.choice(SENTENCES)
+            word = rng.choice(CODE_WORDS)
+            text.append(sentence.format(c=word))
+            head, tail = sentence.split("{c}")
+            para = frame.add_paragraph()
+            para.add_run().text = head
+            run = para.add_run()
+            run.text, run.font.name = word, face
+            para.add_run().text = tail
+        else:
+            name = rng.choice(("config.toml", "settings.yaml", "Makefile"))
+            text.append(name)
+            para = frame.add_paragraph()
+            run = para.add_run()
+            run.text, run.font.name = name, face
+            ppr = para._p.get_or_add_pPr()
+            ppr.append(ppr.makeelement(qn("a:buChar"), {"char": "•"}))
+    buf = io.BytesIO()
+    deck.save(buf)
+    return buf.getvalue(), code, text
+
+
+def _generated_pptx(fast: bool) -> Section:
+    from raychunk.parse import parse_document
+
+    section = Section("pptx-code")
+    rng = random.Random(2028)
+    for n in range(6 if fast else 40):
+        data, code, text = _pptx(rng)
+        parsed = parse_document(data, f"case-{n}.pptx")
+        score_code(section, f"case-{n}", "pptx", parsed, code)
+        _score_text(section, f"case-{n}", "pptx", parsed, text)
+        section.cases += 1
+    return section
+
+
+SECTIONS = {
+    "pdf-code": _generated,
+    "pdf-code-real": _real,
+    "docx-code": _generated_docx,
+    "pptx-code": _generated_pptx,
+}

@@ -116,6 +116,40 @@ def test_a_title_placeholder_holding_a_list_is_body_text_and_numbers_count_per_l
     ]
 
 
+def test_a_listing_in_a_typewriter_face_is_one_code_block():
+    """A deck's code is a text box's paragraphs in Courier (pandoc writes it so): one code block,
+    its indentation and blank line kept; a word in the face inside a sentence stays a paragraph,
+    a bulleted item in the face stays an item."""
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])  # title only
+    slide.shapes.title.text = "Fetch"
+    frame = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(8), Inches(4)).text_frame
+    frame.text = "Call it once the service is up:"
+    for line in ("import json", "", "def fetch(url):", "    return json.load(open(url))"):
+        para = frame.add_paragraph()
+        if line:
+            run = para.add_run()
+            run.text, run.font.name = line, "Courier New"
+    sentence = frame.add_paragraph()
+    sentence.add_run().text = "Then "
+    word = sentence.add_run()
+    word.text, word.font.name = "fetch()", "Consolas"
+    sentence.add_run().text = " returns the settings."
+    item = frame.add_paragraph()
+    run = item.add_run()
+    run.text, run.font.name = "config.toml", "Courier New"
+    ppr = item._p.get_or_add_pPr()
+    ppr.append(ppr.makeelement(qn("a:buChar"), {"char": "•"}))
+    p = parsed(saved(deck), "deck.pptx")
+    assert [(b.kind, b.text) for b in p.blocks] == [
+        ("heading", "Fetch"),
+        ("paragraph", "Call it once the service is up:"),
+        ("code", "import json\n\ndef fetch(url):\n    return json.load(open(url))"),
+        ("paragraph", "Then fetch() returns the settings."),
+        ("list_item", "config.toml"),
+    ]
+
+
 def test_merged_cells_header_row_option_chart_data_groups_alt_text_and_notes():
     deck = pptx.Presentation()
     slide = deck.slides.add_slide(deck.slide_layouts[5])

@@ -50,6 +50,10 @@ __all__ = ["deck_document", "read_ppt", "read_pptx", "table_block"]
 
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+# Typewriter faces: a paragraph set wholly in one is code (pandoc writes a deck's code in Courier).
+_MONO_FONT = re.compile(
+    r"(?i)courier|consolas|mono(?!type)|menlo|inconsolata|lucida console|source code|fira code|andale|typewriter"
+)
 _BULLETS = {f"{_A}buNone": "", f"{_A}buChar": "-", f"{_A}buBlip": "-", f"{_A}buAutoNum": "auto"}
 _CHROME = {"dt", "ftr", "sldNum", "hdr"}
 _TITLES = {"title", "ctrTitle"}
@@ -314,6 +318,39 @@ def _placeholder_type(shape) -> str | None:
 
 
 def _text_frame(shape, slide) -> Iterator[tuple[str, str, dict]]:
+    """A text frame's paragraphs and list items; paragraphs set wholly in a typewriter face in a row
+    are one code block, its lines and indentation as typed, an empty paragraph a blank line."""
+    code: list[str] = []
+    gap = 0
+    for kind, text, kw in _frame_paragraphs(shape, slide):
+        if kind == "code":
+            code.extend([""] * gap if code else [])
+            code.append(text)
+            gap = 0
+            continue
+        if kind == "":
+            gap += 1
+            continue
+        if code:
+            yield "code", "\n".join(code), {}
+            code, gap = [], 0
+        yield kind, text, kw
+    if code:
+        yield "code", "\n".join(code), {}
+
+
+def _typewriter(p) -> bool:
+    """Whether a paragraph's text is all in runs whose face is a typewriter's."""
+    faces = [
+        r.findtext(f"{_A}rPr/{_A}latin") is not None
+        and _MONO_FONT.search(r.find(f"{_A}rPr/{_A}latin").get("typeface", "")) is not None
+        for r in p._p.iterchildren(f"{_A}r")
+        if (r.findtext(f"{_A}t") or "").strip()
+    ]
+    return bool(faces) and all(faces)
+
+
+def _frame_paragraphs(shape, slide) -> Iterator[tuple[str, str, dict]]:
     styles = _level_styles(shape, slide)
     counts: dict[int, int] = {}
     for p in shape.text_frame.paragraphs:
@@ -325,8 +362,13 @@ def _text_frame(shape, slide) -> Iterator[tuple[str, str, dict]]:
             counts[level] = counts.get(level, start_at - 1) + 1
         else:
             counts.pop(level, None)
-        text = clean_text(p.text.replace("\v", "\n")).strip()
+        raw = clean_text(p.text.replace("\v", "\n"))
+        text = raw.strip()
         if not text:
+            yield "", "", {}
+            continue
+        if not bullet and _typewriter(p):
+            yield "code", raw.strip("\n").rstrip(), {}
             continue
         if not bullet:
             yield "paragraph", text, {}
