@@ -96,3 +96,18 @@ def test_the_bash_manuals_examples_and_synopses_are_code():
     # a builtin's name over its entry is a term, not code
     assert "getopts" not in code and "getopts" in blocks(parsed, "paragraph")
     assert len(code) > 100
+    # a builtin's name over its synopsis, and two such names, are terms, not the code's first lines
+    assert not any(t.startswith("set\n") or "\n${parameter:offset}" in t for t in code)
+    assert any(t.startswith("set [-abefhkmnptuvxBCEHPT] [-o option-name]") for t in code)
+
+
+@pytest.mark.skipif(
+    not (CORPUS / "pdf" / "layout-parser-paper-with-table.pdf").exists(), reason="needs ../shared/corpus"
+)
+def test_a_numbered_listing_a_block_a_line_is_one_code_block():
+    """The paper's listing: five numbered lines in CMTT, each a block of its own, set out from the
+    text's margin by their numbers, over a paragraph whose first line is indented."""
+    parsed = parse((CORPUS / "pdf" / "layout-parser-paper-with-table.pdf").read_bytes())
+    (code,) = blocks(parsed, "code")
+    assert code.startswith("1 import layoutparser as lp\n2 image = cv2.imread(")
+    assert code.endswith("\n5 layout = model.detect(image)")

@@ -90,7 +90,6 @@ _MONO_FONT = re.compile(
 )
 _MARKED = re.compile(r"^\d{1,3}\s*")  # a footnote's number
 _ADDRESS = re.compile(r"(?i)://|^www\.|\.(?:com|org|net|edu|gov|io|html?|pdf|png)\b|@[\w-]+\.")
-_PROMPT = re.compile(r"^(?:\$|%|#|>{1,3}|[A-Z]:\\[^>]*>)\s")
 _BOLD_FONT = re.compile(r"(?i:bold|black|heavy)|[-,][A-Za-z]*?(?:Bd|Bld|Blk|Hv|Hvy|Demi)(?![a-z])")
 
 _BULLET_GLYPHS = "•◦▪▫●○■□►▶▸➢➤✓✔∙‣⁃-–*"
@@ -1268,8 +1267,9 @@ def _addresses(lines: list[_Line]) -> bool:
 def _typewriter_blocks(pieces: list[_Piece]) -> list[_Piece]:
     """Blocks wholly in a typewriter face (``code?``) are code next to code they are not less
     indented than, after text that ends in a colon, or three lines and more, or two indented past
-    the text before them; unless the text after them is indented past them (terms of a definition
-    list). Else what they are as text (a command named on a line of its own, a list of files)."""
+    the text before them, once the terms among them are told apart (``_terms``). Else what they
+    are as text (a command named on a line of its own, a list of files)."""
+    _terms(pieces)
     for i, p in enumerate(pieces):
         if p.kind != "code?":
             continue
@@ -1288,8 +1288,7 @@ def _typewriter_blocks(pieces: list[_Piece]) -> list[_Piece]:
         text = before if before is not None and before.kind in ("paragraph", "list_item") else None
         indented = lines >= 2 and text is not None and x > min(ln.x0 for ln in text.lines) + 4
         shown = text is not None and text.lines[-1].text.rstrip()[-1:] == ":"  # "... as follows:"
-        terms = after is not None and after.kind in ("paragraph", "list_item") and after.lines[0].x0 > x + 4
-        code = not terms and (joins or indented or shown or lines >= 3)
+        code = joins or indented or shown or lines >= 3
         for q in run:
             q.kind = "code" if code else "text"
     pieces = [r for p in pieces for r in (p.fallback if p.kind == "text" else [p])]
@@ -1299,6 +1298,38 @@ def _typewriter_blocks(pieces: list[_Piece]) -> list[_Piece]:
             if tail.text.count("(") > tail.text.count(")"):  # a prototype's last parameters
                 p.kind = "paragraph"
     return pieces
+
+
+def _terms(pieces: list[_Piece]) -> None:
+    """In a run of ``code?`` blocks, a line (or two at one margin) that the text after the run is
+    indented past, and the blocks around it in the run too, is a term over its entry (a builtin's
+    name over its synopsis and description): text, not code."""
+    i = 0
+    while i < len(pieces):
+        if pieces[i].kind != "code?":
+            i += 1
+            continue
+        j = i
+        while j < len(pieces) and pieces[j].kind == "code?":
+            j += 1
+        after = pieces[j] if j < len(pieces) and pieces[j].kind in ("paragraph", "list_item") else None
+        k = i
+        while k < j:
+            x = pieces[k].lines[0].x0
+            m = k  # a term and the terms under it at its margin (``@item`` and ``@itemx``)
+            while m < j and len(pieces[m].lines) <= 2 and all(abs(ln.x0 - x) <= 2 for ln in pieces[m].lines):
+                m += 1
+            if (
+                0 < sum(len(q.lines) for q in pieces[k:m]) <= 2  # more at one margin is a listing
+                and after is not None
+                and after.lines[0].x0 > x + 4
+                and (m == j or min(ln.x0 for ln in pieces[m].lines) > x + 4)
+                and (k == i or min(ln.x0 for ln in pieces[k - 1].lines) > x + 4)
+            ):
+                for q in pieces[k:m]:
+                    q.kind = "text"
+            k = max(m, k + 1)
+        i = j
 
 
 def _carries_on(line: _Line) -> bool:
