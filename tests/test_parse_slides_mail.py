@@ -150,6 +150,21 @@ def test_a_listing_in_a_typewriter_face_is_one_code_block():
     ]
 
 
+def test_a_deck_set_in_courier_throughout_marks_no_code_by_its_face():
+    deck = pptx.Presentation()
+    for words in (("Agenda", "Budget review", "Hiring plan"), ("Budget", "Spend is flat", "Travel is down")):
+        slide = deck.slides.add_slide(deck.slide_layouts[5])
+        slide.shapes.title.text = words[0]
+        slide.shapes.title.text_frame.paragraphs[0].runs[0].font.name = "Courier New"
+        frame = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(8), Inches(3)).text_frame
+        for k, line in enumerate(words[1:]):
+            para = frame.paragraphs[0] if k == 0 else frame.add_paragraph()
+            run = para.add_run()
+            run.text, run.font.name = line, "Courier New"
+    p = parsed(saved(deck), "deck.pptx")
+    assert [b.kind for b in p.blocks if b.kind != "page_break"] == ["heading", "paragraph", "paragraph"] * 2
+
+
 def test_merged_cells_header_row_option_chart_data_groups_alt_text_and_notes():
     deck = pptx.Presentation()
     slide = deck.slides.add_slide(deck.slide_layouts[5])

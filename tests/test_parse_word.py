@@ -434,3 +434,22 @@ def test_an_options_name_over_its_indented_description_is_a_term_not_code():
         ("code", "make -j4"),
         ("paragraph", "That builds it on four cores."),
     ]
+
+
+def test_a_document_typed_in_courier_throughout_marks_no_code_by_its_face():
+    d = docx.Document()
+    d.styles["Normal"].font.name = "Courier New"
+    memo = (
+        "MEMORANDUM",
+        "To: the board",
+        "The accounts for the year are closed, and the auditors have signed them without a note.",
+        "The build server is to be replaced in the spring; its disks are at the end of their life.",
+    )
+    for line in memo:
+        d.add_paragraph(line)
+    d.add_paragraph("make all", style=d.styles.add_style("Source Code", 1))  # a code style still is
+    parsed = parse(_save(d))
+    assert [(b.kind, b.text) for b in parsed.blocks] == [
+        *(("paragraph", line) for line in memo),
+        ("code", "make all"),
+    ]

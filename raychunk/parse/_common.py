@@ -12,6 +12,13 @@ _OVERSTRIKE = re.compile(r".\x08")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _CONTROL_OR_BREAK = re.compile(r"[\x00-\x1f\x7f]")
 # "== Title ==" or WikiText's spaced "= = Title = =": a title that neither starts nor ends with "=".
+# A typewriter face by its name, where a document marks code by its face (PDF, Word, slides): Courier,
+# Consolas, Menlo, ... and TeX's CMTT, SFTT and txfonts' t1xtt, whose PDFs often do not flag them
+# monospaced (a subset's ``ABCDEF+`` prefix allowed).
+TYPEWRITER_FACE = re.compile(
+    r"(?i)courier|consol|mono(?!type)|nimbusmon|menlo|inconsolata|lucida ?console|source ?code|fira ?code"
+    r"|andale|typewriter|^(?:[A-Z]{6}\+)?(?:cm|cmsl|sf|lm|ec|t1x|tx)tt"
+)
 _WIKI_HEADING = re.compile(r"[ \t]*(=(?:[ \t]*=)*)[ \t]*([^=\s](?:.*?[^=\s])?)[ \t]*(=(?:[ \t]*=)*)[ \t\r]*")
 
 

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from raychunk.document import Block, Document, ParsedDocument
-from raychunk.parse._common import BlockStream, TextAssembler, clean_text, finish
+from raychunk.parse._common import TYPEWRITER_FACE, BlockStream, TextAssembler, clean_text, finish
 from raychunk.parse._pdf_tables import (
     Caps,
     Found,
@@ -83,11 +83,6 @@ _CAPS = Caps()
 # a bold weight in a font name: spelled out, or abbreviated after the family as type foundries do
 # ("HelveticaNeueLTStd-Bd", "-BdCn", "-HvIt", "-Blk", "FranklinGothic-Demi"); PDFs often set no
 # bold flag for these
-# Typewriter faces that PDFs often do not flag as monospaced: TeX's (CMTT, SFTT, txfonts' t1xtt),
-# Nimbus Mono L, Courier, Consolas, Menlo, Source Code Pro ...
-_MONO_FONT = re.compile(
-    r"(?i)courier|mono(?!type)|nimbusmon|consol|menlo|inconsolata|typewriter|andale|code(?:pro|new)?(?=-|$)|^(?:[A-Z]{6}\+)?(?:cm|cmsl|sf|lm|ec|t1x|tx)tt"
-)
 _MARKED = re.compile(r"^\d{1,3}\s*")  # a footnote's number
 _ADDRESS = re.compile(r"(?i)://|^www\.|\.(?:com|org|net|edu|gov|io|html?|pdf|png)\b|@[\w-]+\.")
 _BOLD_FONT = re.compile(r"(?i:bold|black|heavy)|[-,][A-Za-z]*?(?:Bd|Bld|Blk|Hv|Hvy|Demi)(?![a-z])")
@@ -359,7 +354,7 @@ def _parse(pymupdf, doc, base: Document, options) -> ParsedDocument:
     # In a document set in a typewriter face throughout (a text file printed to PDF) the face marks
     # no code.
     lines = [ln for page in pages for item in page.items for ln in item.lines]
-    code = sum(ln.mono_chars for ln in lines) <= 0.5 * sum(ln.chars for ln in lines)
+    code = sum(ln.mono_chars for ln in lines) < 0.9 * sum(ln.chars for ln in lines)
     pieces: list[_Piece] = []
     for page in pages:
         pieces.extend(_page_pieces(page, tables.get(page.number, []), code=code))
@@ -577,7 +572,7 @@ def _shown_words(ln: dict, shown: list[str], extracted: list[str] | None = None)
 @functools.lru_cache(maxsize=1024)
 def _font_style(font: str) -> tuple[bool, bool]:
     """Whether a font's name says bold, and typewriter (a page has a handful of fonts, read per span)."""
-    return bool(_BOLD_FONT.search(font)), bool(_MONO_FONT.search(font))
+    return bool(_BOLD_FONT.search(font)), bool(TYPEWRITER_FACE.search(font))
 
 
 def _make_line(ln: dict, m: tuple | None, shown: list[str] | None = None) -> _Line | None:

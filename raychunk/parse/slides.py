@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from raychunk.parse._common import (
+    TYPEWRITER_FACE,
     BlockStream,
     ConversionFailed,
     TextAssembler,
@@ -50,10 +51,6 @@ __all__ = ["deck_document", "read_ppt", "read_pptx", "table_block"]
 
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
-# Typewriter faces: a paragraph set wholly in one is code (pandoc writes a deck's code in Courier).
-_MONO_FONT = re.compile(
-    r"(?i)courier|consolas|mono(?!type)|menlo|inconsolata|lucida console|source code|fira code|andale|typewriter"
-)
 _BULLETS = {f"{_A}buNone": "", f"{_A}buChar": "-", f"{_A}buBlip": "-", f"{_A}buAutoNum": "auto"}
 _CHROME = {"dt", "ftr", "sldNum", "hdr"}
 _TITLES = {"title", "ctrTitle"}
@@ -72,14 +69,17 @@ def read_pptx(
 
     deck = pptx.Presentation(io.BytesIO(data))
     unread: list[int] = []
+    read = list(_slides(deck, unread))
+    faces = _typewriter_share(read) < 0.9  # a deck set in Courier throughout marks no code by it
     slides = (
         _slide_blocks(
             slide,
             deck.slide_width,
             deck.slide_height,
             legacy[n] if legacy is not None and n < len(legacy) else None,
+            faces=faces,
         )
-        for n, slide in enumerate(_slides(deck, unread))
+        for n, slide in enumerate(read)
     )
     parsed = deck_document(base, title, slides)
     if unread:
@@ -130,7 +130,9 @@ def deck_document(
     return finish(base, asm.text, stream.blocks, **changes)
 
 
-def _slide_blocks(slide, width, height, facts: LegacySlide | None = None) -> Iterator[tuple[str, str, dict]]:
+def _slide_blocks(
+    slide, width, height, facts: LegacySlide | None = None, *, faces: bool = True
+) -> Iterator[tuple[str, str, dict]]:
     """``(kind, text, block fields)`` of one slide: its title, its shapes in reading order, its notes."""
     title = next((x for x in slide.shapes if _placeholder_type(x) in _TITLES), None)
     if title is None and facts is not None and facts.title:
@@ -158,7 +160,7 @@ def _slide_blocks(slide, width, height, facts: LegacySlide | None = None) -> Ite
         elif getattr(shape, "has_chart", False):
             yield from _chart(shape.chart)
         elif getattr(shape, "has_text_frame", False):
-            yield from _text_frame(shape, slide)
+            yield from _text_frame(shape, slide, faces=faces)
         else:
             yield from _alt_text(shape)
     if slide.has_notes_slide:
@@ -317,12 +319,12 @@ def _placeholder_type(shape) -> str | None:
     return ph.get("type", "obj")
 
 
-def _text_frame(shape, slide) -> Iterator[tuple[str, str, dict]]:
+def _text_frame(shape, slide, *, faces: bool = True) -> Iterator[tuple[str, str, dict]]:
     """A text frame's paragraphs and list items; paragraphs set wholly in a typewriter face in a row
     are one code block, its lines and indentation as typed, an empty paragraph a blank line."""
     code: list[str] = []
     gap = 0
-    for kind, text, kw in _frame_paragraphs(shape, slide):
+    for kind, text, kw in _frame_paragraphs(shape, slide, faces):
         if kind == "code":
             code.extend([""] * gap if code else [])
             code.append(text)
@@ -341,16 +343,27 @@ def _text_frame(shape, slide) -> Iterator[tuple[str, str, dict]]:
 
 def _typewriter(p) -> bool:
     """Whether a paragraph's text is all in runs whose face is a typewriter's."""
-    faces = [
-        r.findtext(f"{_A}rPr/{_A}latin") is not None
-        and _MONO_FONT.search(r.find(f"{_A}rPr/{_A}latin").get("typeface", "")) is not None
-        for r in p._p.iterchildren(f"{_A}r")
-        if (r.findtext(f"{_A}t") or "").strip()
-    ]
-    return bool(faces) and all(faces)
+    runs = [r for r in p._p.iterchildren(f"{_A}r") if (r.findtext(f"{_A}t") or "").strip()]
+    return bool(runs) and all(map(_typewriter_run, runs))
 
 
-def _frame_paragraphs(shape, slide) -> Iterator[tuple[str, str, dict]]:
+def _typewriter_run(r) -> bool:
+    latin = r.find(f"{_A}rPr/{_A}latin")
+    return latin is not None and TYPEWRITER_FACE.search(latin.get("typeface", "")) is not None
+
+
+def _typewriter_share(slides) -> float:
+    """The share of the slides' text in runs set in a typewriter face."""
+    chars = mono = 0
+    for slide in slides:
+        for r in slide._element.iter(f"{_A}r"):
+            n = len(r.findtext(f"{_A}t") or "")
+            chars += n
+            mono += n if _typewriter_run(r) else 0
+    return mono / chars if chars else 0.0
+
+
+def _frame_paragraphs(shape, slide, faces: bool) -> Iterator[tuple[str, str, dict]]:
     styles = _level_styles(shape, slide)
     counts: dict[int, int] = {}
     for p in shape.text_frame.paragraphs:
@@ -367,7 +380,7 @@ def _frame_paragraphs(shape, slide) -> Iterator[tuple[str, str, dict]]:
         if not text:
             yield "", "", {}
             continue
-        if not bullet and _typewriter(p):
+        if not bullet and faces and _typewriter(p):
             yield "code", raw.strip("\n").rstrip(), {}
             continue
         if not bullet:

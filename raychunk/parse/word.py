@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from raychunk.parse._common import (
+    TYPEWRITER_FACE,
     BlockStream,
     ConversionFailed,
     TextAssembler,
@@ -71,12 +72,9 @@ _HEADING_STYLE = re.compile(r"heading ([1-9])")
 _NAMED_LEVELS = {"title": 1, "subtitle": 2}
 _TOC_STYLE = re.compile(r"toc( \d|heading| heading)")
 # Styles for code: pandoc's "Source Code", Word's "HTML Preformatted", "Plain Text" and "Macro Text",
-# a template's "Code" or "Code Block"; and typewriter faces.
+# a template's "Code" or "Code Block".
 _CODE_STYLE = re.compile(
     r"(?:html )?preformatted(?: text)?|source ?code|plain text|macro text|code(?: block)?|verbatim|listing"
-)
-_MONO_FONT = re.compile(
-    r"(?i)courier|consolas|mono(?!type)|menlo|inconsolata|lucida console|source code|fira code|andale|typewriter"
 )
 # A bullet typed into the text (unstructured's list, with Word's Symbol-font bullet U+F0B7): a list
 # item. "-", "–" and "*" only when a space follows.
@@ -116,6 +114,7 @@ def read_docx(data: bytes, base: Document, title: str = "") -> ParsedDocument:
     )
     # each section's properties, in order: its start type (odd page, even page) is in the one ending it
     reader.sections = [s for s in body.iter(f"{_W}sectPr") if s.getparent().tag in (f"{_W}pPr", f"{_W}body")]
+    reader.faces_mark_code = reader.typewriter_share(body) < 0.9
     reader.read(body)
     reader.flush()
     changes: dict = {"pages": reader.page if reader.rendered else 0}
@@ -327,7 +326,8 @@ class _Style:
     ilvl: int | None = None
     style_id: str | None = None  # the style that gives the numbering
     list_depth: int = 0  # "List Bullet 2" -> 1
-    code: bool = False  # a style for code, or set in a typewriter face
+    code: bool = False  # a style for code by its name ("Source Code", "HTML Preformatted")
+    mono: bool = False  # set in a typewriter face
 
 
 class _Styles:
@@ -416,17 +416,17 @@ class _Styles:
         listed = toc = False
         num_id = ilvl = owner = None
         depth = 0
-        code = None
+        code = False
+        mono = None
         seen: set[str] = set()
         first = True
         while style_id is not None and style_id not in seen and style_id in self._raw:
             seen.add(style_id)
             style = self._raw[style_id]
             name = (_val(style, "name") or "").strip().lower()
-            if code is None and _CODE_STYLE.fullmatch(name):
-                code = True
-            if code is None:
-                code = _face(style.find(f"{_W}rPr"))
+            code = code or _CODE_STYLE.fullmatch(name) is not None
+            if mono is None:
+                mono = _face(style.find(f"{_W}rPr"))
             ppr = style.find(f"{_W}pPr")
             if outline is None:
                 outline = _int(_val(ppr, "outlineLvl"))
@@ -449,7 +449,7 @@ class _Styles:
         level = outline + 1 if outline is not None and 0 <= outline <= 8 else 0
         if outline is None:
             level = heading or 0
-        return _Style(level, listed, toc, num_id, ilvl, owner, depth, bool(code))
+        return _Style(level, listed, toc, num_id, ilvl, owner, depth, code, bool(mono))
 
 
 def _indent(ppr) -> int:
@@ -466,7 +466,7 @@ def _face(rpr) -> bool | None:
     if fonts is None:
         return None
     name = fonts.get(f"{_W}ascii") or fonts.get(f"{_W}hAnsi")
-    return None if name is None else _MONO_FONT.search(name) is not None
+    return None if name is None else TYPEWRITER_FACE.search(name) is not None
 
 
 def _on_default(style) -> bool:
@@ -647,6 +647,7 @@ class _Reader:
         # its paragraphs' indent)
         self._code: tuple[list[str], int, int] | None = None
         self._code_gap = 0  # empty paragraphs since its last line
+        self.faces_mark_code = True
 
     # -- blocks -------------------------------------------------------------------------------------
 
@@ -802,13 +803,34 @@ class _Reader:
                 return "list_item", f"{marker} {body}", len(marker) + 1 if known else 0, fields, line
             cut = typed.end() if typed and typed.end() < len(body) else 0
             return "list_item", body, cut, {"level": depth}, line
-        if line.faces and all(
-            style.code if (mono := self.styles.mono(face)) is None else mono for face in line.faces
+        if line.faces and (
+            style.code or self.faces_mark_code and all(map(self._typewriter(style), line.faces))
         ):
             return "code", text.strip("\n").rstrip(), 0, {}, line
         if line.faces and not self._aside and all(map(self.styles.bold, line.faces)) and bold_label(body):
             return "heading", body, 0, {"level": 0}, line  # level 0: ``BlockStream.bold_heading``
         return "paragraph", body, 0, {}, line
+
+    def _typewriter(self, style: _Style):
+        """Whether a run of a paragraph in ``style`` is set in a typewriter face."""
+
+        def mono(rpr) -> bool:
+            face = self.styles.mono(rpr)
+            return style.mono if face is None else face
+
+        return mono
+
+    def typewriter_share(self, body) -> float:
+        """The share of the body's text set in a typewriter face: a document typed in Courier
+        throughout marks no code by its face."""
+        chars = mono = 0
+        for p in body.iter(f"{_W}p"):
+            is_mono = self._typewriter(self.styles.of(_val(p.find(f"{_W}pPr"), "pStyle")))
+            for r in p.iterchildren(f"{_W}r"):
+                n = sum(len(t.text or "") for t in r.iterchildren(f"{_W}t"))
+                chars += n
+                mono += n if is_mono(r.find(f"{_W}rPr")) else 0
+        return mono / chars if chars else 0.0
 
     def _asides(self, line: _Line) -> None:
         """A paragraph's text boxes, then the notes it cites: read where it stands, never headings."""
