@@ -131,17 +131,31 @@ def _score_text(section: Section, case: str, fmt: str, parsed, texts: list[str])
         section.add("text kept as text", fmt, ok, len(texts))
 
 
+def _scored(name: str, fmt: str, seed: int, make, fast: bool) -> Section:
+    """A section of generated cases: ``make(rng)`` gives a file's bytes, its code blocks and the
+    texts that must stay text."""
+    from raychunk.parse import parse_document
+
+    section = Section(name)
+    rng = random.Random(seed)
+    for n in range(6 if fast else 40):
+        data, code, text = make(rng)
+        parsed = parse_document(data, f"case-{n}.{fmt}")
+        score_code(section, f"case-{n}", fmt, parsed, code)
+        _score_text(section, f"case-{n}", fmt, parsed, text)
+        section.cases += 1
+    return section
+
+
+def _pdf_case(rng: random.Random) -> tuple[bytes, list[str], list[str]]:
+    body, code, text = _case(rng)
+    return _story_pdf(body), code, text
+
+
 def _generated(fast: bool) -> Section:
     from raychunk.parse import parse_document
 
-    section = Section("pdf-code")
-    rng = random.Random(2026)
-    for n in range(6 if fast else 40):
-        body, code, text = _case(rng)
-        parsed = parse_document(_story_pdf(body), f"case-{n}.pdf")
-        score_code(section, f"case-{n}", "pdf", parsed, code)
-        _score_text(section, f"case-{n}", "pdf", parsed, text)
-        section.cases += 1
+    section = _scored("pdf-code", "pdf", 2026, _pdf_case, fast)
     # a footnote's address in the face, broken over two lines, and a memo set wholly in Courier
     import pymupdf
 
@@ -265,17 +279,7 @@ def _docx(rng: random.Random) -> tuple[bytes, list[str], list[str]]:
 
 
 def _generated_docx(fast: bool) -> Section:
-    from raychunk.parse import parse_document
-
-    section = Section("docx-code")
-    rng = random.Random(2027)
-    for n in range(6 if fast else 40):
-        data, code, text = _docx(rng)
-        parsed = parse_document(data, f"case-{n}.docx")
-        score_code(section, f"case-{n}", "docx", parsed, code)
-        _score_text(section, f"case-{n}", "docx", parsed, text)
-        section.cases += 1
-    return section
+    return _scored("docx-code", "docx", 2027, _docx, fast)
 
 
 def _pptx(rng: random.Random) -> tuple[bytes, list[str], list[str]]:
@@ -337,17 +341,7 @@ def _pptx(rng: random.Random) -> tuple[bytes, list[str], list[str]]:
 
 
 def _generated_pptx(fast: bool) -> Section:
-    from raychunk.parse import parse_document
-
-    section = Section("pptx-code")
-    rng = random.Random(2028)
-    for n in range(6 if fast else 40):
-        data, code, text = _pptx(rng)
-        parsed = parse_document(data, f"case-{n}.pptx")
-        score_code(section, f"case-{n}", "pptx", parsed, code)
-        _score_text(section, f"case-{n}", "pptx", parsed, text)
-        section.cases += 1
-    return section
+    return _scored("pptx-code", "pptx", 2028, _pptx, fast)
 
 
 SECTIONS = {

@@ -336,8 +336,7 @@ class _Styles:
     def __init__(self, root):
         self._raw: dict[str, object] = {}
         self._resolved: dict[str | None, _Style] = {}
-        self._bold: dict[str, bool] = {}  # a character style's bold, through basedOn
-        self._mono: dict[str, bool] = {}  # ... and whether its face is a typewriter's
+        self._inherited: dict[tuple, bool | None] = {}  # (property, character style) -> through basedOn
         self._default = None
         if root is not None:
             for style in root.iterchildren(f"{_W}style"):
@@ -354,56 +353,40 @@ class _Styles:
     def bold(self, rpr) -> bool:
         """Whether a run with these properties is bold: its own ``w:b``, else its character
         style's (Word's "Strong"), through ``basedOn``."""
-        if rpr is None:
-            return False
-        b = rpr.find(f"{_W}b")
-        if b is not None:
-            return _on(b)
-        style_id = _val(rpr, "rStyle")
-        if style_id is None:
-            return False
-        if style_id not in self._bold:
-            self._bold[style_id] = self._style_bold(style_id)
-        return self._bold[style_id]
+        return bool(self._run_property(rpr, _bold))
 
     def mono(self, rpr) -> bool | None:
         """Whether a run with these properties is set in a typewriter face: its own fonts, else its
         character style's, through ``basedOn``; None when neither names a face (the paragraph's)."""
+        return self._run_property(rpr, _face)
+
+    def _run_property(self, rpr, read):
+        """What ``read`` finds in a run's properties, else in its character style's through
+        ``basedOn`` (remembered per style); None when none says."""
         if rpr is None:
             return None
-        font = _face(rpr)
-        if font is not None:
-            return font
+        own = read(rpr)
+        if own is not None:
+            return own
         style_id = _val(rpr, "rStyle")
         if style_id is None:
             return None
-        if style_id not in self._mono:
-            self._mono[style_id] = self._style_mono(style_id)
-        return self._mono[style_id]
+        key = (read, style_id)
+        if key not in self._inherited:
+            self._inherited[key] = self._through_based_on(style_id, read)
+        return self._inherited[key]
 
-    def _style_mono(self, style_id: str | None) -> bool | None:
+    def _through_based_on(self, style_id: str | None, read):
         seen: set[str] = set()
         while (
             style_id is not None and style_id not in seen and (style := self._raw.get(style_id)) is not None
         ):
             seen.add(style_id)
-            font = _face(style.find(f"{_W}rPr"))
-            if font is not None:
-                return font
+            value = read(style.find(f"{_W}rPr"))
+            if value is not None:
+                return value
             style_id = _val(style, "basedOn")
         return None
-
-    def _style_bold(self, style_id: str) -> bool:
-        seen: set[str] = set()
-        while (
-            style_id is not None and style_id not in seen and (style := self._raw.get(style_id)) is not None
-        ):
-            seen.add(style_id)
-            b = style.find(f"{_W}rPr/{_W}b")
-            if b is not None:
-                return _on(b)
-            style_id = _val(style, "basedOn")
-        return False
 
     def of(self, style_id: str | None) -> _Style:
         key = style_id if style_id in self._raw else self._default
@@ -458,6 +441,12 @@ def _indent(ppr) -> int:
     if ind is None:
         return 0
     return _int(ind.get(f"{_W}left") or ind.get(f"{_W}start"), 0) or 0
+
+
+def _bold(rpr) -> bool | None:
+    """Whether run properties say bold, None when they do not say."""
+    b = rpr.find(f"{_W}b") if rpr is not None else None
+    return None if b is None else _on(b)
 
 
 def _face(rpr) -> bool | None:
